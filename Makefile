@@ -1,0 +1,52 @@
+# sparkpersist — every entry point. `make demo` and `make test` work on a fresh machine with
+# Java 17, Maven (only to fetch the sbt launcher from Maven Central) and Python 3.11.
+include versions.properties
+SBT_VERSION  := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
+SBT_LAUNCHER := build/sbt-launch-$(SBT_VERSION).jar
+JAR          := jvm/target/scala-2.13/sparkpersist_2.13-$(package_version).jar
+VENV         := .venv
+PY           := $(VENV)/bin/python
+PYTHON       ?= python3
+# sbt resolves only from `local` and `maven-central` (build/repositories), as Delta Lake's build/sbt does.
+SBT := java -Xms512m -Xmx3g -Xss4m \
+	-Dsbt.override.build.repos=true -Dsbt.repository.config=build/repositories \
+	-Dsbt.supershell=false -Dsbt.server.forcestart=false -Dsbt.ci=true \
+	-jar $(SBT_LAUNCHER)
+
+.PHONY: setup jar test test-jvm test-py demo bench clean
+
+setup: $(SBT_LAUNCHER) $(VENV)/.installed
+
+$(SBT_LAUNCHER): project/build.properties
+	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=org.scala-sbt:sbt-launch:$(SBT_VERSION) -DoutputDirectory=build
+	@test -f $@
+
+$(VENV)/.installed: versions.properties python/requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "pyspark==$(spark_version)" -r python/requirements-dev.txt
+	touch $@
+
+jar: $(SBT_LAUNCHER)
+	$(SBT) sparkpersist/package
+	mkdir -p python/sparkpersist/jars
+	rm -f python/sparkpersist/jars/*.jar
+	cp $(JAR) python/sparkpersist/jars/
+
+# Installs the Python package (with the jar inside it) into the project's virtualenv.
+install: setup jar
+	$(PY) -m pip install -q --no-deps --force-reinstall ./python
+
+test: setup install
+	$(SBT) sparkpersist/test
+	$(PY) -m pytest -q tests
+
+demo: setup install
+	$(PY) -m sparkpersist demo --data ./demo-data
+
+bench: setup install
+	$(PY) -m bench
+
+clean:
+	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

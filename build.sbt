@@ -1,0 +1,63 @@
+// sparkpersist: the JVM side. Versions come from versions.properties (shared with Python and make).
+import java.io.FileInputStream
+import java.util.Properties
+
+lazy val versions: Properties = {
+  val p = new Properties()
+  val in = new FileInputStream(file("versions.properties"))
+  try p.load(in) finally in.close()
+  p
+}
+lazy val sparkVersion = versions.getProperty("spark_version")
+
+ThisBuild / organization := "io.sparkpersist"
+ThisBuild / version := versions.getProperty("package_version")
+ThisBuild / scalaVersion := versions.getProperty("scala_version")
+
+// Spark's own list (launcher JavaModuleOptions): what Spark needs opened on Java 17.
+lazy val sparkJavaOptions = Seq(
+  "-XX:+IgnoreUnrecognizedVMOptions",
+  "--add-opens=java.base/java.lang=ALL-UNNAMED",
+  "--add-opens=java.base/java.lang.invoke=ALL-UNNAMED",
+  "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+  "--add-opens=java.base/java.io=ALL-UNNAMED",
+  "--add-opens=java.base/java.net=ALL-UNNAMED",
+  "--add-opens=java.base/java.nio=ALL-UNNAMED",
+  "--add-opens=java.base/java.util=ALL-UNNAMED",
+  "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+  "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+  "--add-opens=java.base/jdk.internal.ref=ALL-UNNAMED",
+  "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+  "--add-opens=java.base/sun.nio.cs=ALL-UNNAMED",
+  "--add-opens=java.base/sun.security.action=ALL-UNNAMED",
+  "--add-opens=java.base/sun.util.calendar=ALL-UNNAMED",
+  "-Djdk.reflect.useDirectMethodHandle=false",
+  "-Dio.netty.tryReflectionSetAccessible=true"
+)
+
+lazy val sparkpersist = (project in file("jvm"))
+  .settings(
+    name := "sparkpersist",
+    scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
+    javacOptions ++= Seq("--release", "17"),
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
+      "org.scalatest" %% "scalatest" % "3.2.19" % Test,
+      "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
+      // SharedSparkSession / QueryTest come from Spark's test jars.
+      "org.apache.spark" %% "spark-core" % sparkVersion % Test classifier "tests",
+      "org.apache.spark" %% "spark-catalyst" % sparkVersion % Test classifier "tests",
+      "org.apache.spark" %% "spark-sql" % sparkVersion % Test classifier "tests",
+      "org.apache.spark" %% "spark-sql-api" % sparkVersion % Test classifier "tests"
+    ),
+    Test / fork := true,
+    Test / parallelExecution := false,
+    Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false"),
+    Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
+    Compile / run / fork := true,
+    Compile / run / javaOptions ++= sparkJavaOptions
+  )
+
+lazy val root = (project in file("."))
+  .aggregate(sparkpersist)
+  .settings(publish / skip := true)

@@ -1,0 +1,60 @@
+package sparkpersist.shard
+
+import sparkpersist.stats.PartStats
+
+/**
+ * One Parquet file of a shard. `key` is its path relative to the shard's directory. Rows are
+ * sorted by the shard's order key, then time. `stats` is absent when it could not be computed
+ * (readers then treat every column as "anything").
+ */
+final case class PartMeta(
+    key: String,
+    rowCount: Long,
+    bytes: Long,
+    minTime: Long,
+    maxTime: Long,
+    hasRetractions: Boolean,
+    stats: Option[PartStats])
+
+/** A sorted sequence of parts (one write task's output). */
+final case class RunMeta(parts: IndexedSeq[PartMeta])
+
+/** The updates of one append: every update has `lower <= time < upper`. */
+final case class BatchMeta(
+    id: String,
+    lower: Long,
+    upper: Long,
+    runs: IndexedSeq[RunMeta],
+    committedAtMs: Long) {
+  def parts: Iterator[PartMeta] = runs.iterator.flatMap(_.parts)
+}
+
+/**
+ * The metadata of a shard at one state version (`seqNo`). Every update with time < `upper`
+ * is durable; history before `since` may be compacted, so reads as of t < since are refused.
+ * State only moves forward by compare-and-set on `seqNo` (see [[StateLog]]).
+ */
+final case class ShardState(
+    name: String,
+    shardId: String,
+    formatVersion: Int,
+    schema: ShardSchema,
+    since: Long,
+    upper: Long,
+    seqNo: Long,
+    batches: IndexedSeq[BatchMeta]) {
+
+  def parts: Iterator[PartMeta] = batches.iterator.flatMap(_.parts)
+
+  def partCount: Int = batches.iterator.map(_.runs.iterator.map(_.parts.size).sum).sum
+
+  def hasRetractions: Boolean = parts.exists(_.hasRetractions)
+
+  /** An empty shard has upper == 0: it holds no complete time yet. */
+  def isEmpty: Boolean = batches.isEmpty
+}
+
+object ShardState {
+  /** The on-disk format version this code writes (state and part footers). */
+  val FormatVersion = 1
+}
