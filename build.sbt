@@ -52,10 +52,21 @@ lazy val sparkpersist = (project in file("jvm"))
     ),
     Test / fork := true,
     Test / parallelExecution := false,
-    Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g", "-Dspark.ui.enabled=false"),
+    Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx2g", "-Dspark.ui.enabled=false"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     Compile / run / fork := true,
     Compile / run / javaOptions ++= sparkJavaOptions
+  )
+
+// Benchmarks (not tests): `make bench` runs their mains; Spark is a normal dependency here.
+lazy val bench = (project in file("bench/jvm"))
+  .dependsOn(sparkpersist % "compile->compile;compile->test")
+  .settings(
+    publish / skip := true,
+    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion,
+    Compile / run / fork := true,
+    Compile / run / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g"),
+    Compile / run / outputStrategy := Some(StdoutOutput)
   )
 
 lazy val root = (project in file("."))
