@@ -13,6 +13,10 @@ lazy val sparkVersion = versions.getProperty("spark_version")
 ThisBuild / organization := "io.sparkpersist"
 ThisBuild / version := versions.getProperty("package_version")
 ThisBuild / scalaVersion := versions.getProperty("scala_version")
+// Spark runs on exactly this scala-library (it ships it); keep transitive deps from raising it.
+ThisBuild / dependencyOverrides ++= Seq(
+  "org.scala-lang" % "scala-library" % versions.getProperty("scala_version"),
+  "org.scala-lang" % "scala-reflect" % versions.getProperty("scala_version"))
 
 // Spark's own list (launcher JavaModuleOptions): what Spark needs opened on Java 17.
 lazy val sparkJavaOptions = Seq(

@@ -1,0 +1,24 @@
+package sparkpersist
+
+import org.apache.spark.sql.test.SharedSparkSession
+
+class PersistConfSuite extends SharedSparkSession {
+
+  test("session SET overrides a default, and a bad value names the key and what it takes") {
+    assert(PersistConf.PushdownMode.get(spark.sessionState.conf) == "on")
+    spark.sql(s"SET ${PersistConf.PushdownMode.key}=soft")
+    try assert(PersistConf.PushdownMode.get(spark.sessionState.conf) == "soft")
+    finally spark.conf.unset(PersistConf.PushdownMode.key)
+    val e = intercept[IllegalArgumentException](PersistConf.PushdownMode.parseChecked("sometimes"))
+    assert(e.getMessage.contains(PersistConf.PushdownMode.key))
+    assert(e.getMessage.contains("on, soft, off"))
+  }
+
+  test("every entry is documented and keyed under the project prefix") {
+    assert(PersistConf.entries.nonEmpty)
+    PersistConf.entries.foreach { e =>
+      assert(e.key.startsWith(PersistConf.Prefix), e.key)
+      assert(e.doc.length > 20, e.key)
+    }
+  }
+}
