@@ -251,7 +251,7 @@ private[interpret] object SpecNode {
           case Within(lo0, hi0) =>
             // In `least` mode the ordering is reversed, so the bounds swap roles.
             val (lo, hi) = if (least) (hi0, lo0) else (lo0, hi0)
-            if (!anyValues) { minLo = lo; maxHi = hi } else {
+            if (minLo == null) { minLo = lo; maxHi = hi } else {
               minLo = ord.min(minLo, lo)
               maxHi = ord.max(maxHi, hi)
             }

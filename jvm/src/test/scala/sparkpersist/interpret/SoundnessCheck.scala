@@ -1,0 +1,118 @@
+package sparkpersist.interpret
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.QueryPlanningTracker
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LocalRelation}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{StringType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.catalyst.MzNow
+import sparkpersist.interpret.SoundnessGen.Case
+import sparkpersist.stats.{ColumnStats, PartStats}
+
+/**
+ * The soundness property: for a random predicate and a random part, every subexpression's
+ * abstract [[ResultSpec]] (from the part's own stats) admits what Spark's evaluator concretely
+ * gives for each row: the value, null, or an exception. Shared by the test suite and the bench.
+ */
+final class SoundnessCheck(spark: SparkSession) {
+  import SoundnessCheck._
+
+  private val attrs = SoundnessGen.columns.map { case (n, t) => AttributeReference(n, t)() }
+  private val mzAttr = AttributeReference("mz", TimestampType, nullable = false)()
+  private val relation = LocalRelation(attrs :+ mzAttr)
+
+  /** Checks one case under the given ANSI mode. */
+  def check(c: Case, ansi: Boolean): Outcome = {
+    val conf = Map(SQLConf.ANSI_ENABLED.key -> ansi.toString, SQLConf.SESSION_LOCAL_TIMEZONE.key -> c.zone)
+    conf.foreach { case (k, v) => spark.conf.set(k, v) }
+    SQLConf.withExistingConf(spark.sessionState.conf) {
+      analyze(spark, c.sql) match {
+        case None => Outcome(analyzed = false, 0, 0, pruned = false, Nil)
+        case Some(condition) => checkCondition(c, condition)
+      }
+    }
+  }
+
+  private def analyze(session: SparkSession, sql: String): Option[Expression] =
+    try {
+      val parsed = session.sessionState.sqlParser.parseExpression(sql)
+      val plan = session.sessionState.analyzer.executeAndCheck(Filter(parsed, relation),
+        new QueryPlanningTracker)
+      Some(ReplaceExpressions(plan).asInstanceOf[Filter].condition)
+    } catch { case NonFatal(_) => None }
+
+  private def checkCondition(c: Case, condition: Expression): Outcome = {
+    val stats = partStats(c)
+    val specs = attrs.indices.map(i => new PartSpecs(i, attrs(i).dataType)(stats)).toArray
+    val mzSpec = if (c.part.mzSince) MzNowSpec.since(c.part.mzNow) else MzNowSpec.at(c.part.mzNow)
+    val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
+    val rows = for (r <- c.part.rows; mz <- c.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
+    val violations = Seq.newBuilder[String]
+    var checked = 0
+    condition.foreach { sub =>
+      val abstractSub = sub.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() }
+      val spec = Interpreter.compile(abstractSub, slotOf, mzSpec).eval(specs)
+      val bound = BindReferences.bindReference(sub, attrs :+ mzAttr)
+      val ord = ValueOrdering.of(sub.dataType)
+      rows.foreach { row =>
+        val concrete = try scala.util.Right(bound.eval(row)) catch { case NonFatal(e) => scala.util.Left(e) }
+        val admitted = concrete match {
+          case scala.util.Left(_) => spec.fallible
+          case scala.util.Right(null) => spec.nullable
+          case scala.util.Right(v) => ord.fold(spec.values != Values.Empty)(spec.mayContain(v, _))
+        }
+        checked += 1
+        if (!admitted) {
+          violations += s"${sub.sql} (${sub.getClass.getSimpleName}) gave " +
+            concrete.fold(e => s"error ${e.getClass.getSimpleName}: ${e.getMessage.take(120)}", render) +
+            s" on row ${render(row)} but its spec is $spec\n  predicate: ${c.sql}\n  zone ${c.zone}, " +
+            s"mz ${c.part.mzNow} since=${c.part.mzSince}\n  stats: ${stats.columns}"
+        }
+      }
+    }
+    val root = Interpreter.compile(
+      condition.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() },
+      slotOf, mzSpec).eval(specs)
+    Outcome(analyzed = true, checked, 1, pruned = !(root.mayBeTrue || root.mayFail), violations.result())
+  }
+
+  /** Stats of the part as the writer would collect them (optionally truncating strings). */
+  private def partStats(c: Case): PartStats = {
+    val columns = attrs.indices.filterNot(c.dropStats).map { i =>
+      val dt = attrs(i).dataType
+      val values = c.part.rows.map(_(i)).filter(_ != null)
+      val stats = if (values.isEmpty) ColumnStats(c.part.rows.size, None, None) else {
+        val ord = ValueOrdering.of(dt).get
+        val (lo, hi) = (values.min(ord), values.max(ord))
+        if (dt == StringType && c.truncateStrings) truncated(values.size, c.part.rows.size, lo, hi)
+        else ColumnStats(c.part.rows.size - values.size, Some(lo), Some(hi))
+      }
+      i -> stats
+    }
+    PartStats(c.part.rows.size, 0L, columns.toMap)
+  }
+
+  private def truncated(nonNull: Int, rowCount: Int, lo: Any, hi: Any): ColumnStats = {
+    def prefix(v: Any) = v.asInstanceOf[UTF8String].getBytes.take(1)
+    ColumnStats(rowCount - nonNull, Some(UTF8String.fromBytes(prefix(lo))),
+      Interpreter.nextPrefix(prefix(hi)).map(UTF8String.fromBytes))
+  }
+}
+
+object SoundnessCheck {
+  /** What one case checked: subexpression × row pairs, whether the part would be skipped. */
+  final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Boolean,
+      violations: Seq[String])
+
+  private def render(v: Any): String = v match {
+    case r: GenericInternalRow => r.values.map(render).mkString("[", ", ", "]")
+    case null => "null"
+    case other => s"$other: ${other.getClass.getSimpleName}"
+  }
+}
