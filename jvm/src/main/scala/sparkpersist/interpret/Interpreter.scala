@@ -158,6 +158,7 @@ object Interpreter {
         zero = Literal.default(children(varying.head).dataType).value,
         slack = varying.map(i =>
           if (slack) Monotonicity.zoneSlack(children(i).dataType) else 0L).toArray,
+        argTypes = varying.map(children(_).dataType).toArray,
         argOrd = varying.map(i => ValueOrdering.of(children(i).dataType).get).toArray,
         ord = ord.get)
     }

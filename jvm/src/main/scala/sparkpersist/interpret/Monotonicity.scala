@@ -99,6 +99,22 @@ object Monotonicity {
     case _ => None
   }
 
+  /** Days from the epoch that a timestamp can represent (about 292,000 years each way). */
+  val MaxDays: Int = (Long.MaxValue / (86400L * 1000000L)).toInt
+
+  /**
+   * Whether registry functions are monotone at argument value `v` of type `dt`: floats must be
+   * finite (NaN and infinities break it: `inf * 0`, `cast(NaN as int)`), and dates must be
+   * within [[MaxDays]] of the epoch (beyond that, `java.time` conversions overflow `Int` days
+   * and wrap around).
+   */
+  def inDomain(v: Any, dt: DataType): Boolean = v match {
+    case d: Double => !d.isNaN && !d.isInfinite
+    case f: Float => !f.isNaN && !f.isInfinite
+    case i: Int if dt == DateType => i >= -MaxDays && i <= MaxDays
+    case _ => true
+  }
+
   /** `v` (a date in days or a timestamp in microseconds) moved by `by`, saturating. */
   def widen(v: Any, by: Long): Any =
     if (by == 0) v

@@ -1,6 +1,7 @@
 package sparkpersist.interpret
 
 import org.apache.spark.sql.catalyst.expressions.{Expression, GenericInternalRow}
+import org.apache.spark.sql.types.DataType
 
 import sparkpersist.interpret.Values._
 
@@ -315,8 +316,8 @@ private[interpret] object SpecNode {
    * at the range endpoints, evaluated with Spark's own `eval` on `template` (the function, or
    * its checked twin, with constant arguments folded and the others bound to row slots).
    *
-   * Whenever the endpoints do not pin the result down (an argument admits anything, a float
-   * argument reaches NaN or an infinity, the twin raised, a result is null or out of order),
+   * Whenever the endpoints do not pin the result down (an argument admits anything or leaves
+   * [[Monotonicity.inDomain]], the twin raised, a result is null or out of order),
    * the result is any value; errors are admitted whenever the function may raise.
    */
   final class MonotoneCall(
@@ -327,6 +328,7 @@ private[interpret] object SpecNode {
       raises: Raises,
       zero: Any,
       slack: Array[Long],
+      argTypes: Array[DataType],
       argOrd: Array[Ordering[Any]],
       ord: Ordering[Any]) extends SpecNode {
 
@@ -347,7 +349,10 @@ private[interpret] object SpecNode {
         fallible ||= s.fallible
         s.values match {
           case Empty => empty = true
-          case Within(lo, hi) => if (ValueOrdering.isNonFinite(lo) || ValueOrdering.isNonFinite(hi)) bounded = false
+          case Within(lo, hi) =>
+            if (!Monotonicity.inDomain(lo, argTypes(i)) || !Monotonicity.inDomain(hi, argTypes(i))) {
+              bounded = false
+            }
           case _ => bounded = false
         }
         i += 1

@@ -41,11 +41,4 @@ object ValueOrdering {
     case BinaryType => v.isInstanceOf[Array[Byte]]
     case _ => false
   }
-
-  /** Whether `v` is a float or double that is NaN or infinite. */
-  def isNonFinite(v: Any): Boolean = v match {
-    case d: Double => d.isNaN || d.isInfinite
-    case f: Float => f.isNaN || f.isInfinite
-    case _ => false
-  }
 }

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types.{StringType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalyst.MzNow
-import sparkpersist.interpret.SoundnessGen.Case
+import sparkpersist.interpret.SoundnessGen.{Case, PartCase}
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /**
@@ -33,8 +33,9 @@ final class SoundnessCheck(spark: SparkSession) {
     conf.foreach { case (k, v) => spark.conf.set(k, v) }
     SQLConf.withExistingConf(spark.sessionState.conf) {
       analyze(spark, c.sql) match {
-        case None => Outcome(analyzed = false, 0, 0, pruned = false, Nil)
-        case Some(condition) => checkCondition(c, condition)
+        case None => Outcome(analyzed = false, 0, 0, pruned = 0, Nil, Map.empty)
+        case Some(condition) =>
+          c.parts.map(checkCondition(c, _, condition)).reduce(_ ++ _)
       }
     }
   }
@@ -47,19 +48,23 @@ final class SoundnessCheck(spark: SparkSession) {
       Some(ReplaceExpressions(plan).asInstanceOf[Filter].condition)
     } catch { case NonFatal(_) => None }
 
-  private def checkCondition(c: Case, condition: Expression): Outcome = {
-    val stats = partStats(c)
+  private def checkCondition(c: Case, pc: PartCase, condition: Expression): Outcome = {
+    val stats = partStats(pc)
     val specs = attrs.indices.map(i => new PartSpecs(i, attrs(i).dataType)(stats)).toArray
-    val mzSpec = if (c.part.mzSince) MzNowSpec.since(c.part.mzNow) else MzNowSpec.at(c.part.mzNow)
+    val mzSpec = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
     val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
-    val rows = for (r <- c.part.rows; mz <- c.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
+    val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
     val violations = Seq.newBuilder[String]
     var checked = 0
+    val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
     condition.foreach { sub =>
       val abstractSub = sub.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() }
       val spec = Interpreter.compile(abstractSub, slotOf, mzSpec).eval(specs)
       val bound = BindReferences.bindReference(sub, attrs :+ mzAttr)
       val ord = ValueOrdering.of(sub.dataType)
+      val key = sub.getClass.getSimpleName
+      val (n, w) = byClass.getOrElse(key, (0, 0))
+      byClass(key) = (n + 1, w + (if (spec.values.isInstanceOf[Values.Within]) 1 else 0))
       rows.foreach { row =>
         val concrete = try scala.util.Right(bound.eval(row)) catch { case NonFatal(e) => scala.util.Left(e) }
         val admitted = concrete match {
@@ -72,18 +77,19 @@ final class SoundnessCheck(spark: SparkSession) {
           violations += s"${sub.sql} (${sub.getClass.getSimpleName}) gave " +
             concrete.fold(e => s"error ${e.getClass.getSimpleName}: ${e.getMessage.take(120)}", render) +
             s" on row ${render(row)} but its spec is $spec\n  predicate: ${c.sql}\n  zone ${c.zone}, " +
-            s"mz ${c.part.mzNow} since=${c.part.mzSince}\n  stats: ${stats.columns}"
+            s"mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}"
         }
       }
     }
     val root = Interpreter.compile(
       condition.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() },
       slotOf, mzSpec).eval(specs)
-    Outcome(analyzed = true, checked, 1, pruned = !(root.mayBeTrue || root.mayFail), violations.result())
+    Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
+      byClass.toMap)
   }
 
   /** Stats of the part as the writer would collect them (optionally truncating strings). */
-  private def partStats(c: Case): PartStats = {
+  private def partStats(c: PartCase): PartStats = {
     val columns = attrs.indices.filterNot(c.dropStats).map { i =>
       val dt = attrs(i).dataType
       val values = c.part.rows.map(_(i)).filter(_ != null)
@@ -106,9 +112,17 @@ final class SoundnessCheck(spark: SparkSession) {
 }
 
 object SoundnessCheck {
-  /** What one case checked: subexpression × row pairs, whether the part would be skipped. */
-  final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Boolean,
-      violations: Seq[String])
+  /** What one case checked: subexpression × row pairs, parts, parts that would be skipped. */
+  final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Int,
+      violations: Seq[String], withinByClass: Map[String, (Int, Int)]) {
+    def ++(o: Outcome): Outcome = Outcome(analyzed, checked + o.checked, parts + o.parts,
+      pruned + o.pruned, violations ++ o.violations,
+      (withinByClass.keySet ++ o.withinByClass.keySet).map { k =>
+        val (a, b) = withinByClass.getOrElse(k, (0, 0))
+        val (x, y) = o.withinByClass.getOrElse(k, (0, 0))
+        k -> (a + x, b + y)
+      }.toMap)
+  }
 
   private def render(v: Any): String = v match {
     case r: GenericInternalRow => r.values.map(render).mkString("[", ", ", "]")

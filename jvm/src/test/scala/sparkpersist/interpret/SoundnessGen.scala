@@ -21,9 +21,11 @@ object SoundnessGen {
   final case class Part(rows: IndexedSeq[IndexedSeq[Any]], mzNow: Long, mzSince: Boolean,
       mzValues: IndexedSeq[Long])
 
-  /** One generated case: a predicate in SQL over the columns, a part, and a time zone. */
-  final case class Case(sql: String, part: Part, zone: String, truncateStrings: Boolean,
-      dropStats: Set[Int])
+  /** One part's stats options: truncated string bounds, columns without stats. */
+  final case class PartCase(part: Part, truncateStrings: Boolean, dropStats: Set[Int])
+
+  /** One generated case: a predicate in SQL over the columns, parts, and a time zone. */
+  final case class Case(sql: String, parts: Seq[PartCase], zone: String)
 
   private val dayMicros = 86400L * 1000000L
   private val minDate = -719162
@@ -73,7 +75,7 @@ object SoundnessGen {
     if (v > Long.MaxValue) Long.MaxValue else if (v < Long.MinValue) Long.MinValue else v.toLong
 
   val part: Gen[Part] = for {
-    n <- Gen.choose(1, 6)
+    n <- Gen.choose(1, 10)
     perColumn <- Gen.sequence[IndexedSeq[Gen[Any]], Gen[Any]](columns.map { case (_, dt) =>
       for {
         values <- value(dt)
@@ -234,11 +236,18 @@ object SoundnessGen {
 
   val predicate: Gen[String] = Gen.choose(1, 3).flatMap(bool)
 
-  val sample: Gen[Case] = for {
-    sql <- predicate
+  private val partCase: Gen[PartCase] = for {
     p <- part
-    zone <- Gen.oneOf("UTC", "America/Sao_Paulo", "Asia/Kolkata", "America/Los_Angeles")
     truncate <- Gen.oneOf(false, true)
     drop <- Gen.frequency(4 -> Gen.const(Set.empty[Int]), 1 -> Gen.choose(0, columns.size - 1).map(Set(_)))
-  } yield Case(sql, p, zone, truncate, drop)
+  } yield PartCase(p, truncate, drop)
+
+  val sample: Gen[Case] = for {
+    sql <- predicate
+    parts <- Gen.listOfN(PartsPerCase, partCase)
+    zone <- Gen.oneOf("UTC", "America/Sao_Paulo", "Asia/Kolkata", "America/Los_Angeles")
+  } yield Case(sql, parts, zone)
+
+  /** Parts checked per predicate (analysis is the costly step, so each predicate gets several). */
+  val PartsPerCase = 6
 }
