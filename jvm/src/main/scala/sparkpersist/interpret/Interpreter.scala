@@ -61,6 +61,7 @@ object Interpreter {
           case None => new Const(alwaysFails)
         }
       case r: RuntimeReplaceable => compile(r.replacement)
+      case c: Cast if c.child.dataType == c.dataType => compile(c.child)
       case expressions.And(l, r) => new SpecNode.And(compile(l), compile(r))
       case expressions.Or(l, r) => new SpecNode.Or(compile(l), compile(r))
       case expressions.Not(c) => new SpecNode.Not(compile(c))

@@ -190,6 +190,7 @@ object Monotonicity {
     val checked = if (c.evalMode == EvalMode.ANSI) None else Some(c.copy(evalMode = ansi))
     val raises = arithmeticRaises(c.evalMode)
     (c.child.dataType, c.dataType) match {
+      case (from, to) if from == to => Some(Monotone(Vector(Up), Raises.Never))
       case (_: NumericType, _: NumericType) => Some(Monotone(Vector(Up), raises, checked))
       case (DateType, TimestampType) => Some(Monotone(Vector(Up), Raises.AtTails))
       case (DateType, TimestampNTZType) => Some(Monotone(Vector(Up), Raises.AtTails))
