@@ -3,15 +3,11 @@ package sparkpersist.interpret
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.QueryPlanningTracker
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions
-import org.apache.spark.sql.catalyst.plans.logical.{Filter, LocalRelation}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{StringType, TimestampType}
+import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.catalyst.MzNow
 import sparkpersist.interpret.SoundnessGen.{Case, PartCase}
 import sparkpersist.stats.{ColumnStats, PartStats}
 
@@ -24,29 +20,18 @@ final class SoundnessCheck(spark: SparkSession) {
   import SoundnessCheck._
 
   private val attrs = SoundnessGen.columns.map { case (n, t) => AttributeReference(n, t)() }
-  private val mzAttr = AttributeReference("mz", TimestampType, nullable = false)()
-  private val relation = LocalRelation(attrs :+ mzAttr)
+  private val analyzed = new Analyzed(spark, attrs)
+  private val mzAttr = analyzed.mz
 
   /** Checks one case under the given ANSI mode. */
-  def check(c: Case, ansi: Boolean): Outcome = {
-    val conf = Map(SQLConf.ANSI_ENABLED.key -> ansi.toString, SQLConf.SESSION_LOCAL_TIMEZONE.key -> c.zone)
-    conf.foreach { case (k, v) => spark.conf.set(k, v) }
-    SQLConf.withExistingConf(spark.sessionState.conf) {
-      analyze(spark, c.sql) match {
-        case None => Outcome(analyzed = false, 0, 0, pruned = 0, Nil, Map.empty)
-        case Some(condition) =>
+  def check(c: Case, ansi: Boolean): Outcome =
+    (try Some(analyzed(c.sql, ansi, c.zone)) catch { case NonFatal(_) => None }) match {
+      case None => Outcome(analyzed = false, 0, 0, pruned = 0, Nil, Map.empty)
+      case Some(condition) =>
+        SQLConf.withExistingConf(spark.sessionState.conf) {
           c.parts.map(checkCondition(c, _, condition)).reduce(_ ++ _)
-      }
+        }
     }
-  }
-
-  private def analyze(session: SparkSession, sql: String): Option[Expression] =
-    try {
-      val parsed = session.sessionState.sqlParser.parseExpression(sql)
-      val plan = session.sessionState.analyzer.executeAndCheck(Filter(parsed, relation),
-        new QueryPlanningTracker)
-      Some(ReplaceExpressions(plan).asInstanceOf[Filter].condition)
-    } catch { case NonFatal(_) => None }
 
   private def checkCondition(c: Case, pc: PartCase, condition: Expression): Outcome = {
     val stats = partStats(pc)
@@ -58,7 +43,7 @@ final class SoundnessCheck(spark: SparkSession) {
     var checked = 0
     val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
     condition.foreach { sub =>
-      val abstractSub = sub.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() }
+      val abstractSub = analyzed.withMzNow(sub)
       val spec = Interpreter.compile(abstractSub, slotOf, mzSpec).eval(specs)
       val bound = BindReferences.bindReference(sub, attrs :+ mzAttr)
       val ord = ValueOrdering.of(sub.dataType)
@@ -81,9 +66,7 @@ final class SoundnessCheck(spark: SparkSession) {
         }
       }
     }
-    val root = Interpreter.compile(
-      condition.transform { case a: AttributeReference if a.exprId == mzAttr.exprId => MzNow() },
-      slotOf, mzSpec).eval(specs)
+    val root = Interpreter.compile(analyzed.withMzNow(condition), slotOf, mzSpec).eval(specs)
     Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
       byClass.toMap)
   }
