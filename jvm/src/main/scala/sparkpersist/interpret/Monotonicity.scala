@@ -84,7 +84,7 @@ object Monotonicity {
       Some(Monotone(Vector(Up, Fixed), Raises.AtTails,
         zoneDependent = t.interval.dataType == CalendarIntervalType))
     case _: TimestampAddYMInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails, zoneDependent = true))
-    case _: DateAddInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails))
+    case _: DateAddInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails, zoneDependent = true))
     case _: DateAddYMInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails))
     case _: TimestampAdd => Some(Monotone(Vector(Up, Up), Raises.AtTails, zoneDependent = true))
     case _: UnixMillis | _: UnixSeconds | _: UnixMicros | _: UnixDate =>
@@ -93,7 +93,7 @@ object Monotonicity {
       Some(Monotone(Vector(Up), Raises.AtTails))
     case s: SecondsToTimestamp if s.child.dataType != FloatType && s.child.dataType != DoubleType =>
       Some(Monotone(Vector(Up), Raises.AtTails))
-    case _: TruncTimestamp => Some(Monotone(Vector(Fixed, Up), Raises.Never, zoneDependent = true))
+    case _: TruncTimestamp => Some(Monotone(Vector(Fixed, Up), Raises.AtTails, zoneDependent = true))
     case _: TruncDate => Some(Monotone(Vector(Up, Fixed), Raises.Never))
     case _: Year => Some(Monotone(Vector(Up), Raises.Never))
     case _ => None

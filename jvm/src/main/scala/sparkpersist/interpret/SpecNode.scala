@@ -392,7 +392,7 @@ private[interpret] object SpecNode {
           (call(los), call(his))
         }
       if (lo == Failed || hi == Failed) {
-        ResultSpec(nullable = true, fallible || !checkedTwin, All)
+        ResultSpec(nullable = true, fallible || !checkedTwin || anyResult, All)
       } else if (lo == null || hi == null || isNaN(lo) || isNaN(hi) || ord.gt(lo, hi)) {
         ResultSpec(nullable = true, fallible || anyResult, All)
       } else {
