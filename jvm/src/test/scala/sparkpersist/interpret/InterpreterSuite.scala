@@ -187,6 +187,9 @@ class InterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
       "l" -> range(1704067200000L, 1704067300000L)) == F)
     assert(spec("timestamp_millis(l) > TIMESTAMP'2024-01-01 00:00:00'",
       "l" -> range(0L, Long.MaxValue)).mayFail)
+    // date_trunc overflows at the smallest timestamps, in both modes.
+    assert(spec("date_trunc('HOUR', ts) IS NULL", "ts" -> range(Long.MinValue, 0L)).mayFail)
+    assert(spec("date_trunc('HOUR', ts) IS NULL", "ts" -> ResultSpec.AnyValue)(legacy).mayFail)
   }
 
   test("time zones with DST widen zone-dependent functions by the slack") {

@@ -28,7 +28,7 @@ class SoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with Befo
       val check = new SoundnessCheck(spark)
       var analyzed, pruned, checked, total = 0
       val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
-      forAll(SoundnessGen.sample, minSuccessful(200)) { c =>
+      forAll(SoundnessGen.sample, minSuccessful(150)) { c =>
         val outcome = check.check(c, ansi)
         total += 1
         if (outcome.analyzed) analyzed += 1
