@@ -101,7 +101,11 @@ object InterpretBench {
     }.mkString(
       s"""{"benchmark": "interpret", "predicate": "mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'", "statistic": "median of 15 runs", "results": [""",
       ", ", "]}\n")
-    val out = Paths.get("bench", "out")
+    // sbt forks the run in bench/jvm: write under the repository root's bench/out.
+    val cwd = Paths.get("").toAbsolutePath
+    val root = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(p => Files.exists(p.resolve("versions.properties"))).getOrElse(cwd)
+    val out = root.resolve("bench").resolve("out")
     Files.createDirectories(out)
     Files.write(out.resolve("interpret.json"), json.getBytes(StandardCharsets.UTF_8))
     println(s"wrote ${out.resolve("interpret.json")}")
