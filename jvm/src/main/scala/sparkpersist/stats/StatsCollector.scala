@@ -57,7 +57,8 @@ object StatsCollector {
     case FloatType => DoubleRangeCollector.floats
     case DoubleType => DoubleRangeCollector.doubles
     case d: DecimalType => new DecimalCollector(d.precision, d.scale)
-    case s: StringType if s.supportsBinaryOrdering => new StringCollector(boundChars)
+    case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY
+      new StringCollector(boundChars)
     case BinaryType => new BinaryCollector(boundChars)
     case _ => new NullCountCollector
   }
