@@ -4,7 +4,7 @@ import java.io.File
 import java.nio.file.Files
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.SparkRuntimeException
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.test.SharedSparkSession
@@ -124,7 +124,8 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
   test("a null in a NOT NULL column fails the write and leaves nothing") {
     val shard = newShard()
     val withNull = Seq((Some(1L), "a", 1.0), (None, "b", 2.0)).toDF("k", "v", "x")
-    val e = assertRefused[SparkRuntimeException](shard, withNull, WriteOptions())
+    val e = assertRefused[RuntimeException with SparkThrowable](shard, withNull, WriteOptions())
+    assert(e.getCondition === "USER_RAISED_EXCEPTION")
     assert(e.getMessage === "[USER_RAISED_EXCEPTION] Cannot write: column 'k' of the shard is NOT NULL. " +
       "Filter or fill the nulls before writing. SQLSTATE: P0001")
   }
@@ -138,6 +139,22 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     assert((e.expected, e.actual) === (0L, winner.upper))
     assert(shard.state.batches.map(_.id) === Seq(winner.id))
     assert(partFiles(shard) === filesAfterWinner)
+  }
+
+  test("two concurrent writers from the same upper: one commits, the other gets UpperMismatch") {
+    import scala.concurrent.{Await, Future}
+    import scala.concurrent.ExecutionContext.Implicits.global
+    import scala.concurrent.duration._
+    val shard = newShard()
+    val start = shard.state
+    val outcomes = Seq(rows(3, 1), rows(5, 2)).map(df =>
+      Future(scala.util.Try(ShardWriter.write(df, shard, WriteOptions(), start))))
+    val results = outcomes.map(Await.result(_, 2.minutes))
+    val (won, lost) = results.partition(_.isSuccess)
+    assert(won.size === 1 && lost.size === 1)
+    assert(lost.head.failed.get.isInstanceOf[UpperMismatch])
+    assert(shard.state.batches.map(_.id) === Seq(won.head.get.id))
+    assert(partFiles(shard).size === won.head.get.parts.size)
   }
 
   test("a write of no rows commits nothing") {
