@@ -10,7 +10,6 @@ import org.apache.spark.sql.connector.distributions.{Distribution, Distributions
 import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
-import sparkpersist.PersistConf
 import sparkpersist.shard.ShardHandle
 
 /**
@@ -38,16 +37,9 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
   override def description(): String = s"sparkpersist append to shard '${shard.name}'"
 
   override def toBatch: BatchWrite = {
-    val spark = SparkSession.active
-    val settings = spark.conf.getAll
-    val commitTime = math.max(System.currentTimeMillis(), state.upper)
+    val commitTime = BatchCommit.commitTime(state.upper)
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime")
-    val spec = RunSpec(
-      commit.batchDir.toString,
-      state.schema,
-      new SerializableConf(PartFormat.hadoopConf(spark, shard.name, state.schema)),
-      PersistConf.MaxRowsPerPart.get(settings),
-      PersistConf.StringBoundChars.get(settings).toInt)
+    val spec = RunSpec.forSession(SparkSession.active, shard.name, state.schema, commit.batchDir, None)
     new PersistBatchWrite(commit, new RunWriterFactory(spec, commitTime))
   }
 }

@@ -3,8 +3,10 @@ package sparkpersist.write
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 
+import sparkpersist.PersistConf
 import sparkpersist.shard.ShardSchema
 
 /**
@@ -23,6 +25,24 @@ final case class RunSpec(
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
     new Path(batchDir, f"part-$partition%05d-$seq%04d-a$attempt.parquet")
+}
+
+object RunSpec {
+  /**
+   * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
+   * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`) and the string
+   * bound length from the session's configuration.
+   */
+  def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
+      maxRowsPerPart: Option[Long]): RunSpec = {
+    val settings = spark.conf.getAll
+    RunSpec(
+      batchDir.toString,
+      schema,
+      new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema)),
+      maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
+      PersistConf.StringBoundChars.get(settings).toInt)
+  }
 }
 
 /**
