@@ -1,37 +1,47 @@
 package sparkpersist.bench
 
 import java.io.File
+import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Paths}
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
-import sparkpersist.shard.{ShardSchema, ShardStore}
+import sparkpersist.shard.{Json, ShardHandle, ShardSchema, ShardStore}
 import sparkpersist.stats.StatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
  * Write throughput with stats: the same cached rows written with plain `df.write.parquet` and
  * with `ShardWriter.write` (parts + stats + commit), same part count, alternating, 3 timed runs
- * each after one warm-up. Two scenarios: an append without order key (no sort on either side),
- * and one with order key `k` (the plain write gets the same `sortWithinPartitions`).
+ * each (or as many as the third argument says) after one warm-up. Two scenarios: an append
+ * without order key (no sort on either side), and one with order key `k` (the plain write gets
+ * the same `sortWithinPartitions`).
  *
- * Usage: bench/runMain sparkpersist.bench.WriteBench [rows] [partitions]; writes
+ * Each run records wall seconds and the process's CPU seconds (Spark runs in local mode, so every
+ * task is in this JVM): on a shared machine the CPU figure is the steadier of the two.
+ *
+ * Usage: bench/runMain sparkpersist.bench.WriteBench [rows] [partitions] [runs]; writes
  * bench/out/write.json.
  */
 object WriteBench {
-  private val Runs = 3
   private var outputs = 0
 
-  final case class Result(scenario: String, plainSec: Double, shardSec: Double, parts: Int,
+  final case class Timing(wall: Double, cpu: Double)
+
+  final case class Result(scenario: String, plain: Seq[Timing], shard: Seq[Timing], parts: Int,
       statsBytesPerPart: Double) {
-    def ratio: Double = shardSec / plainSec
+    def plainWall: Double = median(plain.map(_.wall))
+    def shardWall: Double = median(shard.map(_.wall))
+    def plainCpu: Double = median(plain.map(_.cpu))
+    def shardCpu: Double = median(shard.map(_.cpu))
   }
 
   def main(args: Array[String]): Unit = {
     val rows = args.headOption.map(_.toLong).getOrElse(2000000L)
     val partitions = args.lift(1).map(_.toInt).getOrElse(8)
+    val runs = args.lift(2).map(_.toInt).getOrElse(3)
     val spark = SparkSession.builder().master("local[2]").appName("WriteBench")
       .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
@@ -40,79 +50,99 @@ object WriteBench {
       val df = source(spark, rows, partitions).cache()
       df.count()
       val results = Seq(
-        run(spark, df, rows, partitions, out, "append, no order key", orderBy = Nil),
-        run(spark, df, rows, partitions, out, "append, order key k", orderBy = Seq("k")))
-      report(rows, partitions, results)
+        run(spark, df, rows, partitions, runs, out, "append, no order key", orderBy = Nil),
+        run(spark, df, rows, partitions, runs, out, "append, order key k", orderBy = Seq("k")))
+      report(rows, partitions, runs, results)
     } finally {
       deleteRecursively(out)
       spark.stop()
     }
   }
 
-  /** ~8 columns: long, int, timestamp, string, double, decimal, boolean, date. */
+  /** 8 columns: long, int, timestamp, string, double, decimal, boolean, date. */
   private def source(spark: SparkSession, rows: Long, partitions: Int): DataFrame =
     spark.range(0, rows, 1, partitions).select(
       col("id"),
       (hash(col("id")) % 100000).as("k"),
-      (lit(1700000000000000L) + col("id") * 1000L).cast("long").as("ts_us"),
-      concat(lit("user-"), (col("id") % 50000).cast("string"), lit("-"), sha1(col("id").cast("string")).substr(1, 8)).as("s"),
+      timestamp_micros(lit(1700000000000000L) + col("id") * 1000L).as("ts"),
+      concat(lit("user-"), (col("id") % 50000).cast("string"), lit("-"),
+        sha1(col("id").cast("string")).substr(1, 8)).as("s"),
       (rand(7) * 1000.0).as("d"),
       (col("id") % 1000000).cast("decimal(12,2)").as("amount"),
       (col("id") % 3 === 0).as("flag"),
       date_add(lit(java.sql.Date.valueOf("2024-01-01")), (col("id") % 365).cast("int")).as("day"))
-      .withColumn("ts", timestamp_micros(col("ts_us"))).drop("ts_us")
 
-  private def run(spark: SparkSession, df: DataFrame, rows: Long, partitions: Int, out: File,
+  private def run(spark: SparkSession, df: DataFrame, rows: Long, partitions: Int, runs: Int, out: File,
       scenario: String, orderBy: Seq[String]): Result = {
     val store = new ShardStore(new File(out, "shards").toURI.toString, spark.sparkContext.hadoopConfiguration)
     val schema = ShardSchema.fromStruct(df.schema, orderBy)
     val options = WriteOptions(maxRowsPerPart = Some(rows / partitions + 1))
-    def plain(): Double = time {
+    def plain(): Timing = {
       outputs += 1
       val sorted = if (orderBy.isEmpty) df else df.sortWithinPartitions(orderBy.map(col): _*)
-      sorted.write.parquet(new File(out, s"plain-$outputs").toURI.toString)
+      time(sorted.write.parquet(new File(out, s"plain-$outputs").toURI.toString))
     }
-    var lastShard: sparkpersist.shard.ShardHandle = null
-    def shard(): Double = {
+    var lastShard: ShardHandle = null
+    def shard(): Timing = {
       outputs += 1
-      val handle = store.create(s"bench_$outputs", schema)
-      lastShard = handle
-      time(ShardWriter.write(df, handle, options))
+      lastShard = store.create(s"bench_$outputs", schema)
+      time(ShardWriter.write(df, lastShard, options))
     }
     plain(); shard() // warm-up
-    val timings = (1 to Runs).map(i => if (i % 2 == 1) { val p = plain(); (p, shard()) } else { val s = shard(); (plain(), s) })
+    val timings = (1 to runs).map { i =>
+      if (i % 2 == 1) { val p = plain(); (p, shard()) } else { val s = shard(); (plain(), s) }
+    }
     val state = lastShard.state
     val codec = StatsCodec(state.schema)
     val parts = state.parts.toSeq
     val statsBytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
-    Result(scenario, median(timings.map(_._1)), median(timings.map(_._2)), parts.size,
-      statsBytes.sum.toDouble / parts.size)
+    Result(scenario, timings.map(_._1), timings.map(_._2), parts.size, statsBytes.sum.toDouble / parts.size)
   }
 
-  private def time(body: => Unit): Double = {
-    val start = System.nanoTime()
+  private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
+
+  private def time(body: => Unit): Timing = {
+    val (wall, cpu) = (System.nanoTime(), os.getProcessCpuTime)
     body
-    (System.nanoTime() - start) / 1e9
+    Timing((System.nanoTime() - wall) / 1e9, (os.getProcessCpuTime - cpu) / 1e9)
   }
 
   private def median(xs: Seq[Double]): Double = xs.sorted.apply(xs.size / 2)
 
-  private def report(rows: Long, partitions: Int, results: Seq[Result]): Unit = {
-    println(f"WriteBench: $rows%d rows, $partitions%d input partitions, median of $Runs%d alternating runs")
-    println(f"${"scenario"}%-24s ${"plain s"}%9s ${"shard s"}%9s ${"plain rows/s"}%13s ${"shard rows/s"}%13s ${"ratio"}%7s ${"parts"}%6s ${"stats B/part"}%13s")
+  private def report(rows: Long, partitions: Int, runs: Int, results: Seq[Result]): Unit = {
+    println(f"WriteBench: $rows%d rows, $partitions%d input partitions, median of $runs%d alternating runs")
+    println(f"${"scenario"}%-22s ${"plain s"}%8s ${"shard s"}%8s ${"ratio"}%6s ${"plain cpu"}%9s ${"shard cpu"}%9s " +
+      f"${"cpu ratio"}%9s ${"plain rows/s"}%12s ${"shard rows/s"}%12s ${"parts"}%5s ${"stats B/part"}%12s")
     results.foreach { r =>
-      println(f"${r.scenario}%-24s ${r.plainSec}%9.2f ${r.shardSec}%9.2f ${rows / r.plainSec}%13.0f " +
-        f"${rows / r.shardSec}%13.0f ${r.ratio}%7.3f ${r.parts}%6d ${r.statsBytesPerPart}%13.0f")
+      println(f"${r.scenario}%-22s ${r.plainWall}%8.2f ${r.shardWall}%8.2f ${r.shardWall / r.plainWall}%6.3f " +
+        f"${r.plainCpu}%9.2f ${r.shardCpu}%9.2f ${r.shardCpu / r.plainCpu}%9.3f ${rows / r.plainWall}%12.0f " +
+        f"${rows / r.shardWall}%12.0f ${r.parts}%5d ${r.statsBytesPerPart}%12.0f")
     }
-    val json = results.map { r =>
-      s"""{"scenario": "${r.scenario}", "rows": $rows, "parts": ${r.parts}, "plain_seconds": ${r.plainSec}, """ +
-        s""""shard_seconds": ${r.shardSec}, "plain_rows_per_sec": ${rows / r.plainSec}, """ +
-        s""""shard_rows_per_sec": ${rows / r.shardSec}, "ratio": ${r.ratio}, "stats_bytes_per_part": ${r.statsBytesPerPart}}"""
-    }.mkString("{\"benchmark\": \"write\", \"runs\": " + Runs + ", \"results\": [\n  ", ",\n  ", "\n]}\n")
-    val path = Paths.get("bench", "out", "write.json")
+    val out = Json.obj().put("benchmark", "write").put("rows", rows).put("inputPartitions", partitions)
+      .put("runs", runs)
+    val array = out.putArray("results")
+    results.foreach { r =>
+      val node = array.addObject()
+      node.put("scenario", r.scenario).put("parts", r.parts)
+        .put("plainSeconds", r.plainWall).put("shardSeconds", r.shardWall).put("ratio", r.shardWall / r.plainWall)
+        .put("plainCpuSeconds", r.plainCpu).put("shardCpuSeconds", r.shardCpu).put("cpuRatio", r.shardCpu / r.plainCpu)
+        .put("plainRowsPerSec", rows / r.plainWall).put("shardRowsPerSec", rows / r.shardWall)
+        .put("statsBytesPerPart", r.statsBytesPerPart)
+      val (plainRuns, shardRuns) = (node.putArray("plainRunsSeconds"), node.putArray("shardRunsSeconds"))
+      r.plain.foreach(t => plainRuns.add(t.wall))
+      r.shard.foreach(t => shardRuns.add(t.wall))
+    }
+    val path = outDir().resolve("write.json")
     Files.createDirectories(path.getParent)
-    Files.write(path, json.getBytes(StandardCharsets.UTF_8))
+    Files.write(path, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
     println(s"wrote $path")
+  }
+
+  /** bench/out of the repository (sbt runs benchmarks in bench/jvm). */
+  private def outDir() = {
+    val cwd = Paths.get("").toAbsolutePath
+    Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd).resolve("bench/out")
   }
 
   private def deleteRecursively(f: File): Unit = {
