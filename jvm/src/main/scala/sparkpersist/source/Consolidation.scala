@@ -26,13 +26,15 @@ import sparkpersist.shard.ShardSchema
  *
  * @param reader    reads every data column of the shard, then time and diff
  * @param runs      the runs to merge, each a sequence of parts in run order
+ * @param open      where the parts opened by the merge are registered for closing
  */
 final class Consolidation(
     shard: String,
     schema: ShardSchema,
     reader: PartFileReader,
     asOf: Long,
-    runs: Seq[Seq[PartFile]]) extends Iterator[InternalRow] {
+    runs: Seq[Seq[PartFile]],
+    open: OpenFiles) extends Iterator[InternalRow] {
 
   private val dataWidth = reader.schema.length - 2
   private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, reader.schema).map { i =>
@@ -89,7 +91,7 @@ final class Consolidation(
     def advance(): Boolean = {
       while (!rows.hasNext && parts.hasNext) {
         part = parts.next()
-        rows = reader.rowsAsOf(part, asOf)
+        rows = reader.rowsAsOf(part, asOf, open)
       }
       if (!rows.hasNext) return false
       val next = copyUpdate(rows.next()).copy()
