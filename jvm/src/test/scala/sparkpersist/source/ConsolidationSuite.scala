@@ -21,13 +21,14 @@ class ConsolidationSuite extends SharedSparkSession {
     Row(k, v, d, m, time, diff)
 
   /** One part per inner Seq (already in merge-key order), runs as given. */
-  private def consolidate(asOf: Long, runs: Seq[Seq[Seq[Row]]]): Seq[Row] = {
+  private def consolidate(asOf: Long, runs: Seq[Seq[Seq[Row]]], schema: ShardSchema = schema): Seq[Row] = {
     var result: Seq[Row] = Nil
-    withTempDir { dir => result = consolidateIn(dir, asOf, runs) }
+    withTempDir { dir => result = consolidateIn(dir, asOf, runs, schema) }
     result
   }
 
-  private def consolidateIn(dir: java.io.File, asOf: Long, runs: Seq[Seq[Seq[Row]]]): Seq[Row] = {
+  private def consolidateIn(dir: java.io.File, asOf: Long, runs: Seq[Seq[Seq[Row]]],
+      schema: ShardSchema): Seq[Row] = {
     val files = runs.zipWithIndex.map { case (parts, i) =>
       parts.map(p => ParquetParts.write(spark, schema, p, dir).copy(run = i))
     }
@@ -55,11 +56,11 @@ class ConsolidationSuite extends SharedSparkSession {
       .map { case (k, us) => k -> us.map(_.getLong(5)).sum.toInt }
       .filter(_._2 > 0)
 
-  /** Sorted as the writer sorts parts: order key v, then k, d (m is not orderable), then time. */
+  /** Sorted as the writer sorts update parts: order key v, then time, then k and d. */
   private def sorted(updates: Seq[Row]): Seq[Row] = {
     val df = spark.createDataFrame(spark.sparkContext.parallelize(updates, 1),
       PartFileReader.fileSchema(schema, schema.dataSchema))
-    df.sort("v", "k", "d", "time").collect().toSeq
+    df.sort("v", "time", "k", "d").collect().toSeq
   }
 
   test("inserts, retractions, net zero and multiplicity 3 consolidate across runs") {
@@ -111,6 +112,8 @@ class ConsolidationSuite extends SharedSparkSession {
       for (asOf <- Seq(0L, 2L, 5L)) {
         assert(multiset(consolidate(asOf, runs)) === bruteForce(updates, asOf), s"seed $seed as of $asOf")
       }
+      val unordered = schema.copy(orderBy = Nil)
+      assert(multiset(consolidate(5L, runs, unordered)) === bruteForce(updates, 5L), s"seed $seed, no order key")
     }
   }
 
@@ -127,7 +130,7 @@ class ConsolidationSuite extends SharedSparkSession {
     val runs = Seq(Seq(Seq(update(1, "b", 1.0, null, 1, 1), update(1, "a", 1.0, null, 1, 1))))
     val e = intercept[UnsortedRun](consolidate(1, runs))
     assert(e.getMessage.startsWith("Part file:"))
-    assert(e.getMessage.endsWith(" of shard 't' is not sorted by the shard's order key, data columns " +
-      "and time, so it cannot be consolidated. It was not written by the sparkpersist writer or is corrupt."))
+    assert(e.getMessage.endsWith(" of shard 't' is not sorted by the shard's order key, so it cannot " +
+      "be consolidated. It was not written by the sparkpersist writer or is corrupt."))
   }
 }
