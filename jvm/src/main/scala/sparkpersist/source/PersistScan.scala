@@ -7,15 +7,11 @@ import org.apache.spark.sql.types.StructType
 
 import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
 
-/**
- * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning columns.
- * `selection` is where a pruning rule hands over its part decision.
- */
-final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType)
+/** Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning columns. */
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, selection: PartSelection)
   extends ScanBuilder with SupportsPushDownRequiredColumns {
 
   private var required: StructType = schema
-  var selection: PartSelection = PartSelection.All
 
   override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
 

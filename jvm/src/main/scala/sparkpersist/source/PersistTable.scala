@@ -18,10 +18,17 @@ import sparkpersist.write.PersistWriteBuilder
  * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
  * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
  * batch of inserts.
+ *
+ * `selection` decides which parts its scans read; a pruning rule derives it from a query's
+ * filter and scans a copy of the table carrying it ([[withSelection]]).
  */
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
-    tableName: String, tableProperties: Map[String, String])
+    tableName: String, tableProperties: Map[String, String], val selection: PartSelection = PartSelection.All)
   extends Table with SupportsRead with SupportsWrite {
+
+  /** This table, its scans reading only the parts `newSelection` keeps. */
+  def withSelection(newSelection: PartSelection): PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newSelection)
 
   override def name(): String = tableName
 
@@ -38,7 +45,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def properties(): util.Map[String, String] = tableProperties.asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PersistScanBuilder(shard, view, schema())
+    new PersistScanBuilder(shard, view, schema(), selection)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
     case TableView.Snapshot => new PersistWriteBuilder(shard, info)

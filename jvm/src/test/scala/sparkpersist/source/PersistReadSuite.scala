@@ -171,6 +171,37 @@ class PersistReadSuite extends SharedSparkSession {
     }
   }
 
+  test("a part selection narrows the scan's parts, its rows and its metrics") {
+    withShard("kv", kvData) { shard =>
+      writeUpdates(shard, Seq(Row("a", 1, 1L, 1L)))
+      writeUpdates(shard, Seq(Row("b", 2, 5L, 1L), Row("c", 3, 6L, 1L)))
+      val all = shard.state.parts.toSeq
+      val late = all.filter(_.minTime >= 5)
+      val table = spark.sessionState.catalogManager.catalog("persist").asInstanceOf[PersistCatalog]
+        .loadTable(PersistTableId.snapshotIdentifier("kv")).asInstanceOf[PersistTable]
+        .withSelection(PartSelection(None, _.minTime >= 5))
+      val scan = table.newScanBuilder(org.apache.spark.sql.util.CaseInsensitiveStringMap.empty())
+        .build().asInstanceOf[PersistScan]
+      assert(scan.parts === late)
+      assert(scan.metrics === ScanMetrics(all.size, late.size, all.map(_.bytes).sum, late.map(_.bytes).sum))
+      val factory = scan.createReaderFactory()
+      val rows = scan.planInputPartitions().toSeq.flatMap { p =>
+        val reader = factory.createReader(p)
+        val out = Iterator.continually(reader).takeWhile(_.next()).map(_.get().getString(0)).toList
+        reader.close()
+        out
+      }
+      assert(rows.sorted === Seq("b", "c"))
+      assert(scan.description().endsWith(s"all parts: ${late.size} of ${all.size} parts, " +
+        s"${late.map(_.bytes).sum} of ${all.map(_.bytes).sum} bytes"))
+      val frame = sql("SELECT * FROM persist.kv")
+      frame.collect()
+      val exec = frame.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
+      assert(exec.metrics(ScanMetrics.PartsKept).value === all.size)
+      assert(exec.metrics(ScanMetrics.BytesTotal).value === all.map(_.bytes).sum)
+    }
+  }
+
   test("inserts only take the fast path; a diff other than +1 switches to consolidation") {
     withShard("kv", kvData) { shard =>
       writeUpdates(shard, Seq(Row("a", 1, 1L, 1L), Row("a", 1, 2L, 1L), Row("b", 2, 1L, 1L)))
