@@ -73,10 +73,7 @@ object PartFileReader {
     new PartFileReader(read, schema)
   }
 
-  /**
-   * `dataColumns` (as requested: a struct may be pruned to some of its fields) then time and
-   * diff, each top-level field carrying its Parquet field id.
-   */
+  /** `dataColumns` then time and diff, each field carrying its Parquet field id. */
   private[source] def fileSchema(shardSchema: ShardSchema, dataColumns: StructType): StructType = {
     val data = dataColumns.fields.map { f =>
       val column = shardSchema.column(f.name).getOrElse(
