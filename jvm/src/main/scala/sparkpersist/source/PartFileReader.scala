@@ -11,8 +11,8 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema}
 
-/** One part as an executor reads it: its file, size, latest time and the run it belongs to. */
-final case class PartFile(path: String, bytes: Long, maxTime: Long, run: Int)
+/** One part as an executor reads it: its file, size and latest time. */
+final case class PartFile(path: String, bytes: Long, maxTime: Long)
 
 /**
  * Reads parts with Spark's own (vectorized) Parquet reader. Columns are matched by Parquet

@@ -70,7 +70,7 @@ final class PersistScan(
       s"${metrics.bytesKept} of ${metrics.bytesTotal} bytes"
 
   override def planInputPartitions(): Array[InputPartition] = {
-    val files = runs.zipWithIndex.map { case (run, i) => run.map(p => partFile(p, i)) }
+    val files = runs.map(_.map(partFile))
     mode match {
       case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
       case _ => PersistScan.packBySize(files.flatten, spark.sessionState.conf.filesMaxPartitionBytes)
@@ -91,8 +91,8 @@ final class PersistScan(
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
-  private def partFile(part: PartMeta, run: Int): PartFile =
-    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, run)
+  private def partFile(part: PartMeta): PartFile =
+    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime)
 }
 
 object PersistScan {
