@@ -11,8 +11,8 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema}
 
-/** One part as an executor reads it: its file, size, latest time and the run it belongs to. */
-final case class PartFile(path: String, bytes: Long, maxTime: Long, run: Int)
+/** One part as an executor reads it: its file, size and latest time. */
+final case class PartFile(path: String, bytes: Long, maxTime: Long)
 
 /**
  * Reads parts with Spark's own (vectorized) Parquet reader. Columns are matched by Parquet
@@ -73,10 +73,7 @@ object PartFileReader {
     new PartFileReader(read, schema)
   }
 
-  /**
-   * `dataColumns` (as requested: a struct may be pruned to some of its fields) then time and
-   * diff, each top-level field carrying its Parquet field id.
-   */
+  /** `dataColumns` then time and diff, each field carrying its Parquet field id. */
   private[source] def fileSchema(shardSchema: ShardSchema, dataColumns: StructType): StructType = {
     val data = dataColumns.fields.map { f =>
       val column = shardSchema.column(f.name).getOrElse(

@@ -12,7 +12,7 @@ sealed trait ReadMode extends Serializable
 object ReadMode {
   /** Raw updates `(data…, time, diff)` with time <= as-of. */
   case object Updates extends ReadMode
-  /** Snapshot of a shard without retractions: every update stands for `diff` copies of its row. */
+  /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
   case object Snapshot extends ReadMode
   /** Snapshot of a shard with retractions: a [[Consolidation]] of all runs in one partition. */
   case object ConsolidatedSnapshot extends ReadMode

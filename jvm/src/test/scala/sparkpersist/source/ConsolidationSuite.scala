@@ -29,9 +29,7 @@ class ConsolidationSuite extends SharedSparkSession {
 
   private def consolidateIn(dir: java.io.File, asOf: Long, runs: Seq[Seq[Seq[Row]]],
       schema: ShardSchema): Seq[Row] = {
-    val files = runs.zipWithIndex.map { case (parts, i) =>
-      parts.map(p => ParquetParts.write(spark, schema, p, dir).copy(run = i))
-    }
+    val files = runs.map(_.map(ParquetParts.write(spark, schema, _, dir)))
     val reader = PartFileReader(spark, schema, schema.dataSchema)
     val toRow = CatalystTypeConverters.createToScalaConverter(schema.dataSchema)
     val open = new OpenFiles

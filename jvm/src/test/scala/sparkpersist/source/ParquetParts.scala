@@ -23,6 +23,6 @@ object ParquetParts {
     val file = out.listFiles().filter(_.getName.endsWith(".parquet")).head
     val timeIndex = fileSchema.fieldIndex(ReservedColumns.Time)
     val maxTime = if (updates.isEmpty) Long.MinValue else updates.map(_.getLong(timeIndex)).max
-    PartFile(file.toURI.toString, file.length(), maxTime, run = 0)
+    PartFile(file.toURI.toString, file.length(), maxTime)
   }
 }

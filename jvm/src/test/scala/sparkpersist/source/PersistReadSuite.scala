@@ -90,6 +90,22 @@ class PersistReadSuite extends SharedSparkSession {
     }
   }
 
+  test("queries on struct fields read the struct whole, in both snapshot modes") {
+    val nested = StructType(Seq(StructField("id", IntegerType),
+      StructField("st", StructType(Seq(StructField("a", IntegerType), StructField("b", StringType))))))
+    withShard("nested", nested, orderBy = Seq("id")) { shard =>
+      ShardWriter.write(df(nested, Seq(Row(1, Row(10, "x")), Row(2, Row(20, "y")))), shard, WriteOptions())
+      def fields = sql("SELECT st.b, st.a FROM persist.nested ORDER BY st.a").collect().toSeq
+      assert(fields === Seq(Row("x", 10), Row("y", 20)))
+      assert(scanOf(sql("SELECT st.b FROM persist.nested")).readSchema === StructType(Seq(nested(1))))
+      val retract = StructType(nested.fields ++ Seq(StructField("t", LongType), StructField("d", LongType)))
+      ShardWriter.write(df(retract, Seq(Row(1, Row(10, "x"), shard.state.upper, -1L))), shard,
+        WriteOptions(Some("t"), Some("d")))
+      assert(scanOf(sql("SELECT st.b FROM persist.nested")).mode === ReadMode.ConsolidatedSnapshot)
+      assert(fields === Seq(Row("y", 20)))
+    }
+  }
+
   private val kv = StructType(Seq(StructField("k", StringType), StructField("v", IntegerType),
     StructField("t", LongType, nullable = false), StructField("d", LongType, nullable = false)))
   private val kvData = StructType(kv.take(2))
