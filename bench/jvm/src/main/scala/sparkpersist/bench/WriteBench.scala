@@ -30,11 +30,16 @@ object WriteBench {
 
   final case class Timing(wall: Double, cpu: Double)
 
-  final case class Result(scenario: String, plain: Seq[Timing], shard: Seq[Timing], parts: Int,
-      statsBytesPerPart: Double) {
+  /**
+   * @param reserved the plain write of the same rows plus constant `time` and `diff` columns: what
+   *                 the part format alone costs, without stats or commit
+   */
+  final case class Result(scenario: String, plain: Seq[Timing], reserved: Seq[Timing], shard: Seq[Timing],
+      parts: Int, statsBytesPerPart: Double) {
     def plainWall: Double = median(plain.map(_.wall))
     def shardWall: Double = median(shard.map(_.wall))
     def plainCpu: Double = median(plain.map(_.cpu))
+    def reservedCpu: Double = median(reserved.map(_.cpu))
     def shardCpu: Double = median(shard.map(_.cpu))
   }
 
@@ -77,26 +82,30 @@ object WriteBench {
     val store = new ShardStore(new File(out, "shards").toURI.toString, spark.sparkContext.hadoopConfiguration)
     val schema = ShardSchema.fromStruct(df.schema, orderBy)
     val options = WriteOptions(maxRowsPerPart = Some(rows / partitions + 1))
-    def plain(): Timing = {
+    def plainOf(rows: DataFrame): Timing = {
       outputs += 1
-      val sorted = if (orderBy.isEmpty) df else df.sortWithinPartitions(orderBy.map(col): _*)
+      val sorted = if (orderBy.isEmpty) rows else rows.sortWithinPartitions(orderBy.map(col): _*)
       time(sorted.write.parquet(new File(out, s"plain-$outputs").toURI.toString))
     }
+    def plain(): Timing = plainOf(df)
+    def reserved(): Timing = plainOf(df.withColumn("time", lit(System.currentTimeMillis())).withColumn("diff", lit(1L)))
     var lastShard: ShardHandle = null
     def shard(): Timing = {
       outputs += 1
       lastShard = store.create(s"bench_$outputs", schema)
       time(ShardWriter.write(df, lastShard, options))
     }
-    plain(); shard() // warm-up
+    plain(); reserved(); shard() // warm-up
     val timings = (1 to runs).map { i =>
-      if (i % 2 == 1) { val p = plain(); (p, shard()) } else { val s = shard(); (plain(), s) }
+      if (i % 2 == 1) { val p = plain(); val r = reserved(); (p, r, shard()) }
+      else { val s = shard(); val r = reserved(); (plain(), r, s) }
     }
     val state = lastShard.state
     val codec = StatsCodec(state.schema)
     val parts = state.parts.toSeq
     val statsBytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
-    Result(scenario, timings.map(_._1), timings.map(_._2), parts.size, statsBytes.sum.toDouble / parts.size)
+    Result(scenario, timings.map(_._1), timings.map(_._2), timings.map(_._3), parts.size,
+      statsBytes.sum.toDouble / parts.size)
   }
 
   private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
@@ -111,13 +120,14 @@ object WriteBench {
 
   private def report(rows: Long, partitions: Int, runs: Int, results: Seq[Result]): Unit = {
     println(f"WriteBench: $rows%d rows, $partitions%d input partitions, median of $runs%d alternating runs")
-    println(f"${"scenario"}%-22s ${"plain s"}%8s ${"shard s"}%8s ${"ratio"}%6s ${"plain cpu"}%9s ${"shard cpu"}%9s " +
-      f"${"cpu ratio"}%9s ${"plain rows/s"}%12s ${"shard rows/s"}%12s ${"parts"}%5s ${"stats B/part"}%12s")
+    println(f"${"scenario"}%-22s ${"plain s"}%8s ${"shard s"}%8s ${"ratio"}%6s ${"plain cpu"}%9s ${"+t/d cpu"}%9s " +
+      f"${"shard cpu"}%9s ${"cpu ratio"}%9s ${"plain rows/s"}%12s ${"shard rows/s"}%12s ${"parts"}%5s ${"stats B/part"}%12s")
     results.foreach { r =>
       println(f"${r.scenario}%-22s ${r.plainWall}%8.2f ${r.shardWall}%8.2f ${r.shardWall / r.plainWall}%6.3f " +
-        f"${r.plainCpu}%9.2f ${r.shardCpu}%9.2f ${r.shardCpu / r.plainCpu}%9.3f ${rows / r.plainWall}%12.0f " +
-        f"${rows / r.shardWall}%12.0f ${r.parts}%5d ${r.statsBytesPerPart}%12.0f")
+        f"${r.plainCpu}%9.2f ${r.reservedCpu}%9.2f ${r.shardCpu}%9.2f ${r.shardCpu / r.plainCpu}%9.3f " +
+        f"${rows / r.plainWall}%12.0f ${rows / r.shardWall}%12.0f ${r.parts}%5d ${r.statsBytesPerPart}%12.0f")
     }
+    println("+t/d cpu: the plain write with constant time and diff columns added (the part format's own cost)")
     val out = Json.obj().put("benchmark", "write").put("rows", rows).put("inputPartitions", partitions)
       .put("runs", runs)
     val array = out.putArray("results")
@@ -125,7 +135,8 @@ object WriteBench {
       val node = array.addObject()
       node.put("scenario", r.scenario).put("parts", r.parts)
         .put("plainSeconds", r.plainWall).put("shardSeconds", r.shardWall).put("ratio", r.shardWall / r.plainWall)
-        .put("plainCpuSeconds", r.plainCpu).put("shardCpuSeconds", r.shardCpu).put("cpuRatio", r.shardCpu / r.plainCpu)
+        .put("plainCpuSeconds", r.plainCpu).put("plainWithTimeDiffCpuSeconds", r.reservedCpu)
+        .put("shardCpuSeconds", r.shardCpu).put("cpuRatio", r.shardCpu / r.plainCpu)
         .put("plainRowsPerSec", rows / r.plainWall).put("shardRowsPerSec", rows / r.shardWall)
         .put("statsBytesPerPart", r.statsBytesPerPart)
       val (plainRuns, shardRuns) = (node.putArray("plainRunsSeconds"), node.putArray("shardRunsSeconds"))
