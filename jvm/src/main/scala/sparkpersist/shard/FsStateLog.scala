@@ -1,0 +1,182 @@
+package sparkpersist.shard
+
+import java.io.FileNotFoundException
+
+import scala.annotation.tailrec
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+import org.slf4j.LoggerFactory
+
+import sparkpersist.PersistConf
+
+/**
+ * The [[StateLog]] of one shard as files in `stateDir` on any Hadoop FileSystem:
+ *
+ *  - `<seqNo>.json` (20 digits): version `seqNo`, one [[StateDiff]], written put-if-absent
+ *    ([[PutIfAbsent]]) — writing version n+1 is the compare-and-set;
+ *  - `rollup-<seqNo>.json`: the full state at `seqNo`, written by the committer of every
+ *    `rollupEvery`-th version (and by a reader that had to replay more diffs than that), so
+ *    opening a shard reads one rollup plus fewer than `rollupEvery` diffs.
+ *
+ * Any other file (a crashed writer's temp file) is ignored. The newest state is cached; later
+ * calls read only the versions after it. Safe for concurrent use by threads of one process
+ * and by any number of instances in any number of processes.
+ */
+final class FsStateLog(
+    val shard: String,
+    val stateDir: Path,
+    hadoopConf: Configuration,
+    rollupEvery: Long = PersistConf.RollupEvery.default) extends StateLog {
+  import FsStateLog._
+
+  Check.arg(rollupEvery >= 1, s"rollupEvery must be at least 1, got $rollupEvery")
+
+  private val fs: FileSystem = stateDir.getFileSystem(hadoopConf)
+  private val putIfAbsent = new PutIfAbsent(fs, hadoopConf)
+  private var cached: Option[ShardState] = None
+
+  def current(): ShardState = synchronized {
+    val state = cached match {
+      case Some(s) => replayAfter(s)
+      case None => load()
+    }
+    cached = Some(state)
+    state
+  }
+
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = {
+    Check.arg(batch.lower == expectedUpper,
+      s"Batch '${batch.id}' has lower ${batch.lower} but the append expects upper $expectedUpper: " +
+        "a batch must start at the upper it expects.")
+    commit { state =>
+      if (state.upper != expectedUpper) throw new UpperMismatch(shard, expectedUpper, state.upper)
+      Some(AppendBatch(batch))
+    }
+  }
+
+  def downgradeSince(newSince: Long): ShardState =
+    commit(state => if (newSince == state.since) None else Some(DowngradeSince(newSince)))
+
+  /**
+   * Writes the change `decide` picks for the newest state as the next version. A lost race for
+   * that version re-reads and decides again, so a change is re-validated against the winner's
+   * state (an append whose upper moved fails there with [[UpperMismatch]]).
+   */
+  private def commit(decide: ShardState => Option[StateChange]): ShardState = synchronized {
+    @tailrec def attempt(n: Int): ShardState = {
+      val state = current()
+      decide(state) match {
+        case None => state
+        case Some(change) =>
+          val next = change.applyTo(state)
+          val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
+          if (putIfAbsent(versionPath(next.seqNo), bytes)) {
+            cached = Some(next)
+            if (next.seqNo % rollupEvery == 0) writeRollup(next)
+            next
+          } else if (n >= MaxAttempts) {
+            throw new SeqNoConflict(shard, next.seqNo)
+          } else {
+            attempt(n + 1)
+          }
+      }
+    }
+    attempt(1)
+  }
+
+  /** Cold start: the newest rollup (or version 0), then every version after it. */
+  private def load(): ShardState = {
+    val listed = listStateFiles()
+    val rollup = listed.collect { case Rollup(seqNo) => seqNo }.maxOption
+    val base = rollup match {
+      case Some(seqNo) =>
+        val file = rollupPath(seqNo)
+        decoding(file)(StateCodec.decodeRollup(file.toString, read(file), seqNo))
+      case None =>
+        val file = versionPath(0)
+        val bytes = readIfExists(file).getOrElse(throw new IllegalStateException(
+          s"Shard '$shard' has no state under $stateDir: it was dropped, or never created."))
+        decoding(file)(StateCodec.decodeDiff(file.toString, bytes, 0, None)) match {
+          case c: CreateShard => c.state
+          case other => throw new CorruptState(shard, file.toString,
+            new IllegalArgumentException(s"version 0 must create the shard, found $other"))
+        }
+    }
+    val state = replayAfter(base)
+    if (state.seqNo - base.seqNo >= rollupEvery) repairRollup(state)
+    state
+  }
+
+  /** Applies versions base.seqNo + 1, + 2, ... until the next one does not exist. */
+  @tailrec private def replayAfter(state: ShardState): ShardState = {
+    val file = versionPath(state.seqNo + 1)
+    readIfExists(file) match {
+      case None => state
+      case Some(bytes) =>
+        val next = decoding(file) {
+          StateCodec.decodeDiff(file.toString, bytes, state.seqNo + 1, Some(state.schema)) match {
+            case change: StateChange => change.applyTo(state)
+            case other => throw new IllegalArgumentException(s"only version 0 may be $other")
+          }
+        }
+        replayAfter(next)
+    }
+  }
+
+  private def writeRollup(state: ShardState): Unit =
+    putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
+
+  /** A committer died before its rollup: write one now, but never fail a read over it. */
+  private def repairRollup(state: ShardState): Unit =
+    try writeRollup(state)
+    catch {
+      case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
+    }
+
+  private def decoding[T](file: Path)(f: => T): T =
+    try f
+    catch {
+      case e: UnsupportedStateFormat => throw e
+      case NonFatal(e) => throw new CorruptState(shard, file.toString, e)
+    }
+
+  private def listStateFiles(): Seq[String] =
+    try fs.listStatus(stateDir).toSeq.map(_.getPath.getName)
+    catch {
+      case _: FileNotFoundException => Nil
+    }
+
+  private def read(file: Path): Array[Byte] = {
+    val in = fs.open(file)
+    try in.readAllBytes() finally in.close()
+  }
+
+  private def readIfExists(file: Path): Option[Array[Byte]] =
+    try Some(read(file))
+    catch {
+      case _: FileNotFoundException => None
+    }
+
+  private[shard] def versionPath(seqNo: Long): Path = new Path(stateDir, versionName(seqNo))
+
+  private def rollupPath(seqNo: Long): Path = new Path(stateDir, f"rollup-$seqNo%020d.json")
+}
+
+object FsStateLog {
+  private val log = LoggerFactory.getLogger(classOf[FsStateLog])
+
+  /** Lost races for the next version (each meaning another writer progressed) before giving up. */
+  private val MaxAttempts = 100
+
+  private[shard] def versionName(seqNo: Long): String = f"$seqNo%020d.json"
+
+  private object Rollup {
+    private val pattern = """rollup-(\d{20})\.json""".r
+    def unapply(name: String): Option[Long] = name match {
+      case pattern(n) => Some(n.toLong)
+      case _ => None
+    }
+  }
+}

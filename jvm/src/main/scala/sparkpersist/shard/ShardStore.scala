@@ -1,0 +1,107 @@
+package sparkpersist.shard
+
+import java.util.UUID
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.{FileSystem, Path}
+
+import sparkpersist.PersistConf
+
+/**
+ * All shards under one root directory (any Hadoop FileSystem URI), one sub-directory per
+ * shard: `<root>/<name>/state/` holds its [[FsStateLog]], `<root>/<name>/parts/` its parts.
+ * A shard exists once its state version 0 exists; that file is written put-if-absent, so of two
+ * racing `create`s exactly one succeeds.
+ */
+final class ShardStore(
+    val root: String,
+    hadoopConf: Configuration,
+    rollupEvery: Long = PersistConf.RollupEvery.default) {
+  import ShardStore._
+
+  private val rootPath: Path = new Path(root)
+  private val fs: FileSystem = rootPath.getFileSystem(hadoopConf)
+  private val qualifiedRoot: Path = fs.makeQualified(rootPath)
+
+  /** Creates shard `name` with `schema` at state version 0 (since = upper = 0, no batches). */
+  def create(name: String, schema: ShardSchema): ShardHandle = {
+    validateName(name)
+    val stateDir = stateDirOf(name)
+    fs.mkdirs(stateDir)
+    val created = CreateShard(name, UUID.randomUUID().toString, schema)
+    val bytes = StateCodec.encodeDiff(0L, created, schema)
+    if (!new PutIfAbsent(fs, hadoopConf)(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
+      throw new ShardAlreadyExists(name, qualifiedRoot.toString)
+    }
+    handle(name)
+  }
+
+  /** Opens shard `name`; [[NoSuchShard]] (listing the existing shards) if it does not exist. */
+  def open(name: String): ShardHandle = {
+    if (!exists(name)) throw new NoSuchShard(name, qualifiedRoot.toString, list())
+    handle(name)
+  }
+
+  def exists(name: String): Boolean = {
+    validateName(name)
+    fs.exists(new Path(stateDirOf(name), FsStateLog.versionName(0)))
+  }
+
+  /** The names of all shards under the root, sorted. */
+  def list(): Seq[String] =
+    if (!fs.exists(qualifiedRoot)) Nil
+    else {
+      fs.listStatus(qualifiedRoot).toSeq
+        .filter(s => s.isDirectory && NamePattern.matches(s.getPath.getName))
+        .map(_.getPath.getName)
+        .filter(exists)
+        .sorted
+    }
+
+  /**
+   * Deletes shard `name` and all its parts; false if it did not exist. The directory is first
+   * renamed aside (atomic on local disk and HDFS), so the shard disappears at once. Writers
+   * still appending to a dropped shard fail; stop them first.
+   */
+  def drop(name: String): Boolean =
+    exists(name) && {
+      val aside = new Path(qualifiedRoot, s".dropped-$name-${UUID.randomUUID()}")
+      fs.rename(new Path(qualifiedRoot, name), aside) && fs.delete(aside, true)
+    }
+
+  private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
+
+  private def handle(name: String): ShardHandle = {
+    val dir = new Path(qualifiedRoot, name)
+    new ShardHandle(name, dir, new FsStateLog(name, new Path(dir, StateDir), hadoopConf, rollupEvery), fs)
+  }
+
+  override def toString: String = s"ShardStore($qualifiedRoot)"
+}
+
+object ShardStore {
+  /** Sub-directory of a shard holding its state versions and rollups. */
+  val StateDir = "state"
+
+  val MaxNameLength = 128
+
+  private val NamePattern = "[A-Za-z_][A-Za-z0-9_]{0,127}".r
+
+  /**
+   * Shard names are identifiers, `[A-Za-z_][A-Za-z0-9_]{0,127}`, so that they are valid SQL
+   * identifiers and a single, safe directory name on every file system.
+   */
+  def validateName(name: String): Unit = {
+    def fail(why: String): Nothing = throw new IllegalArgumentException(
+      s"Invalid shard name '$name': $why. A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: " +
+        "a letter or '_', then up to 127 letters, digits or '_'.")
+    if (name == null) fail("it is null")
+    if (name.isEmpty) fail("it is empty")
+    if (name.length > MaxNameLength) fail(s"it is ${name.length} characters long, the limit is $MaxNameLength")
+    if (!NamePattern.matches(name)) {
+      val i = name.indexWhere(c => !(c == '_' || (c < 128 && c.isLetterOrDigit)))
+      if (i >= 0) fail(s"character '${name.charAt(i)}' at position $i is not allowed")
+      else fail("it starts with a digit")
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package sparkpersist.stats
+
+import java.nio.ByteBuffer
+import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+import java.util.Base64
+
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.JsonNode
+import com.fasterxml.jackson.databind.node.{BooleanNode, IntNode, LongNode, ObjectNode, TextNode}
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.shard.{Json, ShardSchema}
+
+/**
+ * JSON encoding of [[PartStats]], exact for every supported type:
+ *
+ *  - boolean: JSON boolean; byte, short, int, date (days), year-month interval: JSON integer;
+ *    long, timestamp, timestamp_ntz (micros), day-time interval: JSON integer (64-bit);
+ *  - float, double: the Java string form (`Float.toString`, `Double.toString`), which parses
+ *    back to the same value, including -0.0, NaN, Infinity and -Infinity;
+ *  - decimal: the plain string of the value with its scale (`"12.50"`);
+ *  - string: the JSON string when the bytes are valid UTF-8 (exactly the same bytes come back,
+ *    so byte order is kept), else `{"utf8Bytes": base64}` (a truncated bound may end mid-character);
+ *  - binary: base64.
+ *
+ * Each column records its type (`catalogString`). A column whose type is not listed above, or
+ * whose recorded type differs from the shard's current type, keeps its null count and loses its
+ * bounds: "unbounded" is always sound, a misread bound never is. Malformed bounds are dropped the
+ * same way (corrupt stats only cost pruning, never answers).
+ */
+final class StatsCodec(columnTypes: Map[Int, DataType]) {
+  import StatsCodec._
+
+  /** The recorded type of each column; computed once, as every part's stats are checked against it. */
+  private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> dt.catalogString }
+
+  def toJson(stats: PartStats): ObjectNode = {
+    val node = Json.obj()
+    node.put("rows", stats.rowCount)
+    node.put("bytes", stats.bytes)
+    val cols = node.putObject("columns")
+    stats.columns.toSeq.sortBy(_._1).foreach { case (id, c) =>
+      val dt = columnTypes.getOrElse(id, throw new IllegalArgumentException(
+        s"Part stats name column id $id, which is not a column of the shard " +
+          s"(column ids: ${columnTypes.keys.toSeq.sorted.mkString(", ")})"))
+      val col = cols.putObject(id.toString)
+      col.put("type", typeTags(id))
+      col.put("nulls", c.nullCount)
+      c.lower.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("lower", _))
+      c.upper.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("upper", _))
+    }
+    val trimmed = node.putArray("trimmed")
+    stats.trimmed.toSeq.sorted.foreach(id => trimmed.add(id))
+    node
+  }
+
+  def fromJson(node: JsonNode): PartStats = {
+    val columns = Json.fields(Json.field(node, "columns")).flatMap { case (key, col) =>
+      decodeColumn(key, col)
+    }.toMap
+    PartStats(
+      rowCount = Json.long(node, "rows"),
+      bytes = Json.long(node, "bytes"),
+      columns = columns,
+      trimmed = Json.array(node, "trimmed").map(_.intValue()).toSet)
+  }
+
+  def encode(stats: PartStats): String = new String(Json.write(toJson(stats)), StandardCharsets.UTF_8)
+
+  def decode(json: String): PartStats = fromJson(Json.parse(json))
+
+  /** One column's stats, or None if even its null count is unreadable (then: no stats). */
+  private def decodeColumn(key: String, col: JsonNode): Option[(Int, ColumnStats)] =
+    try {
+      val id = key.toInt
+      val nulls = Json.long(col, "nulls")
+      val tag = Json.string(col, "type")
+      val boundType = columnTypes.get(id).filter(_ => typeTags.get(id).contains(tag))
+      def bound(name: String): Option[Any] =
+        for (dt <- boundType; v <- Option(col.get(name)); b <- decodeBound(dt, v)) yield b
+      val (lower, upper) = (bound("lower"), bound("upper"))
+      Some(id -> ColumnStats(nulls, lower, upper))
+    } catch {
+      case NonFatal(_) => None
+    }
+}
+
+object StatsCodec {
+  def apply(schema: ShardSchema): StatsCodec =
+    new StatsCodec(schema.columns.iterator.map(c => c.id -> c.dataType).toMap)
+
+  /** Whether bounds of this type are encoded (other types keep only their null count). */
+  def supportsBounds(dt: DataType): Boolean = dt match {
+    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
+         DateType | TimestampType | TimestampNTZType | BinaryType => true
+    case _: DecimalType | _: StringType | _: YearMonthIntervalType | _: DayTimeIntervalType => true
+    case _ => false
+  }
+
+  /** The JSON form of one bound, or None for a type without encoded bounds. */
+  private def encodeBound(id: Int, dt: DataType, value: Any): Option[JsonNode] = {
+    def wrongClass: Nothing = throw new IllegalArgumentException(
+      s"A stats bound of column id $id (type ${dt.catalogString}) must be Catalyst's internal " +
+        s"value of that type, got ${value.getClass.getName}: $value")
+    if (!supportsBounds(dt)) None
+    else Some((dt, value) match {
+      case (BooleanType, b: Boolean) => BooleanNode.valueOf(b)
+      case (ByteType, b: Byte) => IntNode.valueOf(b.toInt)
+      case (ShortType, s: Short) => IntNode.valueOf(s.toInt)
+      case (IntegerType | DateType | _: YearMonthIntervalType, i: Int) => IntNode.valueOf(i)
+      case (LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType, l: Long) =>
+        LongNode.valueOf(l)
+      case (FloatType, f: Float) => TextNode.valueOf(java.lang.Float.toString(f))
+      case (DoubleType, d: Double) => TextNode.valueOf(java.lang.Double.toString(d))
+      case (_: DecimalType, d: Decimal) => TextNode.valueOf(d.toJavaBigDecimal.toPlainString)
+      case (_: StringType, s: UTF8String) =>
+        val bytes = s.getBytes
+        if (isValidUtf8(bytes)) TextNode.valueOf(s.toString)
+        else Json.obj().put("utf8Bytes", Base64.getEncoder.encodeToString(bytes))
+      case (BinaryType, b: Array[Byte]) => TextNode.valueOf(Base64.getEncoder.encodeToString(b))
+      case _ => wrongClass
+    })
+  }
+
+  /** The bound a JSON value encodes, or None if it is not a well-formed bound of `dt`. */
+  private def decodeBound(dt: DataType, v: JsonNode): Option[Any] = {
+    def text: Option[String] = if (v.isTextual) Some(v.textValue()) else None
+    def integral(min: Long, max: Long): Option[Long] =
+      if (v.isIntegralNumber && v.canConvertToLong && v.longValue() >= min && v.longValue() <= max) {
+        Some(v.longValue())
+      } else None
+    try dt match {
+      case BooleanType => if (v.isBoolean) Some(v.booleanValue()) else None
+      case ByteType => integral(Byte.MinValue, Byte.MaxValue).map(_.toByte)
+      case ShortType => integral(Short.MinValue, Short.MaxValue).map(_.toShort)
+      case IntegerType | DateType | _: YearMonthIntervalType =>
+        integral(Int.MinValue, Int.MaxValue).map(_.toInt)
+      case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType =>
+        integral(Long.MinValue, Long.MaxValue)
+      case FloatType => text.map(java.lang.Float.parseFloat)
+      case DoubleType => text.map(java.lang.Double.parseDouble)
+      case _: DecimalType => text.map(s => Decimal(new java.math.BigDecimal(s)))
+      case _: StringType =>
+        if (v.isTextual) Some(UTF8String.fromString(v.textValue()))
+        else if (v.isObject) Some(UTF8String.fromBytes(Base64.getDecoder.decode(Json.string(v, "utf8Bytes"))))
+        else None
+      case BinaryType => text.map(s => Base64.getDecoder.decode(s))
+      case _ => None
+    } catch {
+      case NonFatal(_) => None
+    }
+  }
+
+  /** Strict UTF-8 (no overlong forms, no surrogates): exactly the bytes a Java string re-encodes to. */
+  private def isValidUtf8(bytes: Array[Byte]): Boolean =
+    try {
+      StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(bytes))
+      true
+    } catch {
+      case _: CharacterCodingException => false
+    }
+}

@@ -1,0 +1,55 @@
+package sparkpersist.write
+
+import java.nio.file.Files
+
+import org.apache.spark.{SparkConf, SparkThrowable}
+import org.apache.spark.sql.{QueryTest, Row}
+import org.apache.spark.sql.test.SharedSparkSession
+
+import sparkpersist.shard.{ShardHandle, ShardStore}
+import sparkpersist.source.PersistCatalog
+
+/** The DSv2 append path: SQL `INSERT INTO persist.x SELECT ...` through the persist catalog. */
+class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {
+
+  private lazy val root = Files.createTempDirectory("persist-write").toFile
+
+  override protected def sparkConf: SparkConf = super.sparkConf
+    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
+    .set("spark.sql.catalog.persist.root", root.toURI.toString)
+
+  private def withShard(body: ShardHandle => Unit): Unit =
+    try {
+      sql("CREATE TABLE persist.events (k BIGINT NOT NULL, v STRING) TBLPROPERTIES (order_by = 'k')")
+      body(new ShardStore(root.toURI.toString, spark.sparkContext.hadoopConfiguration).open("events"))
+    } finally sql("DROP TABLE IF EXISTS persist.events")
+
+  test("INSERT INTO commits one batch: one run per task, sorted by the order key, at the commit time") {
+    withShard { shard =>
+      sql("INSERT INTO persist.events SELECT 100 - id AS k, CAST(id AS STRING) AS v FROM range(0, 10, 1, 2)")
+      val state = shard.state
+      val Seq(batch) = state.batches
+      assert(batch.lower === 0L && state.upper === batch.upper)
+      assert(batch.runs.map(_.parts.map(_.rowCount)) === Seq(Seq(5L), Seq(5L)))
+      val commitTime = batch.upper - 1
+      batch.parts.foreach { p =>
+        val rows = spark.read.parquet(shard.partPath(p).toString).collect().toSeq
+        assert(rows.map(_.getLong(0)) === rows.map(_.getLong(0)).sorted)
+        assert(rows.forall(r => r.getLong(2) == commitTime && r.getLong(3) == 1L))
+      }
+      checkAnswer(sql("SELECT k, v FROM persist.events"), (0 until 10).map(i => Row(100L - i, i.toString)))
+    }
+  }
+
+  test("a failing INSERT commits nothing and deletes its parts") {
+    withShard { shard =>
+      val e = intercept[RuntimeException with SparkThrowable](sql("INSERT INTO persist.events " +
+        "SELECT id, CASE WHEN id = 7 THEN raise_error('bad row') ELSE CAST(id AS STRING) END FROM range(0, 10, 1, 2)"))
+      assert(e.getCondition === "USER_RAISED_EXCEPTION")
+      assert(e.getMessage === "[USER_RAISED_EXCEPTION] bad row SQLSTATE: P0001")
+      assert(shard.state.batches.isEmpty && shard.state.seqNo === 0L)
+      val parts = new java.io.File(new java.net.URI(shard.dir.toString + "/parts"))
+      assert(!parts.exists() || parts.listFiles().forall(_.listFiles().isEmpty))
+    }
+  }
+}

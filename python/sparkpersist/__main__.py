@@ -1,0 +1,51 @@
+"""Command line: ``python -m sparkpersist <command>``."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional, Sequence
+
+
+def _cmd_jar(_: argparse.Namespace) -> int:
+    from ._jar import jar_path
+
+    print(jar_path())
+    return 0
+
+
+def _cmd_shards(args: argparse.Namespace) -> int:
+    import sparkpersist
+
+    spark = sparkpersist.session(args.root, master="local[1]", **{"spark.ui.enabled": "false"})
+    spark.sparkContext.setLogLevel("ERROR")
+    for name in sparkpersist.shards(spark):
+        print(name)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.data)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m sparkpersist", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("jar", help="print the path of the bundled jar (for --jars)").set_defaults(func=_cmd_jar)
+    shards = sub.add_parser("shards", help="list the shards under a root directory")
+    shards.add_argument("--root", required=True, help="directory holding the shards")
+    shards.set_defaults(func=_cmd_shards)
+    demo = sub.add_parser("demo", help="write a demo shard of events and query it")
+    demo.add_argument("--data", default="./demo-data", help="directory for the demo shard (reused if present)")
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Building Spark sessions that know about persist shards."""
+from __future__ import annotations
+
+import os
+from typing import Any, Optional
+
+from pyspark.sql import SparkSession
+
+from ._jar import jar_path
+
+CATALOG = "persist"
+"""The catalog name under which shards appear in SQL: ``persist.<shard>``."""
+
+ROOT_KEY = "spark.sparkpersist.root"
+
+
+def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> SparkSession.Builder:
+    """Adds sparkpersist to a session builder: the bundled jar and the ``persist`` catalog.
+
+    Args:
+        builder: a ``SparkSession.builder`` (not yet created).
+        root: directory (any Hadoop FileSystem URI) under which shards live. A local path is
+            made absolute. If omitted, set ``spark.sparkpersist.root`` yourself.
+
+    Returns:
+        The same builder, for chaining.
+    """
+    builder = (builder
+               .config("spark.jars", jar_path())
+               .config(f"spark.sql.catalog.{CATALOG}", "sparkpersist.source.PersistCatalog"))
+    if root is not None:
+        builder = builder.config(ROOT_KEY, _absolute(root))
+    return builder
+
+
+def session(root: str, master: str = "local[*]", app_name: str = "sparkpersist", **conf: Any) -> SparkSession:
+    """Gets or creates a local (or ``master``) Spark session with sparkpersist configured.
+
+    Args:
+        root: directory under which shards live (created if missing for local paths).
+        master: Spark master URL.
+        app_name: Spark application name.
+        **conf: further Spark configs; write dotted keys with underscores or pass a dict,
+            e.g. ``session(root, **{"spark.sql.shuffle.partitions": "4"})``.
+    """
+    if "://" not in root:
+        os.makedirs(root, exist_ok=True)
+    builder = configure(SparkSession.builder.master(master).appName(app_name), root)
+    for key, value in conf.items():
+        builder = builder.config(key, value if isinstance(value, str) else str(value))
+    return builder.getOrCreate()
+
+
+def _absolute(root: str) -> str:
+    return root if "://" in root or root.startswith("file:") else os.path.abspath(root)
