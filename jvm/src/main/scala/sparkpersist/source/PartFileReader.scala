@@ -1,0 +1,79 @@
+package sparkpersist.source
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.spark.paths.SparkPath
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.execution.datasources.{FileFormat, PartitionedFile}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, ParquetUtils}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
+
+import sparkpersist.shard.{ReservedColumns, ShardSchema}
+
+/** One part as an executor reads it: its file, size, latest time and the run it belongs to. */
+final case class PartFile(path: String, bytes: Long, maxTime: Long, run: Int)
+
+/**
+ * Reads parts with Spark's own (vectorized) Parquet reader. Columns are matched by Parquet
+ * field id, so a part written under an older column name still reads correctly. Every read
+ * yields the requested data columns followed by `time` and `diff`: [[schema]].
+ *
+ * Built on the driver (it broadcasts the Hadoop configuration), used on executors. Rows are
+ * reused by the underlying reader: copy a row before keeping it past the next `next()`.
+ */
+final class PartFileReader private (
+    read: PartitionedFile => Iterator[InternalRow],
+    val schema: StructType) extends Serializable {
+
+  /** Ordinal of `time` in [[schema]]. */
+  def timeOrdinal: Int = schema.length - 2
+
+  /** Ordinal of `diff` in [[schema]]. */
+  def diffOrdinal: Int = schema.length - 1
+
+  /** The updates of `file` (every row group: the split covers the whole file). */
+  def rows(file: PartFile): Iterator[InternalRow] =
+    read(PartitionedFile(InternalRow.empty, SparkPath.fromUrlString(file.path), 0L, Long.MaxValue,
+      Array.empty[String], 0L, file.bytes))
+
+  /** The updates of `file` with time <= asOf (no per-row check when the whole part qualifies). */
+  def rowsAsOf(file: PartFile, asOf: Long): Iterator[InternalRow] = {
+    val all = rows(file)
+    if (file.maxTime <= asOf) all else all.filter(_.getLong(timeOrdinal) <= asOf)
+  }
+}
+
+object PartFileReader {
+
+  /** A reader of `dataColumns` (a subset of `shardSchema`'s columns, by name) plus time and diff. */
+  def apply(spark: SparkSession, shardSchema: ShardSchema, dataColumns: StructType): PartFileReader = {
+    val schema = fileSchema(shardSchema, dataColumns)
+    val hadoopConf: Configuration = spark.sessionState.newHadoopConf()
+    hadoopConf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED.key, true)
+    val read = new ParquetFileFormat().buildReaderWithPartitionValues(
+      spark, schema, new StructType(), schema, Nil,
+      Map(FileFormat.OPTION_RETURNING_BATCH -> "false"), hadoopConf)
+    new PartFileReader(read, schema)
+  }
+
+  /**
+   * `dataColumns` (as requested: a struct may be pruned to some of its fields) then time and
+   * diff, each top-level field carrying its Parquet field id.
+   */
+  private[source] def fileSchema(shardSchema: ShardSchema, dataColumns: StructType): StructType = {
+    val data = dataColumns.fields.map { f =>
+      val column = shardSchema.column(f.name).getOrElse(
+        throw new IllegalArgumentException(s"'${f.name}' is not a column of the shard"))
+      withFieldId(f, column.id)
+    }
+    val reserved = ReservedColumns.fields.map { f =>
+      withFieldId(f, if (f.name == ReservedColumns.Time) ReservedColumns.TimeFieldId else ReservedColumns.DiffFieldId)
+    }
+    StructType(data ++ reserved)
+  }
+
+  private def withFieldId(field: StructField, id: Int): StructField =
+    field.copy(metadata = new MetadataBuilder().withMetadata(field.metadata)
+      .putLong(ParquetUtils.FIELD_ID_METADATA_KEY, id).build())
+}

@@ -1,0 +1,137 @@
+package sparkpersist.source
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException, TableAlreadyExistsException}
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.connector.catalog.{Column, Identifier, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import sparkpersist.PersistConf
+import sparkpersist.shard.{ShardSchema, ShardStore}
+
+/**
+ * The catalog that shows persist shards to SQL. Register it with
+ * `spark.sql.catalog.persist=sparkpersist.source.PersistCatalog` and give it the shards'
+ * directory as `spark.sql.catalog.persist.root` (or [[PersistConf.Root]]).
+ *
+ * Names (with the catalog registered as `persist`):
+ *  - `persist.<shard>`: the shard's snapshot, consolidated as of the read's as-of;
+ *    `CREATE TABLE`, `INSERT INTO` (append) and `DROP TABLE` act on it. The table property
+ *    `order_by` (a comma-separated list of columns) sets the order key at creation.
+ *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
+ *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
+ * Shards cannot be altered or renamed.
+ */
+class PersistCatalog extends TableCatalog {
+
+  private var catalogName: String = _
+  private var store: ShardStore = _
+
+  override def name(): String = catalogName
+
+  override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
+    catalogName = name
+    val spark = SparkSession.active
+    val root = Option(options.get("root")).filter(_.trim.nonEmpty)
+      .orElse(PersistConf.Root.get(spark.sessionState.conf))
+      .getOrElse(throw new IllegalArgumentException(
+        s"Catalog '$name' needs the directory its shards live in: set spark.sql.catalog.$name.root " +
+          s"or ${PersistConf.Root.key}."))
+    store = new ShardStore(root, spark.sessionState.newHadoopConf())
+  }
+
+  override def listTables(namespace: Array[String]): Array[Identifier] = namespace.toSeq match {
+    case Seq() => store.list().sorted.map(PersistTableId.snapshotIdentifier).toArray
+    case Seq(shard) if store.exists(shard) =>
+      TableView.metadataViews.flatMap(_.suffix).map(v => Identifier.of(namespace, v)).toArray
+    case _ => throw new NoSuchNamespaceException(namespace)
+  }
+
+  override def loadTable(ident: Identifier): Table = {
+    val id = PersistTableId.parse(ident, catalogName)
+    if (!store.exists(id.shard)) throw new NoSuchTableException(ident)
+    val shard = store.open(id.shard)
+    val tableName = id.sqlName(catalogName)
+    id.view match {
+      case TableView.Parts => new PartsTable(shard, tableName)
+      case view =>
+        val state = shard.state
+        val properties = Map(
+          PersistCatalog.OrderBy -> state.schema.orderBy.mkString(","),
+          "shard_id" -> state.shardId,
+          "format_version" -> state.formatVersion.toString,
+          "since" -> state.since.toString,
+          "upper" -> state.upper.toString)
+        new PersistTable(shard, state.schema, view, tableName, properties)
+    }
+  }
+
+  override def createTable(
+      ident: Identifier,
+      columns: Array[Column],
+      partitions: Array[Transform],
+      properties: util.Map[String, String]): Table = {
+    val shard = snapshotShard(ident, "create")
+    if (partitions.nonEmpty) {
+      throw new UnsupportedOperationException(
+        s"Persist table $catalogName.$shard cannot be partitioned: parts are pruned by their statistics. " +
+          s"Drop PARTITIONED BY; use the '${PersistCatalog.OrderBy}' table property to cluster rows.")
+    }
+    val props = properties.asScala.toMap
+    val unknown = props.keySet.filterNot(k => k == PersistCatalog.OrderBy || PersistCatalog.SparkProperties(k))
+    if (unknown.nonEmpty) {
+      throw new IllegalArgumentException(
+        s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
+          s"The only persist table property is '${PersistCatalog.OrderBy}' (comma-separated columns).")
+    }
+    val orderBy = props.get(PersistCatalog.OrderBy).toSeq
+      .flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
+    val struct = StructType(columns.map { c =>
+      val field = StructField(c.name(), c.dataType(), c.nullable())
+      Option(c.comment()).map(field.withComment).getOrElse(field)
+    })
+    ShardStore.validateName(shard)
+    if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
+    store.create(shard, ShardSchema.fromStruct(struct, orderBy))
+    loadTable(ident)
+  }
+
+  override def dropTable(ident: Identifier): Boolean = store.drop(snapshotShard(ident, "drop"))
+
+  override def alterTable(ident: Identifier, changes: TableChange*): Table =
+    throw new UnsupportedOperationException(
+      s"Persist tables cannot be altered (${ident.name()}): create a new shard with the new schema " +
+        "and copy the data with INSERT INTO ... SELECT.")
+
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
+    throw new UnsupportedOperationException(
+      s"Persist tables cannot be renamed (${oldIdent.name()}): create a new shard and copy the data " +
+        "with INSERT INTO ... SELECT.")
+
+  /** The shard `ident` names as a table to `action`; only snapshot names qualify. */
+  private def snapshotShard(ident: Identifier, action: String): String = {
+    val id = PersistTableId.parse(ident, catalogName)
+    if (id.view != TableView.Snapshot) {
+      throw new UnsupportedOperationException(
+        s"Cannot $action ${id.sqlName(catalogName)}: it is a view of shard '${id.shard}'. " +
+          s"$action $catalogName.${id.shard} instead.")
+    }
+    id.shard
+  }
+}
+
+object PersistCatalog {
+  /** Table property: the shard's order key, comma-separated column names. */
+  val OrderBy = "order_by"
+
+  /** Properties Spark itself sets on CREATE TABLE; they carry nothing for a shard. */
+  private val SparkProperties: Set[String] = Set(
+    TableCatalog.PROP_OWNER, TableCatalog.PROP_PROVIDER, TableCatalog.PROP_COMMENT,
+    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, TableCatalog.PROP_COLLATION,
+    TableCatalog.PROP_TABLE_TYPE)
+}

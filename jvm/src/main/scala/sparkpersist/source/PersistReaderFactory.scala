@@ -1,0 +1,70 @@
+package sparkpersist.source
+
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.types.StructType
+
+import sparkpersist.shard.ShardSchema
+
+/** How a scan turns parts into rows. */
+sealed trait ReadMode extends Serializable
+
+object ReadMode {
+  /** Raw updates `(data…, time, diff)` with time <= as-of. */
+  case object Updates extends ReadMode
+  /** Snapshot of a shard without retractions: every update stands for `diff` copies of its row. */
+  case object Snapshot extends ReadMode
+  /** Snapshot of a shard with retractions: a [[Consolidation]] of all runs in one partition. */
+  case object ConsolidatedSnapshot extends ReadMode
+}
+
+/** Parts read by one task; `runs` keeps each run's parts in run order. */
+final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends InputPartition {
+  def files: Iterator[PartFile] = runs.iterator.flatten
+}
+
+/**
+ * Opens the readers of a [[PersistScan]] on executors.
+ *
+ * @param output ordinals, in `reader.schema`, of the columns the scan returns
+ */
+final class PersistReaderFactory(
+    shard: String,
+    schema: ShardSchema,
+    mode: ReadMode,
+    reader: PartFileReader,
+    asOf: Long,
+    outputSchema: StructType,
+    output: IndexedSeq[Int]) extends PartitionReaderFactory {
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
+    val parts = partition.asInstanceOf[PartsPartition]
+    val rows: Iterator[InternalRow] = mode match {
+      case ReadMode.Updates =>
+        parts.files.flatMap(reader.rowsAsOf(_, asOf))
+      case ReadMode.Snapshot =>
+        parts.files.flatMap(reader.rowsAsOf(_, asOf))
+          .flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
+      case ReadMode.ConsolidatedSnapshot =>
+        new Consolidation(shard, schema, reader, asOf, parts.runs)
+    }
+    val projection = new ProjectingInternalRow(outputSchema, output)
+    new IteratorReader(rows.map { row => projection.project(row); projection })
+  }
+}
+
+/** A partition reader over an iterator whose rows stay valid until the next `next()`. */
+private final class IteratorReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
+  private var current: InternalRow = _
+  override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
+  override def get(): InternalRow = current
+  override def close(): Unit = ()
+}
+
+/** Rows standing for several copies of themselves. */
+private[source] object Multiplicity {
+  /** `row` repeated `count` times; nothing for `count <= 0`. */
+  def repeat(row: InternalRow, count: Long): Iterator[InternalRow] =
+    if (count == 1) Iterator.single(row)
+    else Iterator.iterate(count)(_ - 1).takeWhile(_ > 0).map(_ => row)
+}

@@ -1,0 +1,115 @@
+package sparkpersist.source
+
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.types.StructType
+
+import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
+
+/**
+ * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning columns.
+ * `selection` is where a pruning rule hands over its part decision.
+ */
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType)
+  extends ScanBuilder with SupportsPushDownRequiredColumns {
+
+  private var required: StructType = schema
+  var selection: PartSelection = PartSelection.All
+
+  override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
+
+  override def build(): Scan = new PersistScan(SparkSession.active, shard, shard.state, view, required, selection)
+}
+
+/**
+ * A batch scan of one shard as of one time, over a part list chosen once, here: the parts whose
+ * updates may be visible as of the as-of (`minTime <= asOf`) that `selection` keeps.
+ *
+ * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
+ * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
+ * retractions, the snapshot is consolidated by one task merging every run ([[Consolidation]]):
+ * memory stays bounded by the number of runs, parallelism is one.
+ */
+final class PersistScan(
+    spark: SparkSession,
+    shard: ShardHandle,
+    val state: ShardState,
+    val view: TableView,
+    override val readSchema: StructType,
+    val selection: PartSelection) extends Scan with Batch {
+
+  /** The as-of of this read; `None` when the shard holds no complete time yet. */
+  val asOf: Option[Long] = AsOf.resolve(state, spark.sessionState.conf)
+
+  /** The runs of the parts this scan reads, each in run order. */
+  val runs: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
+    case None => IndexedSeq.empty
+    case Some(t) =>
+      state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && selection.keep(p))).filter(_.nonEmpty)
+  }
+
+  /** The parts this scan reads. */
+  def parts: IndexedSeq[PartMeta] = runs.flatten
+
+  val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts)
+
+  val mode: ReadMode = view match {
+    case TableView.Updates => ReadMode.Updates
+    case _ if parts.exists(_.hasRetractions) => ReadMode.ConsolidatedSnapshot
+    case _ => ReadMode.Snapshot
+  }
+
+  override def toBatch: Batch = this
+
+  override def description(): String =
+    s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      s"as of ${asOf.map(_.toString).getOrElse("(empty)")}, ${mode.toString.toLowerCase(java.util.Locale.ROOT)}, " +
+      s"${selection.describe}: ${metrics.partsKept} of ${metrics.partsTotal} parts, " +
+      s"${metrics.bytesKept} of ${metrics.bytesTotal} bytes"
+
+  override def planInputPartitions(): Array[InputPartition] = {
+    val files = runs.zipWithIndex.map { case (run, i) => run.map(p => partFile(p, i)) }
+    mode match {
+      case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
+      case _ => PersistScan.packBySize(files.flatten, spark.sessionState.conf.filesMaxPartitionBytes)
+          .map(group => PartsPartition(IndexedSeq(group)): InputPartition).toArray
+    }
+  }
+
+  override def createReaderFactory(): PartitionReaderFactory = {
+    val dataColumns =
+      if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
+      else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
+    val reader = PartFileReader(spark, state.schema, dataColumns)
+    new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
+      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq)
+  }
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
+
+  private def partFile(part: PartMeta, run: Int): PartFile =
+    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, run)
+}
+
+object PersistScan {
+  /** Consecutive groups of files, each at most `maxBytes` (a larger file forms its own group). */
+  def packBySize(files: Seq[PartFile], maxBytes: Long): Seq[IndexedSeq[PartFile]] = {
+    val groups = IndexedSeq.newBuilder[IndexedSeq[PartFile]]
+    var current = IndexedSeq.empty[PartFile]
+    var size = 0L
+    files.foreach { f =>
+      if (current.nonEmpty && size + f.bytes > maxBytes) {
+        groups += current
+        current = IndexedSeq.empty
+        size = 0L
+      }
+      current :+= f
+      size += f.bytes
+    }
+    if (current.nonEmpty) groups += current
+    groups.result()
+  }
+}
