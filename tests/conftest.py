@@ -26,7 +26,7 @@ def spark(root: Path) -> Iterator[SparkSession]:
         extra[key.strip()] = value.strip()
     session = sparkpersist.session(
         str(root), master="local[2]", app_name="sparkpersist-tests",
-        **{"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
+        **{"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
            "spark.sql.session.timeZone": "UTC"}, **extra)
     session.sparkContext.setLogLevel("ERROR")
     yield session

@@ -56,12 +56,23 @@ def translated_errors() -> Iterator[None]:
     message (which says what to do) becomes the Python message.
     """
     from py4j.protocol import Py4JJavaError
+    from pyspark.errors.exceptions.captured import CapturedException
 
     try:
         yield
     except Py4JJavaError as e:
-        for cause in _jvm_cause_chain(e.java_exception):
-            name = cause.getClass().getSimpleName()
-            if name in _BY_JVM_CLASS:
-                raise _BY_JVM_CLASS[name](str(cause.getMessage())) from None
-        raise SparkPersistError(str(e.java_exception.toString())) from e
+        raise _translate(e.java_exception) from e
+    except CapturedException as e:
+        # pyspark's own py4j hook converts some JVM errors first; it keeps the original.
+        origin = getattr(e, "_origin", None)
+        if origin is None:
+            raise
+        raise _translate(origin) from e
+
+
+def _translate(java_exception) -> SparkPersistError:
+    for cause in _jvm_cause_chain(java_exception):
+        name = cause.getClass().getSimpleName()
+        if name in _BY_JVM_CLASS:
+            return _BY_JVM_CLASS[name](str(cause.getMessage()))
+    return SparkPersistError(str(java_exception.toString()))

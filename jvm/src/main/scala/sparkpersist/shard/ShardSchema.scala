@@ -57,9 +57,12 @@ object ReservedColumns {
   val Time = "time"
   /** Signed multiplicity: +1 insert, -1 retraction. */
   val Diff = "diff"
-  /** Parquet field ids of the reserved columns (data columns use ids >= 1). */
-  val TimeFieldId = -1
-  val DiffFieldId = -2
+  /**
+   * Parquet field ids of the reserved columns. Data columns count up from 1; these sit at the
+   * top of the id space, as Iceberg's reserved columns do (Arrow reads -1 as "no field id").
+   */
+  val TimeFieldId: Int = Int.MaxValue - 1
+  val DiffFieldId: Int = Int.MaxValue - 2
 
   val fields: Seq[StructField] =
     Seq(StructField(Time, LongType, nullable = false), StructField(Diff, LongType, nullable = false))

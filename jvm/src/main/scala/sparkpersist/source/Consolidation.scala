@@ -5,48 +5,49 @@ import java.util.PriorityQueue
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
-import org.apache.spark.sql.types.{LongType, StructType}
+import org.apache.spark.sql.types.StructType
 
 import sparkpersist.shard.ShardSchema
 
 /**
- * Consolidation on read (seed 004): a streaming k-way merge of a shard's sorted runs that sums
- * the diffs of every distinct data row (with time <= as-of) and emits each row as many times as
- * its positive net multiplicity. Rows whose updates cancel are dropped; a negative net
- * multiplicity means the shard retracts more than it inserted and is an error, as in
- * Materialize.
+ * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs that sums the
+ * diffs of every distinct data row (with time <= as-of) and emits each row as many times as its
+ * positive net multiplicity. Rows whose updates cancel are dropped; a negative net multiplicity
+ * means the shard retracts more than it inserted and is an error, as in Materialize.
  *
- * Every run is sorted by the shard's merge key (order-by columns, the other orderable data
- * columns, then time), so all updates of one data row meet at the heads of the run cursors at
- * the same moment. Memory is bounded by one cursor per run plus the rows equal on the merge key
- * (columns Spark cannot order, such as maps, are told apart by their exact bytes inside such a
- * group). An out-of-order run is reported, never silently mis-consolidated.
+ * The writer sorts every run by the shard's order key first (then time and, for update writes,
+ * the other data columns), so the merge key is the order key: all updates of one data row meet
+ * at the heads of the run cursors in the same group of equal order-key values, and inside the
+ * group rows are told apart by their exact bytes (so -0.0 is not 0.0, and maps, which Spark
+ * cannot order, still consolidate). Memory is one cursor per run plus one group; a shard without
+ * an order key is a single group, consolidated in memory (one entry per distinct row). A run out
+ * of order-key order is reported, never silently mis-consolidated.
  *
  * @param reader    reads every data column of the shard, then time and diff
  * @param runs      the runs to merge, each a sequence of parts in run order
+ * @param open      where the parts opened by the merge are registered for closing
  */
 final class Consolidation(
     shard: String,
     schema: ShardSchema,
     reader: PartFileReader,
     asOf: Long,
-    runs: Seq[Seq[PartFile]]) extends Iterator[InternalRow] {
+    runs: Seq[Seq[PartFile]],
+    open: OpenFiles) extends Iterator[InternalRow] {
 
   private val dataWidth = reader.schema.length - 2
   private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, reader.schema).map { i =>
     SortOrder(BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable), Ascending)
   }
   private val keyOrdering = new LazilyGeneratedOrdering(keyOrders)
-  private val mergeOrdering = new LazilyGeneratedOrdering(
-    keyOrders :+ SortOrder(BoundReference(reader.timeOrdinal, LongType, nullable = false), Ascending))
   private val copyUpdate = UnsafeProjection.create(reader.schema)
   private val projectData = UnsafeProjection.create(
     (0 until dataWidth).map(i => BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable)))
 
   private val heads = new PriorityQueue[RunCursor](math.max(1, runs.size),
-    (a: RunCursor, b: RunCursor) => mergeOrdering.compare(a.head, b.head))
+    (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
   runs.foreach { parts =>
     val cursor = new RunCursor(parts.iterator)
     if (cursor.advance()) heads.add(cursor)
@@ -64,7 +65,7 @@ final class Consolidation(
     pending.next()
   }
 
-  /** Consolidates every update equal on the merge key to the smallest head. */
+  /** Consolidates the group of updates whose order key equals the smallest head's. */
   private def nextGroup(): Iterator[InternalRow] = {
     val first = heads.peek().head
     val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
@@ -89,28 +90,23 @@ final class Consolidation(
     def advance(): Boolean = {
       while (!rows.hasNext && parts.hasNext) {
         part = parts.next()
-        rows = reader.rowsAsOf(part, asOf)
+        rows = reader.rowsAsOf(part, asOf, open)
       }
       if (!rows.hasNext) return false
       val next = copyUpdate(rows.next()).copy()
-      if (head != null && mergeOrdering.compare(head, next) > 0) throw new UnsortedRun(shard, part.path)
+      if (head != null && keyOrdering.compare(head, next) > 0) throw new UnsortedRun(shard, part.path)
       head = next
       true
     }
   }
 }
 
-/** The merge key of a shard's runs: the order in which its writer sorts each part. */
+/** The merge key of a shard's runs: the prefix of the sort order every part of the shard has. */
 object MergeKey {
-  /**
-   * Ordinals (in `readSchema`) of the order-by columns, then the shard's other data columns in
-   * schema order, leaving out types Spark cannot order. Time follows them in the sort.
-   */
-  def ordinals(schema: ShardSchema, readSchema: StructType): Seq[Int] = {
-    val names = schema.orderBy ++ schema.columns.map(_.name).filterNot(n => schema.orderBy.exists(_.equalsIgnoreCase(n)))
-    names.map(n => readSchema.fieldIndex(schema.column(n).get.name))
-      .filter(i => org.apache.spark.sql.catalyst.expressions.RowOrdering.isOrderable(readSchema(i).dataType))
-  }
+  /** Ordinals (in `readSchema`) of the order-by columns, leaving out types Spark cannot order. */
+  def ordinals(schema: ShardSchema, readSchema: StructType): Seq[Int] =
+    schema.orderBy.map(n => readSchema.fieldIndex(schema.column(n).get.name))
+      .filter(i => RowOrdering.isOrderable(readSchema(i).dataType))
 }
 
 /** The shard retracts a row more often than it inserted it: its updates are inconsistent. */
@@ -123,5 +119,5 @@ final class NegativeMultiplicity(val shard: String, val asOf: Long, val count: L
 /** A run whose rows are not in merge-key order cannot be consolidated by a streaming merge. */
 final class UnsortedRun(val shard: String, val path: String)
   extends IllegalStateException(
-    s"Part $path of shard '$shard' is not sorted by the shard's order key, data columns and time, " +
-      "so it cannot be consolidated. It was not written by the sparkpersist writer or is corrupt.")
+    s"Part $path of shard '$shard' is not sorted by the shard's order key, so it cannot be " +
+      "consolidated. It was not written by the sparkpersist writer or is corrupt.")

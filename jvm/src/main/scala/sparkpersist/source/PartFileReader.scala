@@ -11,8 +11,8 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema}
 
-/** One part as an executor reads it: its file, size, latest time and the run it belongs to. */
-final case class PartFile(path: String, bytes: Long, maxTime: Long, run: Int)
+/** One part as an executor reads it: its file, size and latest time. */
+final case class PartFile(path: String, bytes: Long, maxTime: Long)
 
 /**
  * Reads parts with Spark's own (vectorized) Parquet reader. Columns are matched by Parquet
@@ -32,15 +32,31 @@ final class PartFileReader private (
   /** Ordinal of `diff` in [[schema]]. */
   def diffOrdinal: Int = schema.length - 1
 
-  /** The updates of `file` (every row group: the split covers the whole file). */
-  def rows(file: PartFile): Iterator[InternalRow] =
-    read(PartitionedFile(InternalRow.empty, SparkPath.fromUrlString(file.path), 0L, Long.MaxValue,
-      Array.empty[String], 0L, file.bytes))
-
-  /** The updates of `file` with time <= asOf (no per-row check when the whole part qualifies). */
-  def rowsAsOf(file: PartFile, asOf: Long): Iterator[InternalRow] = {
-    val all = rows(file)
+  /**
+   * The updates of `file` with time <= asOf (no per-row check when the whole part qualifies).
+   * The file closes itself once read to the end; `open` closes it if its reader stops earlier.
+   */
+  def rowsAsOf(file: PartFile, asOf: Long, open: OpenFiles): Iterator[InternalRow] = {
+    // The split covers the whole file, so every row group is read.
+    val all = read(PartitionedFile(InternalRow.empty, SparkPath.fromUrlString(file.path), 0L,
+      Long.MaxValue, Array.empty[String], 0L, file.bytes))
+    all match {
+      case c: AutoCloseable => open.register(c)
+      case _ =>
+    }
     if (file.maxTime <= asOf) all else all.filter(_.getLong(timeOrdinal) <= asOf)
+  }
+}
+
+/** The part files a reader has opened, closed together when the reader closes. */
+final class OpenFiles extends AutoCloseable {
+  private val files = scala.collection.mutable.ArrayBuffer.empty[AutoCloseable]
+
+  def register(file: AutoCloseable): Unit = files += file
+
+  override def close(): Unit = {
+    files.foreach(_.close())
+    files.clear()
   }
 }
 
@@ -57,10 +73,7 @@ object PartFileReader {
     new PartFileReader(read, schema)
   }
 
-  /**
-   * `dataColumns` (as requested: a struct may be pruned to some of its fields) then time and
-   * diff, each top-level field carrying its Parquet field id.
-   */
+  /** `dataColumns` then time and diff, each field carrying its Parquet field id. */
   private[source] def fileSchema(shardSchema: ShardSchema, dataColumns: StructType): StructType = {
     val data = dataColumns.fields.map { f =>
       val column = shardSchema.column(f.name).getOrElse(

@@ -34,6 +34,9 @@ class PersistCatalog extends TableCatalog {
 
   override def name(): String = catalogName
 
+  /** The shards this catalog shows (the Python facade writes through it too). */
+  def shardStore: ShardStore = store
+
   override def initialize(name: String, options: CaseInsensitiveStringMap): Unit = {
     catalogName = name
     val spark = SparkSession.active

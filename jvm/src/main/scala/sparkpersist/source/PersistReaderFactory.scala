@@ -12,7 +12,7 @@ sealed trait ReadMode extends Serializable
 object ReadMode {
   /** Raw updates `(data…, time, diff)` with time <= as-of. */
   case object Updates extends ReadMode
-  /** Snapshot of a shard without retractions: every update stands for `diff` copies of its row. */
+  /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
   case object Snapshot extends ReadMode
   /** Snapshot of a shard with retractions: a [[Consolidation]] of all runs in one partition. */
   case object ConsolidatedSnapshot extends ReadMode
@@ -39,26 +39,28 @@ final class PersistReaderFactory(
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
+    val open = new OpenFiles
     val rows: Iterator[InternalRow] = mode match {
       case ReadMode.Updates =>
-        parts.files.flatMap(reader.rowsAsOf(_, asOf))
+        parts.files.flatMap(reader.rowsAsOf(_, asOf, open))
       case ReadMode.Snapshot =>
-        parts.files.flatMap(reader.rowsAsOf(_, asOf))
+        parts.files.flatMap(reader.rowsAsOf(_, asOf, open))
           .flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
       case ReadMode.ConsolidatedSnapshot =>
-        new Consolidation(shard, schema, reader, asOf, parts.runs)
+        new Consolidation(shard, schema, reader, asOf, parts.runs, open)
     }
     val projection = new ProjectingInternalRow(outputSchema, output)
-    new IteratorReader(rows.map { row => projection.project(row); projection })
+    new IteratorReader(rows.map { row => projection.project(row); projection }, open)
   }
 }
 
 /** A partition reader over an iterator whose rows stay valid until the next `next()`. */
-private final class IteratorReader(rows: Iterator[InternalRow]) extends PartitionReader[InternalRow] {
+private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles)
+  extends PartitionReader[InternalRow] {
   private var current: InternalRow = _
   override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
   override def get(): InternalRow = current
-  override def close(): Unit = ()
+  override def close(): Unit = open.close()
 }
 
 /** Rows standing for several copies of themselves. */

@@ -8,16 +8,17 @@ import org.apache.spark.sql.types.StructType
 import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
 
 /**
- * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning columns.
- * `selection` is where a pruning rule hands over its part decision.
+ * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
+ * columns. A struct is read whole even when a query needs some of its fields: consolidation
+ * compares whole rows, and Spark projects the fields it needs.
  */
-final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType)
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, selection: PartSelection)
   extends ScanBuilder with SupportsPushDownRequiredColumns {
 
   private var required: StructType = schema
-  var selection: PartSelection = PartSelection.All
 
-  override def pruneColumns(requiredSchema: StructType): Unit = required = requiredSchema
+  override def pruneColumns(requiredSchema: StructType): Unit =
+    required = StructType(requiredSchema.fieldNames.map(schema(_)))
 
   override def build(): Scan = new PersistScan(SparkSession.active, shard, shard.state, view, required, selection)
 }
@@ -69,7 +70,7 @@ final class PersistScan(
       s"${metrics.bytesKept} of ${metrics.bytesTotal} bytes"
 
   override def planInputPartitions(): Array[InputPartition] = {
-    val files = runs.zipWithIndex.map { case (run, i) => run.map(p => partFile(p, i)) }
+    val files = runs.map(_.map(partFile))
     mode match {
       case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
       case _ => PersistScan.packBySize(files.flatten, spark.sessionState.conf.filesMaxPartitionBytes)
@@ -90,8 +91,8 @@ final class PersistScan(
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
-  private def partFile(part: PartMeta, run: Int): PartFile =
-    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, run)
+  private def partFile(part: PartMeta): PartFile =
+    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime)
 }
 
 object PersistScan {

@@ -38,20 +38,14 @@ object ScanMetrics {
   }
 }
 
+/** A summed driver metric of persist scans. */
+abstract class PersistSumMetric(metricName: String, metricDescription: String) extends CustomSumMetric {
+  override def name(): String = metricName
+  override def description(): String = metricDescription
+}
+
 // Spark instantiates metric classes by reflection: each needs a public no-argument constructor.
-class PartsTotalMetric extends CustomSumMetric {
-  override def name(): String = ScanMetrics.PartsTotal
-  override def description(): String = "persist parts in the shard"
-}
-class PartsReadMetric extends CustomSumMetric {
-  override def name(): String = ScanMetrics.PartsKept
-  override def description(): String = "persist parts read"
-}
-class BytesTotalMetric extends CustomSumMetric {
-  override def name(): String = ScanMetrics.BytesTotal
-  override def description(): String = "persist bytes in the shard"
-}
-class BytesReadMetric extends CustomSumMetric {
-  override def name(): String = ScanMetrics.BytesKept
-  override def description(): String = "persist bytes read"
-}
+class PartsTotalMetric extends PersistSumMetric(ScanMetrics.PartsTotal, "persist parts in the shard")
+class PartsReadMetric extends PersistSumMetric(ScanMetrics.PartsKept, "persist parts read")
+class BytesTotalMetric extends PersistSumMetric(ScanMetrics.BytesTotal, "persist bytes in the shard")
+class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist bytes read")

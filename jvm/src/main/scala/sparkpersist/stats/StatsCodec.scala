@@ -33,6 +33,9 @@ import sparkpersist.shard.{Json, ShardSchema}
 final class StatsCodec(columnTypes: Map[Int, DataType]) {
   import StatsCodec._
 
+  /** The recorded type of each column; computed once, as every part's stats are checked against it. */
+  private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> dt.catalogString }
+
   def toJson(stats: PartStats): ObjectNode = {
     val node = Json.obj()
     node.put("rows", stats.rowCount)
@@ -43,7 +46,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
         s"Part stats name column id $id, which is not a column of the shard " +
           s"(column ids: ${columnTypes.keys.toSeq.sorted.mkString(", ")})"))
       val col = cols.putObject(id.toString)
-      col.put("type", dt.catalogString)
+      col.put("type", typeTags(id))
       col.put("nulls", c.nullCount)
       c.lower.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("lower", _))
       c.upper.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("upper", _))
@@ -73,7 +76,8 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     try {
       val id = key.toInt
       val nulls = Json.long(col, "nulls")
-      val boundType = columnTypes.get(id).filter(_.catalogString == Json.string(col, "type"))
+      val tag = Json.string(col, "type")
+      val boundType = columnTypes.get(id).filter(_ => typeTags.get(id).contains(tag))
       def bound(name: String): Option[Any] =
         for (dt <- boundType; v <- Option(col.get(name)); b <- decodeBound(dt, v)) yield b
       val (lower, upper) = (bound("lower"), bound("upper"))

@@ -100,7 +100,7 @@ class StatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       val c = roundTrip(StringType, x, y)
       val (dx, dy) = (c.lower.get.asInstanceOf[UTF8String], c.upper.get.asInstanceOf[UTF8String])
       assert(dx.getBytes.sameElements(x.getBytes) && dy.getBytes.sameElements(y.getBytes))
-      assert(Integer.signum(dx.compareTo(dy)) == Integer.signum(x.compareTo(y)))
+      assert(Integer.signum(dx.binaryCompare(dy)) == Integer.signum(x.binaryCompare(y)))
     }
   }
 

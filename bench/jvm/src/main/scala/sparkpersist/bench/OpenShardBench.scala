@@ -1,0 +1,115 @@
+package sparkpersist.bench
+
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.nio.file.{Files, Paths}
+
+import scala.util.Random
+
+import org.apache.commons.io.FileUtils
+import org.apache.hadoop.conf.Configuration
+
+import sparkpersist.PersistConf
+import sparkpersist.shard.{Json, ShardFixtures, ShardStore}
+
+/**
+ * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):
+ * `ShardStore.open(name).state` for shards of 1k, 10k and 100k parts written as batches of 100
+ * parts, each part with stats on six columns. The state is rolled up every
+ * `PersistConf.RollupEvery` (default) versions, so an open reads one rollup plus fewer diffs.
+ * The first open of a size includes this JVM's class loading and JIT for that size; the median
+ * is a warm JVM opening the shard with new store and log instances (nothing cached).
+ *
+ * Usage: `bench/runMain sparkpersist.bench.OpenShardBench [parts ...]`. Prints a table and
+ * writes bench/out/open_shard.json.
+ */
+object OpenShardBench {
+  private val PartsPerBatch = 100
+  private val Opens = 10
+
+  final case class Row(parts: Int, batches: Int, stateFiles: Int, stateBytes: Long, bytesReadOnOpen: Long,
+      buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
+
+  def main(args: Array[String]): Unit = {
+    val sizes = if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt)
+    val conf = new Configuration()
+    val rows = sizes.map { parts =>
+      val root = Files.createTempDirectory("open-shard-bench").toFile
+      try measure(root, parts, conf) finally FileUtils.deleteDirectory(root)
+    }
+    printTable(rows)
+    writeJson(rows)
+  }
+
+  private def measure(root: File, parts: Int, conf: Configuration): Row = {
+    val name = s"events_$parts"
+    val batches = math.max(1, parts / PartsPerBatch)
+    val rnd = new Random(parts)
+    val buildStart = System.nanoTime()
+    val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
+    (0 until batches).foreach { i =>
+      val lower = i * 1000L
+      log.compareAndAppend(lower, ShardFixtures.eventBatch(s"b$i", lower, lower + 1000, PartsPerBatch, rnd))
+    }
+    val buildMs = (System.nanoTime() - buildStart) / 1000000
+
+    val threads = ManagementFactory.getThreadMXBean
+    val (openMs, cpuMs) = (1 to Opens).map { _ =>
+      System.gc() // each open starts from a clean heap, not from the previous open's garbage
+      val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
+      val state = new ShardStore(root.toURI.toString, conf).open(name).state
+      val times = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
+      assert(state.partCount == batches * PartsPerBatch && state.batches.size == batches,
+        s"opened ${state.partCount} parts in ${state.batches.size} batches")
+      times
+    }.unzip
+    val files = new File(root, s"$name/state").listFiles().toSeq
+    val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
+    val newestRollup = rollups.maxByOption(_.getName)
+    val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
+      versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
+    Row(batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, buildMs,
+      openMs.head, median(openMs), median(cpuMs))
+  }
+
+  private def median(xs: Seq[Double]): Double = xs.sorted.apply(xs.size / 2)
+
+  private def printTable(rows: Seq[Row]): Unit = {
+    println(s"Cold open of a shard (${PartsPerBatch} parts per batch, 6 columns of stats, rollup every " +
+      s"${PersistConf.RollupEvery.default} versions; first and median of $Opens opens, median thread CPU time;" +
+      " the machine's load inflates wall times, CPU time less so)")
+    println(f"${"parts"}%8s ${"batches"}%8s ${"files"}%6s ${"state MB"}%9s ${"read MB"}%8s ${"build s"}%8s ${"first ms"}%9s ${"median ms"}%10s ${"cpu ms"}%7s")
+    rows.foreach { r =>
+      println(f"${r.parts}%8d ${r.batches}%8d ${r.stateFiles}%6d ${r.stateBytes / 1e6}%9.1f " +
+        f"${r.bytesReadOnOpen / 1e6}%8.1f ${r.buildMs / 1e3}%8.1f ${r.firstOpenMs}%9.1f ${r.medianOpenMs}%10.1f ${r.medianOpenCpuMs}%7.1f")
+    }
+  }
+
+  private def writeJson(rows: Seq[Row]): Unit = {
+    val out = Json.obj()
+      .put("benchmark", "open_shard")
+      .put("partsPerBatch", PartsPerBatch)
+      .put("rollupEvery", PersistConf.RollupEvery.default)
+      .put("opens", Opens)
+    val arr = out.putArray("results")
+    rows.foreach { r =>
+      arr.addObject()
+        .put("parts", r.parts).put("batches", r.batches).put("stateFiles", r.stateFiles)
+        .put("stateBytes", r.stateBytes).put("bytesReadOnOpen", r.bytesReadOnOpen).put("buildMs", r.buildMs)
+        .put("firstOpenMs", r.firstOpenMs).put("medianOpenMs", r.medianOpenMs)
+        .put("medianOpenCpuMs", r.medianOpenCpuMs)
+    }
+    val file = outDir().resolve("open_shard.json")
+    Files.createDirectories(file.getParent)
+    Files.write(file, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
+    println(s"wrote $file")
+  }
+
+  /** bench/out of the repository (found from the working directory, which sbt may set to bench/jvm). */
+  private def outDir() = {
+    val cwd = Paths.get("").toAbsolutePath
+    val repo = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd)
+    repo.resolve("bench/out")
+  }
+}

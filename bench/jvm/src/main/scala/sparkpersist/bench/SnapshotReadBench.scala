@@ -1,0 +1,107 @@
+package sparkpersist.bench
+
+import java.nio.file.{Files, Paths}
+
+import org.apache.commons.io.FileUtils
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions.{col, concat, lit}
+
+import sparkpersist.shard.{Json, ShardSchema, ShardStore}
+import sparkpersist.source.PersistCatalog
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * Cost of snapshot reads through the persist catalog, against Spark reading the same Parquet
+ * files directly: `SELECT count(*), sum(hash(id, k, v))` (every column decoded) over
+ *  - `parquet`: the append-only shard's part files read with `spark.read.parquet`;
+ *  - `snapshot (fast path)`: the same shard as `persist.appends` (no retractions);
+ *  - `updates view`: `persist.appends.updates` (raw rows with time and diff);
+ *  - `snapshot (consolidated)`: a shard with the same inserts plus retractions of 10% of the rows
+ *    in a later batch, consolidated by the k-way merge (one task).
+ * Median of 5 runs after one warm-up, local[2].
+ *
+ * Usage: `bench/runMain sparkpersist.bench.SnapshotReadBench [rows]` (default 1000000). Prints a
+ * table and writes bench/out/snapshot_read.json.
+ */
+object SnapshotReadBench {
+  private val Runs = 5
+  private val Batches = 4
+
+  final case class Row(name: String, rowsOut: Long, parts: Int, medianMs: Double)
+
+  def main(args: Array[String]): Unit = {
+    val rows = args.headOption.map(_.toLong).getOrElse(1000000L)
+    val root = Files.createTempDirectory("snapshot-read-bench").toFile
+    val spark = SparkSession.builder().master("local[2]").appName("SnapshotReadBench")
+      .config("spark.ui.enabled", "false")
+      .config("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
+      .config("spark.sql.catalog.persist.root", root.toURI.toString)
+      .getOrCreate()
+    try {
+      val results = measureAll(spark, new ShardStore(root.toURI.toString, spark.sparkContext.hadoopConfiguration), rows)
+      printTable(rows, results)
+      writeJson(rows, results)
+    } finally {
+      spark.stop()
+      FileUtils.deleteDirectory(root)
+    }
+  }
+
+  private def data(spark: SparkSession, from: Long, until: Long): DataFrame =
+    spark.range(from, until, 1, 2).select(col("id"), concat(lit("key-"), (col("id") % 1000).cast("string")).as("k"),
+      (col("id") * 0.5).as("v"))
+
+  private def measureAll(spark: SparkSession, store: ShardStore, rows: Long): Seq[Row] = {
+    val schema = ShardSchema.fromStruct(data(spark, 0, 1).schema, orderBy = Seq("id"))
+    val appends = store.create("appends", schema)
+    val updates = store.create("updates", schema)
+    val step = rows / Batches
+    (0 until Batches).foreach { b =>
+      val batch = data(spark, b * step, (b + 1) * step)
+      ShardWriter.write(batch, appends, WriteOptions())
+      ShardWriter.write(batch.withColumn("time", lit(b.toLong)).withColumn("diff", lit(1L)), updates,
+        WriteOptions(Some("time"), Some("diff")))
+    }
+    val retractions = data(spark, 0, rows).where(col("id") % 10 === 0)
+      .withColumn("time", lit(Batches.toLong)).withColumn("diff", lit(-1L))
+    ShardWriter.write(retractions, updates, WriteOptions(Some("time"), Some("diff")))
+
+    val files = appends.state.parts.map(p => appends.partPath(p).toString).toSeq
+    val query = "SELECT count(*), sum(hash(id, k, v)) FROM "
+    Seq(
+      measure("parquet", files.size, { spark.read.parquet(files: _*).createOrReplaceTempView("plain"); spark.sql(query + "plain") }),
+      measure("snapshot (fast path)", appends.state.partCount, spark.sql(query + "persist.appends")),
+      measure("updates view", appends.state.partCount, spark.sql(query + "persist.appends.updates")),
+      measure("snapshot (consolidated)", updates.state.partCount, spark.sql(query + "persist.updates")))
+  }
+
+  private def measure(name: String, parts: Int, run: => DataFrame): Row = {
+    val rowsOut = run.collect().head.getLong(0)
+    val times = (1 to Runs).map { _ =>
+      val start = System.nanoTime()
+      run.collect()
+      (System.nanoTime() - start) / 1e6
+    }
+    Row(name, rowsOut, parts, times.sorted.apply(Runs / 2))
+  }
+
+  private def printTable(rows: Long, results: Seq[Row]): Unit = {
+    println(s"Snapshot reads of $rows rows (3 columns) written in $Batches batches, local[2], median of $Runs runs")
+    println(f"${"read"}%-26s ${"rows out"}%10s ${"parts"}%6s ${"median ms"}%10s")
+    results.foreach(r => println(f"${r.name}%-26s ${r.rowsOut}%10d ${r.parts}%6d ${r.medianMs}%10.1f"))
+  }
+
+  private def writeJson(rows: Long, results: Seq[Row]): Unit = {
+    val out = Json.obj().put("benchmark", "snapshot_read").put("rows", rows).put("runs", Runs)
+    val arr = out.putArray("results")
+    results.foreach(r => arr.addObject().put("read", r.name).put("rowsOut", r.rowsOut).put("parts", r.parts)
+      .put("medianMs", r.medianMs))
+    val cwd = Paths.get("").toAbsolutePath
+    val repo = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd)
+    val file = repo.resolve("bench/out/snapshot_read.json")
+    Files.createDirectories(file.getParent)
+    Files.write(file, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
+    println(s"wrote $file")
+  }
+}

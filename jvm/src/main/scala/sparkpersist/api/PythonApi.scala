@@ -1,0 +1,79 @@
+package sparkpersist.api
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+
+import sparkpersist.SessionShards
+import sparkpersist.shard.ShardSchema
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * The facade Python calls over py4j: plain Java types in and out, all logic stays in the JVM.
+ * Nulls stand for "not given".
+ */
+object PythonApi {
+
+  /** The jar's version (also a cheap "is the jar on the classpath" probe). */
+  def version(): String =
+    Option(getClass.getPackage.getImplementationVersion).getOrElse("dev")
+
+  /**
+   * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the
+   * time/diff columns) on first write. A shard created here is dropped again if that first
+   * write fails, so a failed write leaves nothing behind.
+   */
+  def write(
+      df: DataFrame,
+      shard: String,
+      timeCol: String,
+      diffCol: String,
+      maxRowsPerPart: java.lang.Long,
+      orderBy: java.util.List[String]): java.util.Map[String, Any] = {
+    val store = SessionShards.store(df.sparkSession)
+    val order = Option(orderBy).map(_.asScala.toSeq)
+    val created = !store.exists(shard)
+    val handle =
+      if (created) {
+        val dataFields = df.schema.fields.filterNot { f =>
+          Seq(Option(timeCol), Option(diffCol)).flatten.exists(_.equalsIgnoreCase(f.name))
+        }
+        // Spark's inferred nullability is unreliable across sources: shard columns admit nulls.
+        val struct = org.apache.spark.sql.types.StructType(dataFields.map(_.copy(nullable = true)))
+        store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil)))
+      } else {
+        val h = store.open(shard)
+        order.foreach { o =>
+          val existing = h.state.schema.orderBy
+          require(o.map(_.toLowerCase) == existing.map(_.toLowerCase),
+            s"Shard '$shard' is ordered by (${existing.mkString(", ")}); order_by is fixed when a " +
+              s"shard is created and cannot become (${o.mkString(", ")}). Omit order_by.")
+        }
+        h
+      }
+    val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue))
+    val batch =
+      try ShardWriter.write(df, handle, options)
+      catch {
+        case e: Throwable =>
+          if (created) store.drop(shard)
+          throw e
+      }
+    val parts = batch.parts.toSeq
+    Map[String, Any](
+      "id" -> batch.id,
+      "lower" -> batch.lower,
+      "upper" -> batch.upper,
+      "parts" -> parts.size,
+      "rows" -> parts.map(_.rowCount).sum).asJava
+  }
+
+  /** The parts table of `shard` (one row per part and column, with stats). */
+  def parts(spark: SparkSession, shard: String): DataFrame = {
+    SessionShards.store(spark).open(shard) // a clear NoSuchShard error before any SQL
+    spark.table(SessionShards.partsTable(shard))
+  }
+
+  def shards(spark: SparkSession): java.util.List[String] =
+    SessionShards.store(spark).list().asJava
+}

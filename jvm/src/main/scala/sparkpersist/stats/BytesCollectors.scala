@@ -1,0 +1,38 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
+
+/**
+ * Min and max of a UTF8_BINARY string column (Spark's binary order), reported as truncated
+ * [[Bounds]] of at most `boundChars` code points. The running min/max are copied only when they
+ * change, since the row's string may point into a reused buffer.
+ */
+final class StringCollector(boundChars: Int) extends StatsCollector {
+  private var min: UTF8String = _
+  private var max: UTF8String = _
+
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
+    val v = row.getUTF8String(ordinal)
+    if (min == null || v.binaryCompare(min) < 0) min = v.clone()
+    if (max == null || v.binaryCompare(max) > 0) max = v.clone()
+  }
+
+  override protected def lower: Option[Any] = Some(Bounds.stringLower(min, boundChars))
+  override protected def upper: Option[Any] = Bounds.stringUpper(max, boundChars)
+}
+
+/** Min and max of a binary column (unsigned byte order), as truncated [[Bounds]]. */
+final class BinaryCollector(boundBytes: Int) extends StatsCollector {
+  private var min: Array[Byte] = _
+  private var max: Array[Byte] = _
+
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
+    val v = row.getBinary(ordinal)
+    if (min == null || ByteArray.compareBinary(v, min) < 0) min = v.clone()
+    if (max == null || ByteArray.compareBinary(v, max) > 0) max = v.clone()
+  }
+
+  override protected def lower: Option[Any] = Some(Bounds.binaryLower(min, boundBytes))
+  override protected def upper: Option[Any] = Bounds.binaryUpper(max, boundBytes)
+}

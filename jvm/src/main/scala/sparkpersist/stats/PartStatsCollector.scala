@@ -1,0 +1,58 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.types.DataType
+
+/**
+ * Collects a part's statistics while its rows are written: the row count, the stats of every data
+ * column (keyed by stable column id), and the range of the reserved `time` column and whether any
+ * `diff` is not +1 (a retraction or a multiplicity).
+ *
+ * Rows have the data columns at ordinals `0 until columnIds.length`, then `time` at `timeOrdinal`
+ * and `diff` at `diffOrdinal` (both non-null bigints). Per row: one call per column, no boxing.
+ */
+final class PartStatsCollector(
+    columnIds: Array[Int],
+    columnTypes: Array[DataType],
+    timeOrdinal: Int,
+    diffOrdinal: Int,
+    boundChars: Int) {
+  require(columnIds.length == columnTypes.length, "one type per column id")
+
+  private val collectors = columnTypes.map(StatsCollector.forType(_, boundChars))
+  private var rows = 0L
+  private var minT = Long.MaxValue
+  private var maxT = Long.MinValue
+  private var retractions = false
+
+  def update(row: InternalRow): Unit = {
+    rows += 1
+    var i = 0
+    while (i < collectors.length) {
+      collectors(i).update(row, i)
+      i += 1
+    }
+    val t = row.getLong(timeOrdinal)
+    if (t < minT) minT = t
+    if (t > maxT) maxT = t
+    if (row.getLong(diffOrdinal) != 1L) retractions = true
+  }
+
+  def rowCount: Long = rows
+
+  /** Smallest time seen (Long.MaxValue before the first row). */
+  def minTime: Long = minT
+
+  /** Largest time seen (Long.MinValue before the first row). */
+  def maxTime: Long = maxT
+
+  /** Whether any row had a diff other than +1. */
+  def hasRetractions: Boolean = retractions
+
+  /** Null count of the data column at `ordinal` so far. */
+  def nullCount(ordinal: Int): Long = collectors(ordinal).nullCount
+
+  /** The part's stats, given its size in bytes once written. */
+  def result(bytes: Long): PartStats =
+    PartStats(rows, bytes, columnIds.iterator.zip(collectors.iterator.map(_.result())).toMap)
+}

@@ -1,0 +1,85 @@
+package sparkpersist.write
+
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.Path
+
+import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle}
+
+/**
+ * The driver side of a write, shared by [[ShardWriter]] and the DSv2 [[PersistBatchWrite]]:
+ * turn the runs the tasks wrote into one batch, check its times against the shard's upper, and
+ * commit it with compare-and-set, or delete every part of the batch when anything fails.
+ *
+ * @param expectedUpper the shard's upper when the write started; the batch's lower
+ * @param timeSource    where times came from, named in the error when one is below the upper
+ */
+final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String) {
+
+  /** The directory holding this batch's parts, and nothing else. */
+  val batchDir: Path = shard.newPartPath(batchId).getParent
+
+  /**
+   * Commits the runs (one per task, in task order; empty runs are dropped) as one batch and
+   * returns it. A write of no rows commits nothing and returns an empty batch with
+   * `lower == upper == expectedUpper`. On any failure the batch's parts are deleted (unless the
+   * batch is, after all, in the shard's state) and the error is rethrown.
+   */
+  def commit(runs: Seq[Seq[WrittenPart]]): BatchMeta = onFailureDelete {
+    val parts = runs.flatten
+    if (parts.isEmpty) {
+      deleteParts()
+      BatchMeta(batchId, expectedUpper, expectedUpper, IndexedSeq.empty, System.currentTimeMillis())
+    } else {
+      val minTime = parts.iterator.map(_.meta.minTime).min
+      if (minTime < expectedUpper) {
+        throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': every time must be >= " +
+          s"the shard's upper $expectedUpper (times below it are already complete), but $timeSource holds " +
+          s"$minTime. Nothing was written.")
+      }
+      val maxTime = parts.iterator.map(_.meta.maxTime).max
+      if (maxTime == Long.MaxValue) {
+        throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
+          s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
+      }
+      val batch = BatchMeta(batchId, expectedUpper, maxTime + 1,
+        runs.filter(_.nonEmpty).map(run => RunMeta(run.map(keyed).toIndexedSeq)).toIndexedSeq,
+        System.currentTimeMillis())
+      deleteStrays(parts.map(p => new Path(p.path).getName).toSet)
+      shard.log.compareAndAppend(expectedUpper, batch)
+      batch
+    }
+  }
+
+  /** Deletes the batch's directory: every part any task attempt wrote. */
+  def deleteParts(): Unit = {
+    val fs = batchDir.getFileSystem(shard.fs.getConf)
+    if (fs.exists(batchDir)) fs.delete(batchDir, true)
+  }
+
+  /** Deletes the batch's parts, unless the batch made it into the shard's state after all. */
+  def abort(): Unit = if (!committed) deleteParts()
+
+  /** Runs `body`; when it fails, [[abort]]s and rethrows. */
+  def onFailureDelete[T](body: => T): T =
+    try body
+    catch {
+      case NonFatal(e) =>
+        try abort()
+        catch { case NonFatal(cleanup) => e.addSuppressed(cleanup) }
+        throw e
+    }
+
+  private def keyed(part: WrittenPart) = part.meta.copy(key = shard.relativeKey(new Path(part.path)))
+
+  /** Whether the shard's state holds this batch; when that cannot be read, assume it may. */
+  private def committed: Boolean =
+    try shard.state.batches.exists(_.id == batchId)
+    catch { case NonFatal(_) => true }
+
+  /** Removes parts left by failed task attempts, which no run refers to. */
+  private def deleteStrays(kept: Set[String]): Unit = {
+    val fs = batchDir.getFileSystem(shard.fs.getConf)
+    fs.listStatus(batchDir).filterNot(s => kept(s.getPath.getName)).foreach(s => fs.delete(s.getPath, true))
+  }
+}

@@ -1,0 +1,62 @@
+package sparkpersist.write
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.hadoop.mapreduce.{TaskAttemptID, TaskID, TaskType}
+import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
+
+import sparkpersist.shard.{PartMeta, ShardSchema}
+import sparkpersist.stats.PartStatsCollector
+
+/** A finished part: where it was written, and its metadata (`key` still empty). */
+final case class WrittenPart(path: String, meta: PartMeta)
+
+/**
+ * Writes one part: feeds each row to Spark's Parquet writer and to the part's stats collector in
+ * the same loop, so the stats cost no second pass. Rows have the layout of
+ * [[PartFormat.partSchema]]: data columns, then `time`, then `diff`.
+ *
+ * The file is created, never overwritten: a part path that already exists is an error.
+ */
+final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int) {
+  private val stats = new PartStatsCollector(
+    schema.columns.map(_.id).toArray,
+    schema.columns.map(_.dataType).toArray,
+    timeOrdinal = schema.columns.length,
+    diffOrdinal = schema.columns.length + 1,
+    boundChars)
+  private val writer = new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf))
+
+  def rowCount: Long = stats.rowCount
+
+  def write(row: InternalRow): Unit = {
+    stats.update(row)
+    writer.write(row)
+  }
+
+  /** Closes the file and returns the part with its stats. */
+  def close(): WrittenPart = {
+    writer.close()
+    val bytes = path.getFileSystem(conf).getFileStatus(path).getLen
+    WrittenPart(path.toString, PartMeta(
+      key = "",
+      rowCount = stats.rowCount,
+      bytes = bytes,
+      minTime = stats.minTime,
+      maxTime = stats.maxTime,
+      hasRetractions = stats.hasRetractions,
+      stats = Some(stats.result(bytes))))
+  }
+
+  /** Closes the file, swallowing errors: used only on a failure path before deleting it. */
+  def abort(): Unit =
+    try writer.close() catch { case _: Throwable => () }
+}
+
+object PartWriter {
+  /** The Parquet writer needs a task attempt context; only its configuration matters. */
+  private def taskContext(conf: Configuration) =
+    new TaskAttemptContextImpl(conf, new TaskAttemptID(new TaskID("sparkpersist", 0, TaskType.MAP, 0), 0))
+}

@@ -1,0 +1,84 @@
+package sparkpersist.write
+
+import java.util.UUID
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.JoinedRow
+import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
+import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
+import org.apache.spark.sql.connector.write._
+
+import sparkpersist.PersistConf
+import sparkpersist.shard.ShardHandle
+
+/**
+ * DSv2 write for SQL `INSERT INTO persist.x SELECT ...`: append-only, every row stamped with the
+ * commit time and diff +1. Spark sorts each task's rows by the shard's order key
+ * ([[RequiresDistributionAndOrdering]]); each task writes one run with [[RunWriter]]; the driver
+ * commits the batch with [[BatchCommit]] (compare-and-set on the upper read when the write was
+ * planned) or, on abort, deletes its parts.
+ */
+class PersistWriteBuilder(shard: ShardHandle, info: LogicalWriteInfo) extends WriteBuilder {
+  override def build(): Write = new PersistWrite(shard, info)
+}
+
+/** The planned append: its required ordering, and the batch write. */
+final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends RequiresDistributionAndOrdering {
+  private val state = shard.state
+  WriteInput.check(shard.name, state.schema, info.schema().fields.toSeq, Set.empty)
+
+  override def requiredDistribution(): Distribution = Distributions.unspecified()
+
+  override def requiredOrdering(): Array[SortOrder] =
+    WriteInput.sortKeys(state.schema, timeVaries = false, update = false)
+      .map(k => Expressions.sort(Expressions.column(WriteInput.quote(k)), SortDirection.ASCENDING)).toArray
+
+  override def description(): String = s"sparkpersist append to shard '${shard.name}'"
+
+  override def toBatch: BatchWrite = {
+    val spark = SparkSession.active
+    val settings = spark.conf.getAll
+    val commitTime = math.max(System.currentTimeMillis(), state.upper)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime")
+    val spec = RunSpec(
+      commit.batchDir.toString,
+      state.schema,
+      new SerializableConf(PartFormat.hadoopConf(spark, shard.name, state.schema)),
+      PersistConf.MaxRowsPerPart.get(settings),
+      PersistConf.StringBoundChars.get(settings).toInt)
+    new PersistBatchWrite(commit, new RunWriterFactory(spec, commitTime))
+  }
+}
+
+/** Commits the runs of every task as one batch, or deletes them. */
+final class PersistBatchWrite(commit: BatchCommit, factory: RunWriterFactory) extends BatchWrite {
+  override def createBatchWriterFactory(info: PhysicalWriteInfo): DataWriterFactory = factory
+
+  override def commit(messages: Array[WriterCommitMessage]): Unit =
+    commit.commit(messages.toSeq.map(_.asInstanceOf[RunCommitMessage].parts))
+
+  override def abort(messages: Array[WriterCommitMessage]): Unit = commit.abort()
+}
+
+/** The parts one task wrote, in order. */
+final case class RunCommitMessage(parts: Seq[WrittenPart]) extends WriterCommitMessage
+
+/** Creates, in each task, the writer of that task's run; rows get `time` = commit time, diff +1. */
+final class RunWriterFactory(spec: RunSpec, commitTime: Long) extends DataWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
+    val attempt = Option(TaskContext.get()).map(_.attemptNumber()).getOrElse(0)
+    new RunDataWriter(new RunWriter(spec, partitionId, attempt), InternalRow(commitTime, 1L))
+  }
+}
+
+/** Appends the constant `(time, diff)` to each data row and hands it to the run. */
+final class RunDataWriter(run: RunWriter, timeAndDiff: InternalRow) extends DataWriter[InternalRow] {
+  private val joined = new JoinedRow()
+
+  override def write(row: InternalRow): Unit = run.write(joined(row, timeAndDiff))
+  override def commit(): WriterCommitMessage = RunCommitMessage(run.close())
+  override def abort(): Unit = run.abort()
+  override def close(): Unit = ()
+}

@@ -1,0 +1,82 @@
+package sparkpersist.write
+
+import scala.collection.mutable.ArrayBuffer
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.catalyst.InternalRow
+
+import sparkpersist.shard.ShardSchema
+
+/**
+ * Everything a write task needs, shipped from the driver: where the batch's parts go, the shard's
+ * schema, the Parquet configuration, and the part size limit.
+ *
+ * @param batchDir    directory of this batch's parts (nothing else lives there)
+ */
+final case class RunSpec(
+    batchDir: String,
+    schema: ShardSchema,
+    conf: SerializableConf,
+    maxRowsPerPart: Long,
+    boundChars: Int) {
+
+  /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
+  def partPath(partition: Int, attempt: Int, seq: Int): Path =
+    new Path(batchDir, f"part-$partition%05d-$seq%04d-a$attempt.parquet")
+}
+
+/**
+ * Writes one run: the (already sorted) rows of one task, as consecutive parts of at most
+ * `maxRowsPerPart` rows each. On failure, every part this attempt started is deleted.
+ */
+final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
+  private val done = ArrayBuffer.empty[WrittenPart]
+  private var current: PartWriter = _
+  private var currentPath: Path = _
+
+  def write(row: InternalRow): Unit = {
+    if (current == null) {
+      currentPath = spec.partPath(partition, attempt, done.size)
+      current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars)
+    }
+    current.write(row)
+    if (current.rowCount >= spec.maxRowsPerPart) finishPart()
+  }
+
+  private def finishPart(): Unit = {
+    val part = current
+    current = null
+    done += part.close()
+  }
+
+  /** Closes the last part; returns the run's parts in order (empty for an empty input). */
+  def close(): Seq[WrittenPart] = {
+    if (current != null) finishPart()
+    done.toSeq
+  }
+
+  /** Deletes every part of this attempt, finished or not. */
+  def abort(): Unit = {
+    if (current != null) current.abort()
+    val fs = new Path(spec.batchDir).getFileSystem(spec.conf.value)
+    (done.map(p => new Path(p.path)) ++ Option(currentPath)).foreach { p =>
+      try fs.delete(p, false) catch { case _: Exception => () }
+    }
+    current = null
+  }
+}
+
+object RunWriter {
+  /** Writes all of `rows` as one run, deleting this attempt's parts if anything fails. */
+  def writeAll(spec: RunSpec, partition: Int, attempt: Int, rows: Iterator[InternalRow]): Seq[WrittenPart] = {
+    val run = new RunWriter(spec, partition, attempt)
+    try {
+      rows.foreach(run.write)
+      run.close()
+    } catch {
+      case t: Throwable =>
+        run.abort()
+        throw t
+    }
+  }
+}

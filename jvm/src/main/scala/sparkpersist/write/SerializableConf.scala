@@ -1,0 +1,21 @@
+package sparkpersist.write
+
+import java.io.{ObjectInputStream, ObjectOutputStream}
+
+import org.apache.hadoop.conf.Configuration
+
+/** A Hadoop [[Configuration]] that can travel to write tasks (Spark's own wrapper is private). */
+final class SerializableConf(@transient private var conf: Configuration) extends Serializable {
+  def value: Configuration = conf
+
+  private def writeObject(out: ObjectOutputStream): Unit = {
+    out.defaultWriteObject()
+    conf.write(out)
+  }
+
+  private def readObject(in: ObjectInputStream): Unit = {
+    in.defaultReadObject()
+    conf = new Configuration(false)
+    conf.readFields(in)
+  }
+}

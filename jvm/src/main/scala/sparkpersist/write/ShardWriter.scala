@@ -1,0 +1,50 @@
+package sparkpersist.write
+
+import java.util.UUID
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.catalyst.InternalRow
+
+import sparkpersist.PersistConf
+import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
+
+/**
+ * Writes a DataFrame to a shard as one batch.
+ *
+ * On the driver: check the DataFrame against the shard's schema ([[WriteInput]]), fix the commit
+ * time (`max(now, upper)`, for rows without a time column) and the expected upper. In one Spark
+ * task per input partition: sort the partition, write it as one run of parts rolling over at
+ * `maxRowsPerPart`, computing each part's stats while writing it. Back on the driver: check every
+ * time is >= the expected upper and commit the batch `[expected upper, max time + 1)` with
+ * compare-and-set ([[BatchCommit]]). If anything fails, including losing the race to another
+ * writer ([[sparkpersist.shard.UpperMismatch]]), the written parts are deleted and the error
+ * rethrown: nothing is written.
+ */
+object ShardWriter {
+
+  /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
+  def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta =
+    write(df, shard, options, shard.state)
+
+  /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
+  private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {
+    val spark = df.sparkSession
+    val settings = spark.conf.getAll
+    val commitTime = math.max(System.currentTimeMillis(), state.upper)
+    val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
+    val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
+    val spec = RunSpec(
+      commit.batchDir.toString,
+      state.schema,
+      new SerializableConf(PartFormat.hadoopConf(spark, shard.name, state.schema)),
+      options.maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
+      PersistConf.StringBoundChars.get(settings).toInt)
+    val runs = commit.onFailureDelete {
+      spark.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
+        RunWriter.writeAll(spec, task.partitionId(), task.attemptNumber(), rows))
+    }
+    commit.commit(runs.toSeq)
+  }
+}

@@ -1,0 +1,109 @@
+package sparkpersist.write
+
+import org.apache.spark.sql.{Column, DataFrame}
+import org.apache.spark.sql.catalyst.expressions.RowOrdering
+import org.apache.spark.sql.functions.{coalesce, col, lit, raise_error, unix_millis}
+import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType, TimestampType}
+
+import sparkpersist.shard.{ReservedColumns, ShardSchema}
+
+/**
+ * Checks a DataFrame against a shard's schema and shapes it as the part layout
+ * ([[PartFormat.partSchema]]): the data columns in the shard's order, then `time`, then `diff`,
+ * sorted within each input partition as parts must be.
+ *
+ * Columns match the shard's by name, ignoring case; types must be equal (nullability aside). The
+ * time column may also be a data column (an event timestamp that is also the update's time).
+ * Any mismatch fails before a single row is written, naming the column, the expected and the
+ * actual type. A null in a NOT NULL column, in the time column or in the diff column fails the
+ * write when the row is reached.
+ *
+ * Sort order within a part ([[sortKeys]]): the shard's order key, then time; update writes then
+ * sort by the remaining (orderable) data columns, so equal rows of one key and time are adjacent
+ * when consolidation merges runs. An append-only write stamped with the commit time and without
+ * an order key has nothing to sort by and is written in input order.
+ */
+object WriteInput {
+
+  def prepare(df: DataFrame, shardName: String, schema: ShardSchema, options: WriteOptions,
+      commitTime: Long): DataFrame = {
+    val fields = df.schema.fields.toSeq
+    val timeField = options.timeCol.map(special(shardName, fields, _, ReservedColumns.Time, Seq(LongType, TimestampType)))
+    val diffField = options.diffCol.map(special(shardName, fields, _, ReservedColumns.Diff, Seq(LongType)))
+    val matched = check(shardName, schema, fields, (timeField ++ diffField).map(_.name).toSet)
+
+    val data = schema.columns.zip(matched).map { case (c, f) =>
+      val value = col(quote(f.name))
+      (if (!c.nullable && f.nullable) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value).as(c.name)
+    }
+    val time = timeField.fold(lit(commitTime)) { f =>
+      val v = if (f.dataType == TimestampType) unix_millis(col(quote(f.name))) else col(quote(f.name))
+      notNull(v, s"the time column '${f.name}' holds a null time")
+    }
+    val diff = diffField.fold(lit(1L))(f => notNull(col(quote(f.name)), s"the diff column '${f.name}' holds a null diff"))
+    val shaped = df.select(data ++ Seq(time.as(ReservedColumns.Time), diff.as(ReservedColumns.Diff)): _*)
+
+    val keys = sortKeys(schema, options.timeCol.isDefined, options.isUpdate)
+    if (keys.isEmpty) shaped else shaped.sortWithinPartitions(keys.map(k => col(quote(k))): _*)
+  }
+
+  /**
+   * Checks that `fields` are exactly the shard's columns (ignoring case and order) with the
+   * shard's types, apart from the time/diff columns named in `special`; returns the field of each
+   * shard column, in the shard's order.
+   */
+  def check(shardName: String, schema: ShardSchema, fields: Seq[StructField], special: Set[String]): Seq[StructField] = {
+    def find(name: String) = fields.find(_.name.equalsIgnoreCase(name))
+    val extra = fields.filterNot(f => special(f.name) || schema.column(f.name).isDefined)
+    extra.foreach(f => ReservedColumns.requireNotReserved(f.name))
+    if (extra.nonEmpty) {
+      fail(shardName, s"column(s) ${extra.map(f => s"'${f.name}'").mkString(", ")} are not columns of the " +
+        s"shard (shard columns: ${schema.columns.map(_.name).mkString(", ")}). Drop them before writing.")
+    }
+    val missing = schema.columns.filter(c => find(c.name).isEmpty)
+    if (missing.nonEmpty) {
+      fail(shardName, s"the DataFrame lacks the shard column(s) " +
+        s"${missing.map(c => s"'${c.name}' ${sql(c.dataType)}").mkString(", ")}. " +
+        "Add them (a null literal cast to the type, if the column is nullable).")
+    }
+    schema.columns.map { c =>
+      val f = find(c.name).get
+      if (!DataType.equalsIgnoreNullability(f.dataType, c.dataType)) {
+        fail(shardName, s"column '${c.name}' must be ${sql(c.dataType)}, but the DataFrame's is " +
+          s"${sql(f.dataType)}. Cast it to the shard's type.")
+      }
+      f
+    }
+  }
+
+  /** Within-part sort keys, as column names of the part layout (see the object's doc). */
+  def sortKeys(schema: ShardSchema, timeVaries: Boolean, update: Boolean): Seq[String] = {
+    val rest = if (update) {
+      schema.columns.filter(c => !schema.orderBy.exists(_.equalsIgnoreCase(c.name)) &&
+        RowOrdering.isOrderable(c.dataType)).map(_.name)
+    } else Nil
+    schema.orderBy ++ (if (timeVaries) Seq(ReservedColumns.Time) else Nil) ++ rest
+  }
+
+  /** Backticks `name` so that Spark parses it as one column name. */
+  def quote(name: String): String = "`" + name.replace("`", "``") + "`"
+
+  private def special(shardName: String, fields: Seq[StructField], name: String, role: String,
+      allowed: Seq[DataType]): StructField = {
+    val f = fields.find(_.name.equalsIgnoreCase(name)).getOrElse(fail(shardName, s"the $role column " +
+      s"'$name' is not a column of the DataFrame (columns: ${fields.map(_.name).mkString(", ")})."))
+    if (!allowed.contains(f.dataType)) {
+      fail(shardName, s"the $role column '${f.name}' must be ${allowed.map(sql).mkString(" or ")}, " +
+        s"but it is ${sql(f.dataType)}.")
+    }
+    f
+  }
+
+  private def sql(t: DataType): String = t.sql.toLowerCase(java.util.Locale.ROOT)
+
+  private def fail(shardName: String, msg: String): Nothing =
+    throw new IllegalArgumentException(s"Cannot write to shard '$shardName': $msg")
+
+  private def notNull(value: Column, what: String): Column =
+    coalesce(value, raise_error(lit(s"Cannot write: $what. Filter or fill the nulls before writing.")))
+}

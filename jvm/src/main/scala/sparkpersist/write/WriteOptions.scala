@@ -1,0 +1,21 @@
+package sparkpersist.write
+
+/**
+ * How a DataFrame is written to a shard.
+ *
+ * @param timeCol        column holding each update's time: bigint epoch milliseconds, or a
+ *                       timestamp (converted to epoch milliseconds, rounded down). Absent: every
+ *                       row gets the commit time (append-only writes).
+ * @param diffCol        column holding each update's diff (bigint; +1 insert, -1 retraction).
+ *                       Absent: every row is an insert (+1).
+ * @param maxRowsPerPart largest part; default `spark.sparkpersist.write.maxRowsPerPart`.
+ */
+final case class WriteOptions(
+    timeCol: Option[String] = None,
+    diffCol: Option[String] = None,
+    maxRowsPerPart: Option[Long] = None) {
+  maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
+
+  /** An update write names its diffs; append-only writes only insert. */
+  def isUpdate: Boolean = diffCol.isDefined
+}

@@ -1,0 +1,78 @@
+package sparkpersist.write
+
+import java.io.File
+import java.nio.file.Files
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+import org.apache.spark.sql.{QueryTest, Row}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.test.SharedSparkSession
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
+import sparkpersist.stats.{ColumnStats, PartStats}
+
+/** One part written alone: its footer describes it, its rows read back, its stats match. */
+class PartWriterSuite extends QueryTest with SharedSparkSession {
+
+  private val schema = ShardSchema.fromStruct(
+    StructType(Seq(StructField("k", LongType, nullable = false), StructField("s", StringType))), Seq("k"))
+
+  private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
+    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
+    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64)
+    RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
+  }
+
+  private def row(k: Long, s: String, time: Long, diff: Long): InternalRow =
+    InternalRow(k, if (s == null) null else UTF8String.fromString(s), time, diff)
+
+  test("a part read alone carries field ids, format version and the logical schema") {
+    val dir = Files.createTempDirectory("part").toFile
+    val Seq(part) = run(dir, Seq(row(1, "a", 10, 1), row(2, null, 11, 1)), maxRows = 10)
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(part.path), spark.sparkContext.hadoopConfiguration))
+    try {
+      val footer = reader.getFooter.getFileMetaData
+      val ids = footer.getSchema.getFields.asScala.map(f => f.getName -> f.getId.intValue()).toSeq
+      assert(ids === Seq("k" -> 1, "s" -> 2, "time" -> ReservedColumns.TimeFieldId, "diff" -> ReservedColumns.DiffFieldId))
+      val kv = footer.getKeyValueMetaData.asScala
+      assert(kv(PartFormat.FormatVersionKey) === ShardState.FormatVersion.toString)
+      assert(kv(PartFormat.ShardKey) === "events")
+      assert(kv(PartFormat.OrderByKey) === "k")
+      val logical = DataType.fromJson(kv(PartFormat.SchemaKey)).asInstanceOf[StructType]
+      assert(logical.map(f => f.name -> f.metadata.getLong(PartFormat.FieldIdKey)) === Seq("k" -> 1L, "s" -> 2L))
+      assert(logical.map(_.dataType) === Seq(LongType, StringType))
+    } finally reader.close()
+    checkAnswer(spark.read.parquet(part.path), Seq(Row(1L, "a", 10L, 1L), Row(2L, null, 11L, 1L)))
+  }
+
+  test("a run rolls over at maxRowsPerPart; each part's stats and metadata are its own") {
+    val dir = Files.createTempDirectory("run").toFile
+    val rows = (1 to 5).map(i => row(i, "v" + i, 100 + i, if (i == 4) -1 else 1))
+    val parts = run(dir, rows, maxRows = 2)
+    assert(parts.map(p => new File(p.path).getName) ===
+      Seq("part-00003-0000-a0.parquet", "part-00003-0001-a0.parquet", "part-00003-0002-a0.parquet"))
+    assert(parts.map(p => (p.meta.rowCount, p.meta.minTime, p.meta.maxTime, p.meta.hasRetractions)) ===
+      Seq((2L, 101L, 102L, false), (2L, 103L, 104L, true), (1L, 105L, 105L, false)))
+    parts.foreach(p => assert(p.meta.bytes === new File(p.path).length()))
+    val str = (s: String) => Some(UTF8String.fromString(s))
+    assert(parts(1).meta.stats === Some(PartStats(2, parts(1).meta.bytes, Map(
+      1 -> ColumnStats(0, Some(3L), Some(4L)), 2 -> ColumnStats(0, str("v3"), str("v4"))))))
+    checkAnswer(spark.read.parquet(parts(2).path), Seq(Row(5L, "v5", 105L, 1L)))
+  }
+
+  test("a failing run deletes every part it started") {
+    val dir = Files.createTempDirectory("fail").toFile
+    val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
+    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
+    val e = intercept[IllegalStateException](
+      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64), 0, 0, rows))
+    assert(e.getMessage === "boom")
+    assert(dir.listFiles().filter(_.getName.endsWith(".parquet")).toSeq === Nil)
+  }
+}
