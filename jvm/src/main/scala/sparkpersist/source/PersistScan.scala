@@ -66,21 +66,23 @@ final class PersistScan(
     case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(_.minTime <= t))
   }
 
-  private val (admitted: Set[PartMeta], pruningNanos: Long) = {
+  /** The visible parts the filter rules out (by identity: hashing parts and their stats is costly). */
+  private val (ruledOut: java.util.Set[PartMeta], pruningNanos: Long) = {
     val start = System.nanoTime()
-    val kept = visible.iterator.flatten.filter(selection.admits).toSet
-    (kept, System.nanoTime() - start)
+    val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+    visible.foreach(_.foreach(p => if (!selection.admits(p)) out.add(p)))
+    (out, System.nanoTime() - start)
   }
 
   /** The runs of the parts this scan reads, each in run order. */
   val runs: IndexedSeq[IndexedSeq[PartMeta]] =
-    visible.map(_.filter(p => selection.mode != PushdownMode.On || admitted(p))).filter(_.nonEmpty)
+    visible.map(_.filter(p => selection.mode != PushdownMode.On || !ruledOut.contains(p))).filter(_.nonEmpty)
 
   /** The parts this scan reads. */
   def parts: IndexedSeq[PartMeta] = runs.flatten
 
   val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts,
-    partsPruned = visible.iterator.map(_.count(p => !admitted(p))).sum, pruningNanos = pruningNanos)
+    partsPruned = ruledOut.size, pruningNanos = pruningNanos)
 
   /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
   private val softViolations: Option[LongAccumulator] =
@@ -131,7 +133,7 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, verify = !admitted(part))
+    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, verify = ruledOut.contains(part))
 }
 
 object PersistScan {

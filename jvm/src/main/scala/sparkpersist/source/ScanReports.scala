@@ -41,12 +41,16 @@ object ScanReports {
 
   private val bySession = Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, Latest]())
 
-  /** Records `report` for `scan` (once per scan) under the running execution of `spark`. */
+  /**
+   * Records `report` for `scan` (once per scan) under the running execution of `spark`. A scan
+   * planned outside any execution (its plan forced before the action) starts a group of its own,
+   * so it never joins an older query's scans.
+   */
   def record(spark: SparkSession, scan: AnyRef, report: ScanReport): Unit = {
-    val executionId = Option(spark.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY)).getOrElse("")
+    val executionId = Option(spark.sparkContext.getLocalProperty(SQLExecution.EXECUTION_ID_KEY))
     bySession.synchronized {
-      val latest = Option(bySession.get(spark)).filter(_.executionId == executionId)
-        .getOrElse(Latest(executionId, Vector.empty))
+      val latest = Option(bySession.get(spark)).filter(l => executionId.contains(l.executionId))
+        .getOrElse(Latest(executionId.getOrElse(""), Vector.empty))
       if (!latest.reports.exists(_._1 eq scan)) {
         bySession.put(spark, latest.copy(reports = latest.reports :+ (scan -> report)))
       }
