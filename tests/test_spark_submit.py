@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Optional
 
 import sparkpersist
 from sparkpersist.thriftserver import spark_env, spark_script
@@ -15,7 +15,7 @@ from apps import scenario
 APP = Path(__file__).parent / "apps" / "pruning_app.py"
 
 
-def submit_app(master: str, workdir: Path, conf: Mapping[str, str] = {}, timeout_s: float = 240) -> dict:
+def submit_app(master: str, workdir: Path, conf: Optional[Mapping[str, str]] = None, timeout_s: float = 240) -> dict:
     """Runs ``apps/pruning_app.py`` with pyspark's spark-submit; returns the JSON it printed.
 
     The sparkpersist confs are the ones a user passes by hand; ``conf`` adds others. The working
@@ -29,7 +29,7 @@ def submit_app(master: str, workdir: Path, conf: Mapping[str, str] = {}, timeout
                "--conf", "spark.sql.catalog.persist=sparkpersist.source.PersistCatalog",
                "--conf", f"spark.sql.catalog.persist.root={root}",
                "--conf", "spark.ui.enabled=false"]
-    for key, value in conf.items():
+    for key, value in (conf or {}).items():
         command += ["--conf", f"{key}={value}"]
     command.append(str(APP))
     # The driver runs this interpreter (it has pyspark and sparkpersist installed).
