@@ -11,8 +11,11 @@ import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema}
 
-/** One part as an executor reads it: its file, size and latest time. */
-final case class PartFile(path: String, bytes: Long, maxTime: Long)
+/**
+ * One part as an executor reads it: its file, size and latest time; `verify` marks a part read
+ * only because pushdown is soft (the filter ruled it out): its rows are checked ([[SoftCheck]]).
+ */
+final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false)
 
 /**
  * Reads parts with Spark's own (vectorized) Parquet reader. Columns are matched by Parquet

@@ -5,15 +5,25 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import sparkpersist.shard.PartMeta
 
 /**
- * Which parts a scan reads, decided on the driver when the scan is built. `condition` is the
- * query's filter the decision was derived from (for EXPLAIN); `keep` must return true for every
- * part that may hold a row passing it (or raising an error while evaluating it).
+ * Which parts a scan reads, decided on the driver when the scan is built. `admits` must return
+ * true for every part that may hold a row for which `condition` is true or raises; in mode `on`
+ * the other parts are skipped, in mode `soft` they are read and verified ([[SoftCheck]]).
  */
-final case class PartSelection(condition: Option[Expression], keep: PartMeta => Boolean) {
-  def describe: String = condition.map(c => s"parts kept by ${c.sql}").getOrElse("all parts")
+final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean) {
+
+  /** Whether the scan reads `part`. */
+  def reads(part: PartMeta): Boolean = mode != PushdownMode.On || admits(part)
+
+  /** Whether the scan reads `part` only to check that skipping it would have been sound. */
+  def verifies(part: PartMeta): Boolean = mode == PushdownMode.Soft && !admits(part)
+
+  def describe: String = condition match {
+    case Some(c) => s"pushdown ${mode.name} on ${c.sql}"
+    case None => "no filter"
+  }
 }
 
 object PartSelection {
   /** Read every part (no filter). */
-  val All: PartSelection = PartSelection(None, _ => true)
+  val All: PartSelection = PartSelection(None, PushdownMode.Off, _ => true)
 }

@@ -1,6 +1,7 @@
 package sparkpersist.source
 
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
@@ -27,6 +28,7 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends 
  * Opens the readers of a [[PersistScan]] on executors.
  *
  * @param output ordinals, in `reader.schema`, of the columns the scan returns
+ * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
  */
 final class PersistReaderFactory(
     shard: String,
@@ -35,32 +37,41 @@ final class PersistReaderFactory(
     reader: PartFileReader,
     asOf: Long,
     outputSchema: StructType,
-    output: IndexedSeq[Int]) extends PartitionReaderFactory {
+    output: IndexedSeq[Int],
+    softCheck: Option[SoftCheck] = None) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
     val open = new OpenFiles
+    val check = softCheck.map(c => new c.Run)
+    def updates(file: PartFile): Iterator[InternalRow] = {
+      val rows = reader.rowsAsOf(file, asOf, open)
+      check.fold(rows)(_(file, rows))
+    }
     val rows: Iterator[InternalRow] = mode match {
       case ReadMode.Updates =>
-        parts.files.flatMap(reader.rowsAsOf(_, asOf, open))
+        parts.files.flatMap(updates)
       case ReadMode.Snapshot =>
-        parts.files.flatMap(reader.rowsAsOf(_, asOf, open))
-          .flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
+        parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
       case ReadMode.ConsolidatedSnapshot =>
+        // Consolidation merges runs itself: verify the parts it reads only for soft mode first.
+        parts.files.filter(_.verify).foreach(f => updates(f).foreach(_ => ()))
         new Consolidation(shard, schema, reader, asOf, parts.runs, open)
     }
     val projection = new ProjectingInternalRow(outputSchema, output)
-    new IteratorReader(rows.map { row => projection.project(row); projection }, open)
+    new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)
   }
 }
 
 /** A partition reader over an iterator whose rows stay valid until the next `next()`. */
-private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles)
+private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles, check: Option[SoftCheck#Run])
   extends PartitionReader[InternalRow] {
   private var current: InternalRow = _
   override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
   override def get(): InternalRow = current
   override def close(): Unit = open.close()
+  override def currentMetricsValues(): Array[CustomTaskMetric] =
+    check.map(c => ScanMetrics.value(ScanMetrics.SoftViolations, c.violationCount)).toArray
 }
 
 /** Rows standing for several copies of themselves. */

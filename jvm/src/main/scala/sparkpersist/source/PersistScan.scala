@@ -5,6 +5,9 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns}
 import org.apache.spark.sql.types.StructType
 
+import org.apache.spark.util.LongAccumulator
+
+import sparkpersist.PersistConf
 import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
 
 /**
@@ -12,7 +15,7 @@ import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
  * columns. A struct is read whole even when a query needs some of its fields: consolidation
  * compares whole rows, and Spark projects the fields it needs.
  */
-final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, selection: PartSelection)
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest)
   extends ScanBuilder with SupportsPushDownRequiredColumns {
 
   private var required: StructType = schema
@@ -20,12 +23,28 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   override def pruneColumns(requiredSchema: StructType): Unit =
     required = StructType(requiredSchema.fieldNames.map(schema(_)))
 
-  override def build(): Scan = new PersistScan(SparkSession.active, shard, shard.state, view, required, selection)
+  /**
+   * Reads the shard's state once, fixes the as-of (the query's, else the shard's own) and the
+   * part selection (from the request's filter, per [[PushdownMode]]).
+   */
+  override def build(): Scan = {
+    val spark = SparkSession.active
+    val conf = spark.sessionState.conf
+    val state = shard.state
+    val asOf = request.asOf.map(AsOf.check(state, _)).orElse(AsOf.resolve(state, conf))
+    val selection = (request.condition, asOf, PushdownMode.of(conf)) match {
+      case (Some(condition), Some(t), mode) if mode != PushdownMode.Off =>
+        PartPruning.select(condition, state.schema, t, mode)
+      case _ => PartSelection.All
+    }
+    new PersistScan(spark, shard, state, view, required, asOf, selection)
+  }
 }
 
 /**
  * A batch scan of one shard as of one time, over a part list chosen once, here: the parts whose
- * updates may be visible as of the as-of (`minTime <= asOf`) that `selection` keeps.
+ * updates may be visible as of the as-of (`minTime <= asOf`) that `selection` reads. In soft
+ * mode the parts the filter ruled out are read too, and verified on the way ([[SoftCheck]]).
  *
  * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
  * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
@@ -38,22 +57,36 @@ final class PersistScan(
     val state: ShardState,
     val view: TableView,
     override val readSchema: StructType,
+    /** The as-of of this read; `None` when the shard holds no complete time yet. */
+    val asOf: Option[Long],
     val selection: PartSelection) extends Scan with Batch {
 
-  /** The as-of of this read; `None` when the shard holds no complete time yet. */
-  val asOf: Option[Long] = AsOf.resolve(state, spark.sessionState.conf)
+  private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
+    case None => IndexedSeq.empty
+    case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(_.minTime <= t))
+  }
+
+  private val (admitted: Set[PartMeta], pruningNanos: Long) = {
+    val start = System.nanoTime()
+    val kept = visible.iterator.flatten.filter(selection.admits).toSet
+    (kept, System.nanoTime() - start)
+  }
 
   /** The runs of the parts this scan reads, each in run order. */
-  val runs: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
-    case None => IndexedSeq.empty
-    case Some(t) =>
-      state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && selection.keep(p))).filter(_.nonEmpty)
-  }
+  val runs: IndexedSeq[IndexedSeq[PartMeta]] =
+    visible.map(_.filter(p => selection.mode != PushdownMode.On || admitted(p))).filter(_.nonEmpty)
 
   /** The parts this scan reads. */
   def parts: IndexedSeq[PartMeta] = runs.flatten
 
-  val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts)
+  val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts,
+    partsPruned = visible.iterator.map(_.count(p => !admitted(p))).sum, pruningNanos = pruningNanos)
+
+  /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
+  private val softViolations: Option[LongAccumulator] =
+    if (selection.mode == PushdownMode.Soft && selection.condition.isDefined) {
+      Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}"))
+    } else None
 
   val mode: ReadMode = view match {
     case TableView.Updates => ReadMode.Updates
@@ -65,11 +98,12 @@ final class PersistScan(
 
   override def description(): String =
     s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
-      s"as of ${asOf.map(_.toString).getOrElse("(empty)")}, ${mode.toString.toLowerCase(java.util.Locale.ROOT)}, " +
-      s"${selection.describe}: ${metrics.partsKept} of ${metrics.partsTotal} parts, " +
-      s"${metrics.bytesKept} of ${metrics.bytesTotal} bytes"
+      s"asOf=${asOf.map(_.toString).getOrElse("(empty)")} read=${mode.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
+      selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {
+    ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations))
     val files = runs.map(_.map(partFile))
     mode match {
       case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
@@ -83,8 +117,13 @@ final class PersistScan(
       if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
     val reader = PartFileReader(spark, state.schema, dataColumns)
+    val softCheck = for {
+      condition <- selection.condition
+      violations <- softViolations
+    } yield new SoftCheck(shard.name, condition, reader.schema,
+      PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
-      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq)
+      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
@@ -92,7 +131,7 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime)
+    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, verify = !admitted(part))
 }
 
 object PersistScan {

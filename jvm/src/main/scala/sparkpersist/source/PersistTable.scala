@@ -19,16 +19,16 @@ import sparkpersist.write.PersistWriteBuilder
  * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
  * batch of inserts.
  *
- * `selection` decides which parts its scans read; a pruning rule derives it from a query's
- * filter and scans a copy of the table carrying it ([[withSelection]]).
+ * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
+ * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it.
  */
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
-    tableName: String, tableProperties: Map[String, String], val selection: PartSelection = PartSelection.All)
+    tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset)
   extends Table with SupportsRead with SupportsWrite {
 
-  /** This table, its scans reading only the parts `newSelection` keeps. */
-  def withSelection(newSelection: PartSelection): PersistTable =
-    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newSelection)
+  /** This table, its scans serving `newRequest`. */
+  def withRequest(newRequest: ScanRequest): PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest)
 
   override def name(): String = tableName
 
@@ -45,7 +45,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def properties(): util.Map[String, String] = tableProperties.asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PersistScanBuilder(shard, view, schema(), selection)
+    new PersistScanBuilder(shard, view, schema(), request)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
     case TableView.Snapshot => new PersistWriteBuilder(shard, info)

@@ -5,10 +5,18 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, Cus
 import sparkpersist.shard.PartMeta
 
 /**
- * How many parts and bytes a persist scan could have read and how many it reads. Reported as
- * driver metrics of the scan (SQL UI) and kept on the scan for programmatic access.
+ * What a persist scan could have read and what it reads: parts and bytes in the shard and read,
+ * parts the filter ruled out (in soft mode they are read anyway, to be verified), and the time
+ * the part decision took. Reported as driver metrics of the scan (SQL UI), kept on the scan for
+ * EXPLAIN and [[ScanReports]]. Soft-mode violations are a task metric ([[ScanMetrics.SoftViolations]]).
  */
-final case class ScanMetrics(partsTotal: Long, partsKept: Long, bytesTotal: Long, bytesKept: Long) {
+final case class ScanMetrics(
+    partsTotal: Long,
+    partsKept: Long,
+    bytesTotal: Long,
+    bytesKept: Long,
+    partsPruned: Long = 0,
+    pruningNanos: Long = 0) {
   def partsSkipped: Long = partsTotal - partsKept
   def bytesSkipped: Long = bytesTotal - bytesKept
 
@@ -16,7 +24,9 @@ final case class ScanMetrics(partsTotal: Long, partsKept: Long, bytesTotal: Long
     ScanMetrics.value(ScanMetrics.PartsTotal, partsTotal),
     ScanMetrics.value(ScanMetrics.PartsKept, partsKept),
     ScanMetrics.value(ScanMetrics.BytesTotal, bytesTotal),
-    ScanMetrics.value(ScanMetrics.BytesKept, bytesKept))
+    ScanMetrics.value(ScanMetrics.BytesKept, bytesKept),
+    ScanMetrics.value(ScanMetrics.PartsPruned, partsPruned),
+    ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000))
 }
 
 object ScanMetrics {
@@ -24,15 +34,19 @@ object ScanMetrics {
   val PartsKept = "persistPartsRead"
   val BytesTotal = "persistBytesTotal"
   val BytesKept = "persistBytesRead"
+  val PartsPruned = "persistPartsPruned"
+  val PruningMicros = "persistPruningMicros"
+  val SoftViolations = "persistSoftViolations"
 
-  def of(total: Seq[PartMeta], kept: Seq[PartMeta]): ScanMetrics =
-    ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum)
+  def of(total: Seq[PartMeta], kept: Seq[PartMeta], partsPruned: Long = 0, pruningNanos: Long = 0): ScanMetrics =
+    ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum, partsPruned, pruningNanos)
 
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
-    new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric)
+    new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
+    new PartsPrunedMetric, new PruningTimeMetric, new SoftViolationsMetric)
 
-  private def value(metric: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
+  private[source] def value(metric: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric
     override def value(): Long = v
   }
@@ -49,3 +63,6 @@ class PartsTotalMetric extends PersistSumMetric(ScanMetrics.PartsTotal, "persist
 class PartsReadMetric extends PersistSumMetric(ScanMetrics.PartsKept, "persist parts read")
 class BytesTotalMetric extends PersistSumMetric(ScanMetrics.BytesTotal, "persist bytes in the shard")
 class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist bytes read")
+class PartsPrunedMetric extends PersistSumMetric(ScanMetrics.PartsPruned, "persist parts pruned by the filter")
+class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")
+class SoftViolationsMetric extends PersistSumMetric(ScanMetrics.SoftViolations, "persist soft pushdown violations")

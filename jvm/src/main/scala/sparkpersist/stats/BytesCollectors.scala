@@ -14,8 +14,9 @@ final class StringCollector(boundChars: Int) extends StatsCollector {
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getUTF8String(ordinal)
-    if (min == null || v.binaryCompare(min) < 0) min = v.clone()
-    if (max == null || v.binaryCompare(max) > 0) max = v.clone()
+    if (min == null) { min = v.clone(); max = min }
+    else if (v.binaryCompare(min) < 0) min = v.clone()
+    else if (v.binaryCompare(max) > 0) max = v.clone()
   }
 
   override protected def lower: Option[Any] = Some(Bounds.stringLower(min, boundChars))
@@ -29,8 +30,9 @@ final class BinaryCollector(boundBytes: Int) extends StatsCollector {
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getBinary(ordinal)
-    if (min == null || ByteArray.compareBinary(v, min) < 0) min = v.clone()
-    if (max == null || ByteArray.compareBinary(v, max) > 0) max = v.clone()
+    if (min == null) { min = v.clone(); max = min }
+    else if (ByteArray.compareBinary(v, min) < 0) min = v.clone()
+    else if (ByteArray.compareBinary(v, max) > 0) max = v.clone()
   }
 
   override protected def lower: Option[Any] = Some(Bounds.binaryLower(min, boundBytes))

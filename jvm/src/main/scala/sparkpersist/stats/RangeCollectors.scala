@@ -114,8 +114,9 @@ final class DecimalCollector(precision: Int, scale: Int) extends StatsCollector 
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getDecimal(ordinal, precision, scale)
-    if (min == null || v.compare(min) < 0) min = v.clone()
-    if (max == null || v.compare(max) > 0) max = v.clone()
+    if (min == null) { min = v.clone(); max = min }
+    else if (v.compare(min) < 0) min = v.clone()
+    else if (v.compare(max) > 0) max = v.clone()
   }
 
   override protected def lower: Option[Any] = Some(min)

@@ -83,3 +83,8 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
     fs.listStatus(batchDir).filterNot(s => kept(s.getPath.getName)).foreach(s => fs.delete(s.getPath, true))
   }
 }
+
+object BatchCommit {
+  /** The time an append-only write stamps on its rows: now, but never below the shard's upper. */
+  def commitTime(upper: Long): Long = math.max(System.currentTimeMillis(), upper)
+}

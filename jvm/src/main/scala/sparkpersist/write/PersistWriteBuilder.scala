@@ -5,12 +5,10 @@ import java.util.UUID
 import org.apache.spark.TaskContext
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.JoinedRow
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
 
-import sparkpersist.PersistConf
 import sparkpersist.shard.ShardHandle
 
 /**
@@ -38,17 +36,10 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
   override def description(): String = s"sparkpersist append to shard '${shard.name}'"
 
   override def toBatch: BatchWrite = {
-    val spark = SparkSession.active
-    val settings = spark.conf.getAll
-    val commitTime = math.max(System.currentTimeMillis(), state.upper)
+    val commitTime = BatchCommit.commitTime(state.upper)
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime")
-    val spec = RunSpec(
-      commit.batchDir.toString,
-      state.schema,
-      new SerializableConf(PartFormat.hadoopConf(spark, shard.name, state.schema)),
-      PersistConf.MaxRowsPerPart.get(settings),
-      PersistConf.StringBoundChars.get(settings).toInt)
-    new PersistBatchWrite(commit, new RunWriterFactory(spec, commitTime))
+    val spec = RunSpec.forSession(SparkSession.active, shard.name, state.schema, commit.batchDir, None, Some(commitTime))
+    new PersistBatchWrite(commit, new RunWriterFactory(spec))
   }
 }
 
@@ -65,19 +56,17 @@ final class PersistBatchWrite(commit: BatchCommit, factory: RunWriterFactory) ex
 /** The parts one task wrote, in order. */
 final case class RunCommitMessage(parts: Seq[WrittenPart]) extends WriterCommitMessage
 
-/** Creates, in each task, the writer of that task's run; rows get `time` = commit time, diff +1. */
-final class RunWriterFactory(spec: RunSpec, commitTime: Long) extends DataWriterFactory {
+/** Creates, in each task, the writer of that task's run (rows get `time` = commit time, diff +1). */
+final class RunWriterFactory(spec: RunSpec) extends DataWriterFactory {
   override def createWriter(partitionId: Int, taskId: Long): DataWriter[InternalRow] = {
     val attempt = Option(TaskContext.get()).map(_.attemptNumber()).getOrElse(0)
-    new RunDataWriter(new RunWriter(spec, partitionId, attempt), InternalRow(commitTime, 1L))
+    new RunDataWriter(new RunWriter(spec, partitionId, attempt))
   }
 }
 
-/** Appends the constant `(time, diff)` to each data row and hands it to the run. */
-final class RunDataWriter(run: RunWriter, timeAndDiff: InternalRow) extends DataWriter[InternalRow] {
-  private val joined = new JoinedRow()
-
-  override def write(row: InternalRow): Unit = run.write(joined(row, timeAndDiff))
+/** Hands each data row to the run. */
+final class RunDataWriter(run: RunWriter) extends DataWriter[InternalRow] {
+  override def write(row: InternalRow): Unit = run.write(row)
   override def commit(): WriterCommitMessage = RunCommitMessage(run.close())
   override def abort(): Unit = run.abort()
   override def close(): Unit = ()

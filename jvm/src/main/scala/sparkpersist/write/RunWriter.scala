@@ -3,26 +3,52 @@ package sparkpersist.write
 import scala.collection.mutable.ArrayBuffer
 
 import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.JoinedRow
 
+import sparkpersist.PersistConf
 import sparkpersist.shard.ShardSchema
 
 /**
  * Everything a write task needs, shipped from the driver: where the batch's parts go, the shard's
  * schema, the Parquet configuration, and the part size limit.
  *
- * @param batchDir    directory of this batch's parts (nothing else lives there)
+ * @param batchDir  directory of this batch's parts (nothing else lives there)
+ * @param stampTime for append-only writes stamped with the commit time: the rows hold only the
+ *                  data columns, and the run appends `time` = this and `diff` = +1 to each (no
+ *                  projection copies the rows). Absent: rows already end with `time` and `diff`.
  */
 final case class RunSpec(
     batchDir: String,
     schema: ShardSchema,
     conf: SerializableConf,
     maxRowsPerPart: Long,
-    boundChars: Int) {
+    boundChars: Int,
+    stampTime: Option[Long]) {
 
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
     new Path(batchDir, f"part-$partition%05d-$seq%04d-a$attempt.parquet")
+}
+
+object RunSpec {
+  /**
+   * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
+   * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`) and the string
+   * bound length from the session's configuration.
+   */
+  def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
+      maxRowsPerPart: Option[Long], stampTime: Option[Long]): RunSpec = {
+    val settings = spark.conf.getAll
+    RunSpec(
+      batchDir.toString,
+      schema,
+      new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema)),
+      maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
+      PersistConf.StringBoundChars.get(settings).toInt,
+      stampTime)
+  }
 }
 
 /**
@@ -33,13 +59,15 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
   private val done = ArrayBuffer.empty[WrittenPart]
   private var current: PartWriter = _
   private var currentPath: Path = _
+  private val timeAndDiff = spec.stampTime.map(t => InternalRow(t, 1L)).orNull
+  private val stamped = new JoinedRow()
 
   def write(row: InternalRow): Unit = {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
       current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars)
     }
-    current.write(row)
+    current.write(if (timeAndDiff == null) row else stamped(row, timeAndDiff))
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()
   }
 

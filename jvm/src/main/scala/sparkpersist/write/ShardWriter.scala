@@ -6,7 +6,6 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
-import sparkpersist.PersistConf
 import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
 
 /**
@@ -20,6 +19,9 @@ import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
  * compare-and-set ([[BatchCommit]]). If anything fails, including losing the race to another
  * writer ([[sparkpersist.shard.UpperMismatch]]), the written parts are deleted and the error
  * rethrown: nothing is written.
+ *
+ * A DataFrame with no rows commits nothing (the upper does not move): the returned batch has no
+ * runs and `lower == upper ==` the shard's upper.
  */
 object ShardWriter {
 
@@ -29,20 +31,14 @@ object ShardWriter {
 
   /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
   private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {
-    val spark = df.sparkSession
-    val settings = spark.conf.getAll
-    val commitTime = math.max(System.currentTimeMillis(), state.upper)
+    val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
-    val spec = RunSpec(
-      commit.batchDir.toString,
-      state.schema,
-      new SerializableConf(PartFormat.hadoopConf(spark, shard.name, state.schema)),
-      options.maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
-      PersistConf.StringBoundChars.get(settings).toInt)
+    val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,
+      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime))
     val runs = commit.onFailureDelete {
-      spark.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
+      df.sparkSession.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
         RunWriter.writeAll(spec, task.partitionId(), task.attemptNumber(), rows))
     }
     commit.commit(runs.toSeq)

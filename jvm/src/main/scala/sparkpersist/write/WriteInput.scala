@@ -10,7 +10,9 @@ import sparkpersist.shard.{ReservedColumns, ShardSchema}
 /**
  * Checks a DataFrame against a shard's schema and shapes it as the part layout
  * ([[PartFormat.partSchema]]): the data columns in the shard's order, then `time`, then `diff`,
- * sorted within each input partition as parts must be.
+ * sorted within each input partition as parts must be. A pure append (no time, no diff column)
+ * yields only the data columns: the write tasks stamp time and diff ([[RunSpec.stampTime]]), and a
+ * DataFrame whose columns already are the shard's, in order, is written without any projection.
  *
  * Columns match the shard's by name, ignoring case; types must be equal (nullability aside). The
  * time column may also be a data column (an event timestamp that is also the update's time).
@@ -34,14 +36,18 @@ object WriteInput {
 
     val data = schema.columns.zip(matched).map { case (c, f) =>
       val value = col(quote(f.name))
-      (if (!c.nullable && f.nullable) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value).as(c.name)
+      val checked = if (!c.nullable && f.nullable) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value
+      if (checked eq value && f.name == c.name) value else checked.as(c.name)
     }
-    val time = timeField.fold(lit(commitTime)) { f =>
-      val v = if (f.dataType == TimestampType) unix_millis(col(quote(f.name))) else col(quote(f.name))
-      notNull(v, s"the time column '${f.name}' holds a null time")
+    val reserved = if (stampTime(options, commitTime).isDefined) Nil else {
+      val time = timeField.fold(lit(commitTime)) { f =>
+        val v = if (f.dataType == TimestampType) unix_millis(col(quote(f.name))) else col(quote(f.name))
+        notNull(v, s"the time column '${f.name}' holds a null time")
+      }
+      val diff = diffField.fold(lit(1L))(f => notNull(col(quote(f.name)), s"the diff column '${f.name}' holds a null diff"))
+      Seq(time.as(ReservedColumns.Time), diff.as(ReservedColumns.Diff))
     }
-    val diff = diffField.fold(lit(1L))(f => notNull(col(quote(f.name)), s"the diff column '${f.name}' holds a null diff"))
-    val shaped = df.select(data ++ Seq(time.as(ReservedColumns.Time), diff.as(ReservedColumns.Diff)): _*)
+    val shaped = df.select(data ++ reserved: _*)
 
     val keys = sortKeys(schema, options.timeCol.isDefined, options.isUpdate)
     if (keys.isEmpty) shaped else shaped.sortWithinPartitions(keys.map(k => col(quote(k))): _*)
@@ -75,6 +81,10 @@ object WriteInput {
       f
     }
   }
+
+  /** The time write tasks stamp on rows of a pure append (no time, no diff column), if it is one. */
+  def stampTime(options: WriteOptions, commitTime: Long): Option[Long] =
+    if (options.timeCol.isEmpty && options.diffCol.isEmpty) Some(commitTime) else None
 
   /** Within-part sort keys, as column names of the part layout (see the object's doc). */
   def sortKeys(schema: ShardSchema, timeVaries: Boolean, update: Boolean): Seq[String] = {

@@ -5,6 +5,7 @@ import java.time.{Instant, LocalDate, LocalDateTime}
 
 import org.apache.spark.SparkConf
 import org.apache.spark.sql.{DataFrame, Row}
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GreaterThanOrEqual, Literal}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
@@ -187,19 +188,21 @@ class PersistReadSuite extends SharedSparkSession {
     }
   }
 
-  test("a part selection narrows the scan's parts, its rows and its metrics") {
+  test("a scan request's filter narrows the scan's parts, its rows and its metrics") {
     withShard("kv", kvData) { shard =>
       writeUpdates(shard, Seq(Row("a", 1, 1L, 1L)))
       writeUpdates(shard, Seq(Row("b", 2, 5L, 1L), Row("c", 3, 6L, 1L)))
       val all = shard.state.parts.toSeq
       val late = all.filter(_.minTime >= 5)
+      val vAtLeast2 = GreaterThanOrEqual(AttributeReference(kvData(1).name, IntegerType)(), Literal(2))
       val table = spark.sessionState.catalogManager.catalog("persist").asInstanceOf[PersistCatalog]
         .loadTable(PersistTableId.snapshotIdentifier("kv")).asInstanceOf[PersistTable]
-        .withSelection(PartSelection(None, _.minTime >= 5))
+        .withRequest(ScanRequest(None, Some(vAtLeast2)))
       val scan = table.newScanBuilder(org.apache.spark.sql.util.CaseInsensitiveStringMap.empty())
         .build().asInstanceOf[PersistScan]
       assert(scan.parts === late)
-      assert(scan.metrics === ScanMetrics(all.size, late.size, all.map(_.bytes).sum, late.map(_.bytes).sum))
+      assert(scan.metrics === ScanMetrics(all.size, late.size, all.map(_.bytes).sum, late.map(_.bytes).sum,
+        partsPruned = all.size - late.size, pruningNanos = scan.metrics.pruningNanos))
       val factory = scan.createReaderFactory()
       val rows = scan.planInputPartitions().toSeq.flatMap { p =>
         val reader = factory.createReader(p)
@@ -208,8 +211,8 @@ class PersistReadSuite extends SharedSparkSession {
         out
       }
       assert(rows.sorted === Seq("b", "c"))
-      assert(scan.description().endsWith(s"all parts: ${late.size} of ${all.size} parts, " +
-        s"${late.map(_.bytes).sum} of ${all.map(_.bytes).sum} bytes"))
+      assert(scan.description().contains(s"parts: ${late.size}/${all.size} " +
+        s"bytes: ${late.map(_.bytes).sum}/${all.map(_.bytes).sum} pushdown on"))
       val frame = sql("SELECT * FROM persist.kv")
       frame.collect()
       val exec = frame.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get

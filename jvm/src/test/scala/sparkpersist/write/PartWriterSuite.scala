@@ -25,7 +25,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
 
   private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
-    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64)
+    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None)
     RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
   }
 
@@ -71,7 +71,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
     val e = intercept[IllegalStateException](
-      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64), 0, 0, rows))
+      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None), 0, 0, rows))
     assert(e.getMessage === "boom")
     assert(dir.listFiles().filter(_.getName.endsWith(".parquet")).toSeq === Nil)
   }

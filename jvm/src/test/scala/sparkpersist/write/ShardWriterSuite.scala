@@ -57,6 +57,23 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     assert(first.stats.get.columns(3) === ColumnStats(0, Some(-0.0), Some(0.5)))
   }
 
+  test("a part's stats are exact for its rows and survive reopening the shard") {
+    val shard = newShard()
+    val rows = Seq[(Long, String, java.lang.Double)]((1L, "m" * 20000, Double.NaN), (2L, "é", -0.0), (3L, null, 0.0),
+      (4L, "ü" * 20000, null), (5L, "abc", 1.5)).toDF("k", "v", "x").coalesce(1)
+    val batch = ShardWriter.write(rows, shard, WriteOptions())
+    val Seq(part) = batch.parts.toSeq
+    val str = (s: String) => Some(org.apache.spark.unsafe.types.UTF8String.fromString(s))
+    assert(part.stats.get.rowCount === 5L && part.stats.get.bytes === part.bytes)
+    assert(part.stats.get.columns === Map(
+      1 -> ColumnStats(0, Some(1L), Some(5L)),
+      2 -> ColumnStats(1, str("abc"), str("ü" * 63 + "ý")),
+      3 -> ColumnStats(1, Some(-0.0), Some(Double.NaN))))
+    val reopened = new ShardStore(new Path(shard.dir.getParent.toString).toString, spark.sparkContext.hadoopConfiguration)
+      .open("events").state
+    assert(reopened.parts.toSeq === Seq(part))
+  }
+
   test("rows of a part are sorted by the order key; the next batch starts at the upper") {
     val shard = newShard()
     val first = ShardWriter.write(rows(5, 1).orderBy(col("k").desc), shard, WriteOptions())

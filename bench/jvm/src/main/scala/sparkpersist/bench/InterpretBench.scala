@@ -1,0 +1,144 @@
+package sparkpersist.bench
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths}
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.QueryPlanningTracker
+import org.apache.spark.sql.catalyst.expressions.{AttributeMap, AttributeReference, Expression}
+import org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LocalRelation}
+import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalacheck.Gen
+import org.scalacheck.rng.Seed
+
+import sparkpersist.catalyst.MzNow
+import sparkpersist.interpret.{MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen}
+import sparkpersist.shard.ShardSchema
+import sparkpersist.stats.{ColumnStats, PartStats}
+
+/**
+ * Benchmarks of the abstract interpreter (issue 3).
+ *
+ *  - `InterpretBench [speed]`: time to decide 1k / 10k / 100k parts for
+ *    `mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'` (the filter compiled once);
+ *    prints a table and writes `bench/out/interpret.json`.
+ *  - `InterpretBench soundness N [seed]`: the soundness property of the test suite with `N`
+ *    predicates per ANSI mode; exits with status 1 on any violation.
+ */
+object InterpretBench {
+
+  def main(args: Array[String]): Unit = args.toList match {
+    case "soundness" :: n :: rest => soundness(n.toInt, rest.headOption.map(_.toLong).getOrElse(1L))
+    case Nil | "speed" :: Nil => speed()
+    case _ =>
+      System.err.println("usage: InterpretBench [speed] | soundness <predicates> [seed]")
+      sys.exit(2)
+  }
+
+  private def session(): SparkSession =
+    SparkSession.builder().master("local[1]").appName("InterpretBench")
+      .config("spark.ui.enabled", "false").getOrCreate()
+
+  private val dayMicros = 86400L * 1000000L
+
+  private def speed(): Unit = {
+    val spark = session()
+    val schema = ShardSchema.fromStruct(StructType(Seq(
+      StructField("event_ts", TimestampType), StructField("country", StringType),
+      StructField("amount", LongType))))
+    val attrs = schema.columns.map(c => AttributeReference(c.name, c.dataType)())
+    val mz = AttributeReference("mz", TimestampType, nullable = false)()
+    val parsed = spark.sessionState.sqlParser.parseExpression(
+      "mz <= event_ts + INTERVAL 30 DAYS AND country = 'US'")
+    val analyzed = spark.sessionState.analyzer.executeAndCheck(
+      Filter(parsed, LocalRelation(attrs :+ mz)), new QueryPlanningTracker)
+    val condition: Expression = ReplaceExpressions(analyzed).asInstanceOf[Filter].condition
+      .transform { case a: AttributeReference if a.exprId == mz.exprId => MzNow() }
+
+    val parts = 100000
+    val start = 1.7e15.toLong
+    val countries = Array("AR", "BR", "DE", "FR", "IN", "JP", "US", "ZA").map(UTF8String.fromString)
+    // Parts in time order (one hour each), a few countries per part.
+    val stats = Array.tabulate(parts) { i =>
+      val lo = start + i * 3600L * 1000000L
+      val c = i % (countries.length - 1)
+      PartStats(1000, 1 << 20, Map(
+        1 -> ColumnStats(0, Some(lo), Some(lo + 3599L * 1000000L)),
+        2 -> ColumnStats(i % 3, Some(countries(c)), Some(countries(c + 1))),
+        3 -> ColumnStats(0, Some(0L), Some(1000L))))
+    }
+    val asOf = start + parts * 3600L * 1000000L
+    val filter = PartFilter.compile(condition, AttributeMap(attrs.zip(schema.columns.map(_.id))),
+      schema, MzNowSpec.at(asOf))
+
+    println(s"condition: ${condition.sql}")
+    println(s"first part: ${filter.spec(stats(0))}, last part: ${filter.spec(stats(parts - 1))}")
+
+    def decide(n: Int): Int = {
+      var kept = 0
+      var i = 0
+      while (i < n) { if (filter.keep(stats(i))) kept += 1; i += 1 }
+      kept
+    }
+    (1 to 20).foreach(_ => decide(parts)) // warm-up
+
+    val rows = Seq(1000, 10000, 100000).map { n =>
+      val runs = (1 to 15).map { _ =>
+        val t0 = System.nanoTime()
+        val kept = decide(n)
+        (System.nanoTime() - t0, kept)
+      }
+      val nanos = runs.map(_._1).sorted
+      val median = nanos(nanos.size / 2)
+      (n, median, runs.head._2)
+    }
+    println(f"${"parts"}%8s ${"kept"}%8s ${"total ms"}%10s ${"ns/part"}%9s")
+    rows.foreach { case (n, ns, kept) => println(f"$n%8d $kept%8d ${ns / 1e6}%10.3f ${ns.toDouble / n}%9.1f") }
+    val json = rows.map { case (n, ns, kept) =>
+      s"""{"parts": $n, "kept": $kept, "total_ms": ${"%.3f".format(ns / 1e6)}, "ns_per_part": ${"%.1f".format(ns.toDouble / n)}}"""
+    }.mkString(
+      s"""{"benchmark": "interpret", "predicate": "mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'", "statistic": "median of 15 runs", "results": [""",
+      ", ", "]}\n")
+    // sbt forks the run in bench/jvm: write under the repository root's bench/out.
+    val cwd = Paths.get("").toAbsolutePath
+    val root = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(p => Files.exists(p.resolve("versions.properties"))).getOrElse(cwd)
+    val out = root.resolve("bench").resolve("out")
+    Files.createDirectories(out)
+    Files.write(out.resolve("interpret.json"), json.getBytes(StandardCharsets.UTF_8))
+    println(s"wrote ${out.resolve("interpret.json")}")
+    spark.stop()
+  }
+
+  private def soundness(predicates: Int, seed: Long): Unit = {
+    val spark = session()
+    val check = new SoundnessCheck(spark)
+    var failed = false
+    for (ansi <- Seq(true, false)) {
+      var rng = Seed(seed)
+      var analyzed, pruned, checked, violations = 0
+      val t0 = System.nanoTime()
+      (1 to predicates).foreach { _ =>
+        val params = Gen.Parameters.default
+        val c = SoundnessGen.sample.pureApply(params, rng)
+        rng = rng.next
+        val outcome = check.check(c, ansi)
+        if (outcome.analyzed) analyzed += 1
+        pruned += outcome.pruned
+        checked += outcome.checked
+        if (outcome.violations.nonEmpty) {
+          violations += 1
+          if (violations <= 5) println(outcome.violations.head)
+        }
+      }
+      println(f"ansi=$ansi%-5s predicates=$predicates analyzed=$analyzed checks=$checked " +
+        f"pruned=$pruned/${predicates * SoundnessGen.PartsPerCase} violations=$violations " +
+        f"(${(System.nanoTime() - t0) / 1e9}%.1f s)")
+      failed ||= violations > 0
+    }
+    spark.stop()
+    if (failed) sys.exit(1)
+  }
+}

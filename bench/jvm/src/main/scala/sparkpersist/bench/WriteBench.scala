@@ -1,0 +1,163 @@
+package sparkpersist.bench
+
+import java.io.File
+import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets
+import java.nio.file.{Files, Paths}
+
+import org.apache.spark.sql.{DataFrame, SparkSession}
+import org.apache.spark.sql.functions._
+
+import sparkpersist.shard.{Json, ShardHandle, ShardSchema, ShardStore}
+import sparkpersist.stats.StatsCodec
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * Write throughput with stats: the same cached rows written with plain `df.write.parquet` and
+ * with `ShardWriter.write` (parts + stats + commit), same part count, alternating, 3 timed runs
+ * each (or as many as the third argument says) after one warm-up. Two scenarios: an append
+ * without order key (no sort on either side), and one with order key `k` (the plain write gets
+ * the same `sortWithinPartitions`).
+ *
+ * Each run records wall seconds and the process's CPU seconds (Spark runs in local mode, so every
+ * task is in this JVM): on a shared machine the CPU figure is the steadier of the two.
+ *
+ * Usage: bench/runMain sparkpersist.bench.WriteBench [rows] [partitions] [runs]; writes
+ * bench/out/write.json.
+ */
+object WriteBench {
+  private var outputs = 0
+
+  final case class Timing(wall: Double, cpu: Double)
+
+  /**
+   * @param reserved the plain write of the same rows plus constant `time` and `diff` columns: what
+   *                 the part format alone costs, without stats or commit
+   */
+  final case class Result(scenario: String, plain: Seq[Timing], reserved: Seq[Timing], shard: Seq[Timing],
+      parts: Int, statsBytesPerPart: Double) {
+    def plainWall: Double = median(plain.map(_.wall))
+    def shardWall: Double = median(shard.map(_.wall))
+    def plainCpu: Double = median(plain.map(_.cpu))
+    def reservedCpu: Double = median(reserved.map(_.cpu))
+    def shardCpu: Double = median(shard.map(_.cpu))
+  }
+
+  def main(args: Array[String]): Unit = {
+    val rows = args.headOption.map(_.toLong).getOrElse(2000000L)
+    val partitions = args.lift(1).map(_.toInt).getOrElse(8)
+    val runs = args.lift(2).map(_.toInt).getOrElse(3)
+    val spark = SparkSession.builder().master("local[2]").appName("WriteBench")
+      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    val out = Files.createTempDirectory("writebench").toFile
+    try {
+      val df = source(spark, rows, partitions).cache()
+      df.count()
+      val results = Seq(
+        run(spark, df, rows, partitions, runs, out, "append, no order key", orderBy = Nil),
+        run(spark, df, rows, partitions, runs, out, "append, order key k", orderBy = Seq("k")))
+      report(rows, partitions, runs, results)
+    } finally {
+      deleteRecursively(out)
+      spark.stop()
+    }
+  }
+
+  /** 8 columns: long, int, timestamp, string, double, decimal, boolean, date. */
+  private def source(spark: SparkSession, rows: Long, partitions: Int): DataFrame =
+    spark.range(0, rows, 1, partitions).select(
+      col("id"),
+      (hash(col("id")) % 100000).as("k"),
+      timestamp_micros(lit(1700000000000000L) + col("id") * 1000L).as("ts"),
+      concat(lit("user-"), (col("id") % 50000).cast("string"), lit("-"),
+        sha1(col("id").cast("string")).substr(1, 8)).as("s"),
+      (rand(7) * 1000.0).as("d"),
+      (col("id") % 1000000).cast("decimal(12,2)").as("amount"),
+      (col("id") % 3 === 0).as("flag"),
+      date_add(lit(java.sql.Date.valueOf("2024-01-01")), (col("id") % 365).cast("int")).as("day"))
+
+  private def run(spark: SparkSession, df: DataFrame, rows: Long, partitions: Int, runs: Int, out: File,
+      scenario: String, orderBy: Seq[String]): Result = {
+    val store = new ShardStore(new File(out, "shards").toURI.toString, spark.sparkContext.hadoopConfiguration)
+    val schema = ShardSchema.fromStruct(df.schema, orderBy)
+    val options = WriteOptions(maxRowsPerPart = Some(rows / partitions + 1))
+    def plainOf(rows: DataFrame): Timing = {
+      outputs += 1
+      val sorted = if (orderBy.isEmpty) rows else rows.sortWithinPartitions(orderBy.map(col): _*)
+      time(sorted.write.parquet(new File(out, s"plain-$outputs").toURI.toString))
+    }
+    def plain(): Timing = plainOf(df)
+    def reserved(): Timing = plainOf(df.withColumn("time", lit(System.currentTimeMillis())).withColumn("diff", lit(1L)))
+    var lastShard: ShardHandle = null
+    def shard(): Timing = {
+      outputs += 1
+      lastShard = store.create(s"bench_$outputs", schema)
+      time(ShardWriter.write(df, lastShard, options))
+    }
+    plain(); reserved(); shard() // warm-up
+    val timings = (1 to runs).map { i =>
+      if (i % 2 == 1) { val p = plain(); val r = reserved(); (p, r, shard()) }
+      else { val s = shard(); val r = reserved(); (plain(), r, s) }
+    }
+    val state = lastShard.state
+    val codec = StatsCodec(state.schema)
+    val parts = state.parts.toSeq
+    val statsBytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
+    Result(scenario, timings.map(_._1), timings.map(_._2), timings.map(_._3), parts.size,
+      statsBytes.sum.toDouble / parts.size)
+  }
+
+  private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
+
+  private def time(body: => Unit): Timing = {
+    val (wall, cpu) = (System.nanoTime(), os.getProcessCpuTime)
+    body
+    Timing((System.nanoTime() - wall) / 1e9, (os.getProcessCpuTime - cpu) / 1e9)
+  }
+
+  private def median(xs: Seq[Double]): Double = xs.sorted.apply(xs.size / 2)
+
+  private def report(rows: Long, partitions: Int, runs: Int, results: Seq[Result]): Unit = {
+    println(f"WriteBench: $rows%d rows, $partitions%d input partitions, median of $runs%d alternating runs")
+    println(f"${"scenario"}%-22s ${"plain s"}%8s ${"shard s"}%8s ${"ratio"}%6s ${"plain cpu"}%9s ${"+t/d cpu"}%9s " +
+      f"${"shard cpu"}%9s ${"cpu ratio"}%9s ${"plain rows/s"}%12s ${"shard rows/s"}%12s ${"parts"}%5s ${"stats B/part"}%12s")
+    results.foreach { r =>
+      println(f"${r.scenario}%-22s ${r.plainWall}%8.2f ${r.shardWall}%8.2f ${r.shardWall / r.plainWall}%6.3f " +
+        f"${r.plainCpu}%9.2f ${r.reservedCpu}%9.2f ${r.shardCpu}%9.2f ${r.shardCpu / r.plainCpu}%9.3f " +
+        f"${rows / r.plainWall}%12.0f ${rows / r.shardWall}%12.0f ${r.parts}%5d ${r.statsBytesPerPart}%12.0f")
+    }
+    println("+t/d cpu: the plain write with constant time and diff columns added (the part format's own cost)")
+    val out = Json.obj().put("benchmark", "write").put("rows", rows).put("inputPartitions", partitions)
+      .put("runs", runs)
+    val array = out.putArray("results")
+    results.foreach { r =>
+      val node = array.addObject()
+      node.put("scenario", r.scenario).put("parts", r.parts)
+        .put("plainSeconds", r.plainWall).put("shardSeconds", r.shardWall).put("ratio", r.shardWall / r.plainWall)
+        .put("plainCpuSeconds", r.plainCpu).put("plainWithTimeDiffCpuSeconds", r.reservedCpu)
+        .put("shardCpuSeconds", r.shardCpu).put("cpuRatio", r.shardCpu / r.plainCpu)
+        .put("plainRowsPerSec", rows / r.plainWall).put("shardRowsPerSec", rows / r.shardWall)
+        .put("statsBytesPerPart", r.statsBytesPerPart)
+      val (plainRuns, shardRuns) = (node.putArray("plainRunsSeconds"), node.putArray("shardRunsSeconds"))
+      r.plain.foreach(t => plainRuns.add(t.wall))
+      r.shard.foreach(t => shardRuns.add(t.wall))
+    }
+    val path = outDir().resolve("write.json")
+    Files.createDirectories(path.getParent)
+    Files.write(path, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
+    println(s"wrote $path")
+  }
+
+  /** bench/out of the repository (sbt runs benchmarks in bench/jvm). */
+  private def outDir() = {
+    val cwd = Paths.get("").toAbsolutePath
+    Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
+      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd).resolve("bench/out")
+  }
+
+  private def deleteRecursively(f: File): Unit = {
+    Option(f.listFiles()).foreach(_.foreach(deleteRecursively))
+    f.delete()
+  }
+}

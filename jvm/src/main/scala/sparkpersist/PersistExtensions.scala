@@ -1,0 +1,17 @@
+package sparkpersist
+
+import org.apache.spark.sql.SparkSessionExtensions
+
+import sparkpersist.catalyst.{MzNowFunction, PrunePersistParts}
+
+/**
+ * The `spark.sql.extensions` entry point:
+ * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()` and the
+ * optimizer rule that prunes the parts of persist scans ([[PrunePersistParts]]).
+ */
+class PersistExtensions extends (SparkSessionExtensions => Unit) {
+  override def apply(extensions: SparkSessionExtensions): Unit = {
+    extensions.injectFunction(MzNowFunction.description)
+    extensions.injectOptimizerRule(_ => PrunePersistParts)
+  }
+}

@@ -1,0 +1,29 @@
+package sparkpersist.catalyst
+
+import org.apache.spark.sql.catalyst.FunctionIdentifier
+import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+
+/** The SQL function `mz_now()`, as registered by [[sparkpersist.PersistExtensions]]. */
+object MzNowFunction {
+  val name = "mz_now"
+
+  val info: ExpressionInfo = new ExpressionInfo(
+    classOf[MzNow].getName, null, name,
+    "_FUNC_() - The time the query reads persist shards as of (their as-of), as a TIMESTAMP.",
+    "", // arguments
+    // Spark checks the layout of these two: a leading newline and 4 spaces, a trailing newline and 2.
+    "\n    Examples:\n      > SELECT * FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 30 DAYS;\n  ",
+    "\n    The as-of is spark.sparkpersist.asOf when set, else the latest time complete in every " +
+      "persist shard the query reads (upper - 1). Pruning and row filtering use the same value.\n  ",
+    "datetime_funcs", "0.1.0", "", "scala_udf")
+
+  def build(args: Seq[Expression]): Expression = {
+    if (args.nonEmpty) {
+      throw new IllegalArgumentException(s"$name() takes no arguments, but ${args.length} were given.")
+    }
+    MzNow()
+  }
+
+  val description: (FunctionIdentifier, ExpressionInfo, Seq[Expression] => Expression) =
+    (FunctionIdentifier(name), info, build)
+}

@@ -1,0 +1,65 @@
+package sparkpersist.catalyst
+
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.types.TimestampType
+
+import sparkpersist.PersistConf
+import sparkpersist.source.{PersistTable, ScanRequest}
+
+/**
+ * The optimizer rule behind part pruning. It runs in Spark's operator-optimization batch, after
+ * filters were pushed down and constants folded and before `V2ScanRelationPushDown` turns
+ * relations into scans, so it sees `Filter(condition, relation of a persist table)`. For the
+ * whole plan it
+ *
+ *  1. resolves the query's as-of ([[QueryAsOf]]) over every persist table in the plan,
+ *  2. replaces `mz_now()` by that time, so pruning and row filtering agree, and
+ *  3. hands each persist relation a [[ScanRequest]]: the as-of, and the filter directly above
+ *     it (unless pushdown is `off`); the scan decides its parts from it when it is built.
+ *
+ * The request is recomputed from the plan on every run (a condition is never left behind by a
+ * filter that moved) and a relation whose request is unchanged is returned as is, so the rule
+ * is idempotent and the batch reaches its fixed point. Other plans are returned untouched.
+ * Subqueries are optimized on their own and get the rule there.
+ */
+object PrunePersistParts extends Rule[LogicalPlan] {
+
+  override def apply(plan: LogicalPlan): LogicalPlan = {
+    val tables = plan.collect { case PersistRelation(_, t) => t }
+    val hasMzNow = plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[MzNow])))
+    if (tables.isEmpty && !hasMzNow) return plan
+
+    val asOf = QueryAsOf.resolve(conf, tables.map(_.shard.state))
+    val withNow =
+      if (!hasMzNow) plan
+      else plan.transformAllExpressions {
+        case MzNow() => Literal(QueryAsOf.mzNowMicros(asOf), TimestampType)
+      }
+    val pruning = PersistConf.PushdownMode.get(conf) != "off"
+    request(withNow, asOf, pruning)
+  }
+
+  private def request(plan: LogicalPlan, asOf: Option[Long], pruning: Boolean): LogicalPlan = plan match {
+    case f @ Filter(condition, PersistRelation(r, t)) =>
+      val child = withRequest(r, t, ScanRequest(asOf, Some(condition).filter(_ => pruning)))
+      if (child eq r) f else f.copy(child = child)
+    case PersistRelation(r, t) => withRequest(r, t, ScanRequest(asOf, None))
+    case other => other.mapChildren(request(_, asOf, pruning))
+  }
+
+  private def withRequest(r: DataSourceV2Relation, t: PersistTable, req: ScanRequest): DataSourceV2Relation =
+    if (t.request == req) r else r.copy(table = t.withRequest(req))
+
+  private object PersistRelation {
+    def unapply(plan: LogicalPlan): Option[(DataSourceV2Relation, PersistTable)] = plan match {
+      case r: DataSourceV2Relation => r.table match {
+        case t: PersistTable => Some((r, t))
+        case _ => None
+      }
+      case _ => None
+    }
+  }
+}

@@ -1,0 +1,192 @@
+package sparkpersist.interpret
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.catalyst.expressions
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.catalyst.MzNow
+import sparkpersist.interpret.SpecNode.Comparison
+
+/**
+ * The abstract interpreter: compiles a Catalyst expression into a [[SpecNode]] that computes the
+ * expression's [[ResultSpec]] from the specs of the columns it reads.
+ *
+ * Literals and constant subexpressions are exact; boolean logic follows SQL's three values;
+ * comparisons, `IN`, `IS [NOT] NULL`, `COALESCE`, `IF`/`CASE WHEN`, `GREATEST`/`LEAST`,
+ * `startswith`/`LIKE 'prefix%'` are interpreted directly; functions in the [[Monotonicity]]
+ * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
+ * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
+ *
+ * It interprets analyzed expressions as they are: evaluation modes (ANSI, legacy, try) come
+ * from each expression, as the analyzer fixed them from `spark.sql.ansi.enabled`.
+ */
+object Interpreter {
+  import SpecNode._
+
+  /**
+   * Compiles `e`. `slotOf` gives the slot of the column spec an attribute reads (attributes
+   * without a slot admit any value, and never raise); `mzNow` is the spec of `mz_now()`.
+   */
+  def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec): SpecNode =
+    new Compiler(slotOf, mzNow).compile(e)
+
+  /**
+   * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
+   * for null, or `None` if it is not a constant or raises.
+   */
+  def constant(e: Expression): Option[Option[Any]] =
+    if (!e.foldable || !e.deterministic) None
+    else try Some(Option(e.eval())) catch { case NonFatal(_) => None }
+
+  /** The spec of one constant value of type `dt`. */
+  def constantSpec(v: Any, dt: DataType): ResultSpec =
+    if (v == null) ResultSpec.AlwaysNull
+    else if (ValueOrdering.isRanged(dt)) ResultSpec.point(v)
+    else ResultSpec(nullable = false, fallible = false, Values.All)
+
+  private val alwaysFails = ResultSpec(nullable = false, fallible = true, Values.Empty)
+
+  private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec) {
+
+    def compile(e: Expression): SpecNode = e match {
+      case _: MzNow => new Const(mzNow)
+      case a: Attribute => slotOf(a).map(new Column(_)).getOrElse(new Const(ResultSpec.AnyValue))
+      case _ if !e.deterministic => anything
+      case _ if e.foldable =>
+        constant(e) match {
+          case Some(v) => new Const(constantSpec(v.orNull, e.dataType))
+          case None => new Const(alwaysFails)
+        }
+      case r: RuntimeReplaceable => compile(r.replacement)
+      case c: Cast if c.child.dataType == c.dataType => compile(c.child)
+      case expressions.And(l, r) => new SpecNode.And(compile(l), compile(r))
+      case expressions.Or(l, r) => new SpecNode.Or(compile(l), compile(r))
+      case expressions.Not(c) => new SpecNode.Not(compile(c))
+      case expressions.IsNull(c) => new SpecNode.IsNull(compile(c), negated = false)
+      case expressions.IsNotNull(c) => new SpecNode.IsNull(compile(c), negated = true)
+      case TryEval(c) => new Try(compile(c))
+      case EqualTo(l, r) => compare(Comparison.Eq, l, r)
+      case LessThan(l, r) => compare(Comparison.Lt, l, r)
+      case LessThanOrEqual(l, r) => compare(Comparison.LtEq, l, r)
+      case GreaterThan(l, r) => compare(Comparison.Lt, r, l)
+      case GreaterThanOrEqual(l, r) => compare(Comparison.LtEq, r, l)
+      case expressions.EqualNullSafe(l, r) =>
+        ordered(l.dataType)(new SpecNode.EqualNullSafe(compile(l), compile(r), _))
+      case expressions.In(v, list) =>
+        ordered(v.dataType)(new SpecNode.In(compile(v), list.map(compile).toArray, _))
+      case s: expressions.InSet => ordered(s.child.dataType)(inSet(s, _))
+      case expressions.Coalesce(children) =>
+        new SpecNode.Coalesce(children.map(compile).toArray, ValueOrdering.of(e.dataType).orNull)
+      case If(p, t, f) =>
+        new SpecNode.CaseWhen(Array(compile(p)), Array(compile(t)), Some(compile(f)),
+          ValueOrdering.of(e.dataType).orNull)
+      case expressions.CaseWhen(branches, otherwise) =>
+        new SpecNode.CaseWhen(branches.map(b => compile(b._1)).toArray,
+          branches.map(b => compile(b._2)).toArray, otherwise.map(compile),
+          ValueOrdering.of(e.dataType).orNull)
+      case Greatest(children) =>
+        ordered(e.dataType)(new Extremum(children.map(compile).toArray, least = false, _))
+      case Least(children) =>
+        ordered(e.dataType)(new Extremum(children.map(compile).toArray, least = true, _))
+      case StartsWith(s, p) => prefix(s, constant(p).flatten, exact = true)
+      case Like(s, p, escape) =>
+        constant(p).flatten match {
+          case Some(pattern: UTF8String) =>
+            val (lit, rest) = likePrefix(pattern.toString, escape)
+            prefix(s, Some(UTF8String.fromString(lit)), exact = rest == "%")
+          case _ => anything
+        }
+      case g: GetStructField =>
+        val name = g.name.getOrElse(g.child.dataType.asInstanceOf[StructType](g.ordinal).name)
+        new SpecNode.StructField(compile(g.child), name)
+      case _ => Monotonicity.lookup(e).map(monotone(e, _)).getOrElse(anything)
+    }
+
+    private def anything: SpecNode = new Const(ResultSpec.Anything)
+
+    private def ordered(dt: DataType)(node: Ordering[Any] => SpecNode): SpecNode =
+      ValueOrdering.of(dt).map(node).getOrElse(anything)
+
+    private def compare(op: Comparison, l: Expression, r: Expression): SpecNode =
+      ordered(l.dataType)(new Compare(op, compile(l), compile(r), _))
+
+    private def inSet(s: expressions.InSet, ord: Ordering[Any]): SpecNode = {
+      val values = s.hset.iterator.filter(_ != null).toArray.sorted(ord)
+      new SpecNode.InSet(compile(s.child), values, s.hset.contains(null),
+        floating = s.child.dataType == FloatType || s.child.dataType == DoubleType,
+        ord)
+    }
+
+    private def prefix(s: Expression, p: Option[Any], exact: Boolean): SpecNode =
+      (s.dataType, p) match {
+        case (st: StringType, Some(bytes: UTF8String)) if ValueOrdering.isRanged(st) =>
+          val ord = ValueOrdering.of(st).get
+          new Prefix(compile(s), bytes, nextPrefix(bytes.getBytes).map(UTF8String.fromBytes), exact, ord)
+        case _ => anything
+      }
+
+    /** Compiles a registered monotone function with its non-constant arguments bound to slots. */
+    private def monotone(e: Expression, entry: Monotone): SpecNode = {
+      val ord = ValueOrdering.of(e.dataType)
+      val children = e.children.toIndexedSeq
+      val bound = children.indices.map { i =>
+        if (entry.directions(i) == Direction.Fixed) constant(children(i)).map(v => Literal.create(v.orNull, children(i).dataType))
+        else Some(BoundReference(-1, children(i).dataType, nullable = true))
+      }
+      val varying = children.indices.filter(entry.directions(_) != Direction.Fixed)
+      if (ord.isEmpty || bound.exists(_.isEmpty) || varying.isEmpty ||
+          varying.exists(i => ValueOrdering.of(children(i).dataType).isEmpty)) {
+        return anything
+      }
+      val boundChildren = children.indices.map { i =>
+        bound(i).get match {
+          case b: BoundReference => b.copy(ordinal = varying.indexOf(i))
+          case lit => lit
+        }
+      }
+      val rebound = e.withNewChildren(boundChildren)
+      val checked = Monotonicity.lookup(rebound).flatMap(_.checked)
+      val slack = entry.zoneDependent && Monotonicity.needsZoneSlack(e)
+      new MonotoneCall(
+        args = varying.map(i => compile(children(i))).toArray,
+        directions = varying.map(entry.directions).toArray,
+        template = checked.getOrElse(rebound),
+        checkedTwin = checked.isDefined,
+        raises = entry.raises,
+        zero = Literal.default(children(varying.head).dataType).value,
+        slack = varying.map(i =>
+          if (slack) Monotonicity.zoneSlack(children(i).dataType) else 0L).toArray,
+        argTypes = varying.map(children(_).dataType).toArray,
+        argOrd = varying.map(i => ValueOrdering.of(children(i).dataType).get).toArray,
+        ord = ord.get)
+    }
+  }
+
+  /**
+   * The literal prefix of a LIKE pattern (up to the first wildcard or escape character) and the
+   * rest of the pattern.
+   */
+  def likePrefix(pattern: String, escape: Char): (String, String) = {
+    val end = pattern.indexWhere(c => c == '%' || c == '_' || c == escape)
+    if (end < 0) (pattern, "") else (pattern.substring(0, end), pattern.substring(end))
+  }
+
+  /**
+   * The smallest byte string greater than every string starting with `prefix`: drop trailing
+   * 0xFF bytes and increment the last remaining one; None if there is none (or the prefix is
+   * empty: every string starts with it).
+   */
+  def nextPrefix(prefix: Array[Byte]): Option[Array[Byte]] = {
+    var end = prefix.length
+    while (end > 0 && prefix(end - 1) == 0xFF.toByte) end -= 1
+    if (end == 0) None
+    else {
+      val next = java.util.Arrays.copyOf(prefix, end)
+      next(end - 1) = (next(end - 1) + 1).toByte
+      Some(next)
+    }
+  }
+}

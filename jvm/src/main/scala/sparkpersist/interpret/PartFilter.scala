@@ -1,0 +1,81 @@
+package sparkpersist.interpret
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
+
+import sparkpersist.shard.ShardSchema
+import sparkpersist.stats.PartStats
+
+/**
+ * A filter condition compiled once for deciding many parts: [[keep]] is false only when the
+ * condition is provably false or null, and error-free, for every row the part's statistics
+ * admit. Built by [[PartFilter.compile]]; the pruning rule calls `keep` once per part.
+ *
+ * Thread-safe: it holds no mutable state.
+ */
+final class PartFilter private (root: SpecNode, columns: Array[PartSpecs]) {
+
+  /** The spec of the condition over one part. */
+  def spec(stats: PartStats): ResultSpec = {
+    val specs = new Array[ResultSpec](columns.length)
+    var i = 0
+    while (i < specs.length) {
+      specs(i) = columns(i)(stats)
+      i += 1
+    }
+    root.eval(specs)
+  }
+
+  /** Whether the part may hold a row for which the condition is true or raises. */
+  def keep(stats: PartStats): Boolean =
+    try {
+      val s = spec(stats)
+      s.mayBeTrue || s.mayFail
+    } catch {
+      // A defect in the interpreter or corrupt statistics must never drop a part.
+      case NonFatal(_) => true
+    }
+
+  /** The stable ids of the columns the condition reads (their stats are all it looks at). */
+  def columnIds: Seq[Int] = columns.toSeq.map(_.columnId)
+}
+
+object PartFilter {
+
+  /**
+   * Compiles `condition` (an analyzed, boolean Catalyst expression) over the columns of a shard.
+   *
+   * @param columnIds the stable column id each attribute of the scanned relation reads;
+   *                  attributes not in it admit any value
+   * @param schema    the shard's schema (for the column types)
+   * @param mzNow     the spec of `mz_now()`: [[MzNowSpec.at]] or [[MzNowSpec.since]]
+   */
+  def compile(
+      condition: Expression,
+      columnIds: AttributeMap[Int],
+      schema: ShardSchema,
+      mzNow: ResultSpec): PartFilter = {
+    val slots = scala.collection.mutable.LinkedHashMap.empty[Int, PartSpecs]
+    def slotOf(a: Attribute): Option[Int] =
+      for {
+        id <- columnIds.get(a)
+        column <- schema.columnById(id)
+      } yield {
+        if (!slots.contains(id)) slots(id) = new PartSpecs(id, column.dataType)
+        slots.keysIterator.indexOf(id)
+      }
+    val root = Interpreter.compile(condition, slotOf, mzNow)
+    new PartFilter(root, slots.values.toArray)
+  }
+}
+
+/** Specs of `mz_now()`, whose values are timestamps (microseconds since the epoch). */
+object MzNowSpec {
+  /** A batch read as of one time. */
+  def at(asOfMicros: Long): ResultSpec = ResultSpec.point(asOfMicros)
+
+  /** A continuous read from `asOfMicros` on: `[asOf, +inf)`. */
+  def since(asOfMicros: Long): ResultSpec =
+    ResultSpec(nullable = false, fallible = false, Values.Within(asOfMicros, Long.MaxValue))
+}

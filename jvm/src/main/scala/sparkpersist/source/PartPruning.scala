@@ -1,0 +1,26 @@
+package sparkpersist.source
+
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
+
+import sparkpersist.interpret.{MzNowSpec, PartFilter}
+import sparkpersist.shard.{PartMeta, ShardSchema}
+
+/**
+ * Turns the filter of a [[ScanRequest]] into the scan's [[PartSelection]]: the condition is
+ * compiled once ([[PartFilter]]) and each part is kept iff its statistics admit a row for which
+ * the condition is true or raises. A part without statistics is kept.
+ */
+object PartPruning {
+
+  def select(condition: Expression, schema: ShardSchema, asOf: Long, mode: PushdownMode): PartSelection = {
+    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema,
+      MzNowSpec.at(Math.multiplyExact(asOf, 1000L)))
+    PartSelection(Some(condition), mode, (p: PartMeta) => p.stats.forall(filter.keep))
+  }
+
+  /** The stable column id each attribute of the condition reads (by name: a table's columns are unique). */
+  private def columnIds(condition: Expression, schema: ShardSchema): AttributeMap[Int] =
+    AttributeMap(condition.references.toSeq.flatMap { (a: Attribute) =>
+      schema.column(a.name).map(c => a -> c.id)
+    })
+}

@@ -1,0 +1,213 @@
+package sparkpersist.catalyst
+
+import java.nio.file.Files
+
+import org.apache.hadoop.fs.FileUtil
+import org.apache.spark.SparkConf
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.rules.Rule
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
+import org.apache.spark.sql.test.SharedSparkSession
+
+import sparkpersist.{PersistConf, PersistExtensions}
+import sparkpersist.shard.{BatchMeta, RunMeta, ShardStore}
+import sparkpersist.source.{PersistCatalog, ScanReport, ScanReports, SoftPushdownViolation}
+import sparkpersist.stats.ColumnStats
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * Part pruning end to end: a shard of ten daily parts (one batch a day), queried with the
+ * extension installed. Every query runs with pushdown `on`, `soft` (failing on violations) and
+ * `off`; results must be identical and the parts read are asserted exactly.
+ */
+class PruningSuite extends SharedSparkSession {
+
+  private lazy val root = Files.createTempDirectory("persist-pruning").toFile
+  private val Start = 1767225600000L // 2026-01-01T00:00:00Z
+  private val Day = 86400000L
+  private val Days = 10
+
+  override protected def sparkConf: SparkConf = super.sparkConf
+    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
+    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
+    .set("spark.sql.catalog.persist.root", root.toURI.toString)
+    .set("spark.sql.session.timeZone", "UTC")
+
+  private def store = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
+
+  /** Day d: 20 events at d + i hours, n = 100 d + i; amount is null on day 3 only; code 'x' on day 5. */
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    sql("CREATE TABLE persist.events (event_ts TIMESTAMP, country STRING, amount DOUBLE, n BIGINT, code STRING)")
+    val shard = store.open("events")
+    (0 until Days).foreach { d =>
+      val day = spark.range(20).select(
+        timestamp_millis(lit(Start + d * Day) + col("id") * 3600000L).as("event_ts"),
+        when(col("id") % 2 === 0, "US").otherwise("DE").as("country"),
+        (if (d == 3) lit(null).cast("double") else col("id").cast("double") * 1.5).as("amount"),
+        (col("id") + d * 100L).as("n"),
+        (if (d == 5) lit("x") else col("id").cast("string")).as("code"),
+        lit(Start + (d + 1) * Day - 1).as("ingest_ms")).coalesce(1)
+      ShardWriter.write(day, shard, WriteOptions(timeCol = Some("ingest_ms")))
+    }
+    assert(shard.state.partCount === Days)
+  }
+
+  /** Runs `query` in every pushdown mode; returns its sorted rows and, per mode, the scan reports. */
+  private def inEveryMode(query: String): (Seq[String], Map[String, Seq[ScanReport]]) = {
+    val runs = Seq("on", "soft", "off").map { mode =>
+      withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
+        val rows = sql(query).collect().map(_.toString).toSeq.sorted
+        mode -> (rows, ScanReports.last(spark))
+      }
+    }
+    val results = runs.map(_._2._1).distinct
+    assert(results.size === 1, s"modes disagree on $query: $runs")
+    runs.foreach { case (mode, (_, reports)) =>
+      reports.foreach(r => assert(r.softViolations.forall(_.sum == 0), s"$mode: $r"))
+    }
+    (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
+  }
+
+  /** Asserts `query` reads `kept` of the ten parts with pushdown on, and all of them otherwise. */
+  private def assertReads(query: String, kept: Int, expectedRows: Int = -1): Unit = {
+    val (rows, reports) = inEveryMode(query)
+    if (expectedRows >= 0) assert(rows.size === expectedRows, query)
+    assert(reports("on").map(_.metrics.partsKept) === Seq(kept), query)
+    assert(reports("on").map(_.metrics.partsPruned) === Seq(Days - kept), query)
+    assert(reports("soft").map(_.metrics.partsKept) === Seq(Days), query)
+    assert(reports("soft").map(_.metrics.partsPruned) === Seq(Days - kept), query)
+    assert(reports("off").map(_.metrics.partsKept) === Seq(Days), query)
+  }
+
+  test("temporal window against mz_now() reads only the recent parts") {
+    assertReads("SELECT n FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 2 DAYS", kept = 2, expectedRows = 40)
+  }
+
+  test("date_trunc, casts, timestamp +/- interval and arithmetic prune") {
+    assertReads("SELECT n FROM persist.events WHERE date_trunc('DAY', event_ts) = TIMESTAMP '2026-01-04 00:00:00'",
+      kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE CAST(event_ts AS DATE) = DATE '2026-01-05'", kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE event_ts + INTERVAL 1 DAY < TIMESTAMP '2026-01-03 00:00:00'",
+      kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE event_ts - INTERVAL 12 HOURS >= TIMESTAMP '2026-01-10 00:00:00'",
+      kept = 1, expectedRows = 8)
+    assertReads("SELECT n FROM persist.events WHERE n * 2 + 1 > 1801", kept = 1, expectedRows = 19)
+    assertReads("SELECT n FROM persist.events WHERE unix_millis(event_ts) >= " + (Start + 9 * Day), kept = 1,
+      expectedRows = 20)
+  }
+
+  test("IS [NOT] NULL, OR / NOT, CASE and COALESCE prune") {
+    assertReads("SELECT n FROM persist.events WHERE amount IS NULL", kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE amount IS NOT NULL AND n < 100", kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE NOT (n >= 200) OR n >= 900", kept = 3, expectedRows = 60)
+    assertReads("SELECT n FROM persist.events WHERE COALESCE(amount, -1.0) < 0", kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE CASE WHEN n < 100 THEN 'a' ELSE 'b' END = 'a'", kept = 1,
+      expectedRows = 20)
+  }
+
+  test("non-monotone functions and UDFs read every part, with correct results") {
+    assertReads("SELECT n FROM persist.events WHERE n % 7 = 3", kept = Days, expectedRows = 28)
+    spark.udf.register("plus_one", (x: Long) => x + 1)
+    assertReads("SELECT n FROM persist.events WHERE plus_one(n) = 906", kept = Days, expectedRows = 1)
+  }
+
+  test("a possible ANSI error keeps its part: the query raises as it would unpruned") {
+    Seq("on", "off").foreach { mode =>
+      withSQLConf(PersistConf.PushdownMode.key -> mode) {
+        // Only day 5 holds a code that does not cast; pruning must not hide its error.
+        val e = intercept[Exception](sql("SELECT n FROM persist.events WHERE CAST(code AS INT) > 1000").collect())
+        assert(e.getMessage.contains("CAST_INVALID_INPUT"), mode)
+        // n * 10^17 overflows from n = 93 on: every day but day 0 may raise and is kept.
+        val o = intercept[Exception](sql("SELECT n FROM persist.events WHERE n * 100000000000000000 < 0").collect())
+        assert(o.getMessage.contains("ARITHMETIC_OVERFLOW"), mode)
+      }
+    }
+    withSQLConf(PersistConf.PushdownMode.key -> "on") {
+      intercept[Exception](sql("SELECT n FROM persist.events WHERE n * 100000000000000000 < 0").collect())
+      assert(ScanReports.last(spark).map(_.metrics.partsKept) === Seq(Days - 1))
+    }
+  }
+
+  test("joins, self-joins, unions, subqueries, CTEs and views prune each scan on its own filter") {
+    val (join, joinReports) = inEveryMode(
+      "SELECT a.n, b.n FROM persist.events a JOIN persist.events b ON a.country = b.country " +
+        "WHERE a.n < 2 AND b.n >= 918")
+    assert(join === Seq("[0,918]", "[1,919]"))
+    assert(joinReports("on").map(_.metrics.partsKept).sorted === Seq(1, 1))
+    val (union, unionReports) = inEveryMode(
+      "SELECT n FROM persist.events WHERE n < 100 UNION ALL SELECT n FROM persist.events WHERE n >= 900")
+    assert(union.size === 40)
+    assert(unionReports("on").map(_.metrics.partsKept) === Seq(1, 1))
+    val (cte, cteReports) = inEveryMode(
+      "WITH recent AS (SELECT * FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 1 DAY) " +
+        "SELECT count(*) FROM recent WHERE country = 'US'")
+    assert(cte === Seq("[10]"))
+    assert(cteReports("on").map(_.metrics.partsKept) === Seq(1))
+    sql("CREATE OR REPLACE TEMP VIEW early AS SELECT * FROM persist.events WHERE n < 300")
+    val (view, viewReports) = inEveryMode("SELECT count(*) FROM early WHERE amount IS NULL")
+    assert(view === Seq("[0]"))
+    assert(viewReports("on").map(_.metrics.partsKept) === Seq(0))
+    val (sub, _) = inEveryMode(
+      "SELECT count(*) FROM persist.events WHERE n IN (SELECT n + 1 FROM persist.events WHERE n >= 918)")
+    assert(sub === Seq("[1]"))
+  }
+
+  test("EXPLAIN shows the shard, the as-of and parts kept/total") {
+    val plan = sql("EXPLAIN SELECT * FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 2 DAYS")
+      .collect().head.getString(0)
+    val asOf = Start + Days * Day - 1
+    assert(plan.contains(s"PersistScan events snapshot asOf=$asOf"), plan)
+    assert(plan.contains("parts: 2/10"), plan)
+  }
+
+  test("mz_now() is the query's as-of, configured or upper - 1") {
+    val asOf = Start + Days * Day - 1
+    val now = sql("SELECT unix_millis(mz_now()), count(*) FROM persist.events").collect().head
+    assert(now === Row(asOf, 200L))
+    withSQLConf(PersistConf.AsOf.key -> (Start + 2 * Day - 1).toString) {
+      val then = sql("SELECT unix_millis(mz_now()), count(*) FROM persist.events").collect().head
+      assert(then === Row(Start + 2 * Day - 1, 40L))
+      assert(sql("SELECT count(*) FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 1 DAY")
+        .collect().head === Row(20L))
+    }
+    val e = intercept[Exception](sql("SELECT mz_now(1)").collect())
+    assert(e.getMessage.contains("mz_now() takes no arguments"))
+  }
+
+  test("the rule is idempotent and leaves plans without persist scans untouched") {
+    val rule: Rule[LogicalPlan] = PrunePersistParts
+    val optimized = sql("SELECT n FROM persist.events WHERE n < 100").queryExecution.optimizedPlan
+    assert(rule(optimized) eq optimized)
+    val plain = spark.range(10).where("id < 3").queryExecution.optimizedPlan
+    assert(rule(plain) eq plain)
+  }
+
+  test("soft mode catches a part whose statistics lie, and can fail the query") {
+    sql("CREATE TABLE persist.liar (event_ts TIMESTAMP, country STRING, amount DOUBLE, n BIGINT, code STRING)")
+    val honest = store.open("events")
+    val liar = store.open("liar")
+    val day0 = honest.state.parts.next()
+    // The same file, claiming n is in [1000, 2000]: a filter n < 100 would wrongly skip it.
+    val conf = spark.sessionState.newHadoopConf()
+    val fs = honest.partPath(day0).getFileSystem(conf)
+    FileUtil.copy(fs, honest.partPath(day0), fs, liar.partPath(day0), false, conf)
+    val nId = honest.state.schema.column("n").get.id
+    val lie = day0.copy(stats = day0.stats.map(s => s.copy(columns = s.columns + (nId -> ColumnStats(0, Some(1000L), Some(2000L))))))
+    liar.log.compareAndAppend(0, BatchMeta("lie", 0, day0.maxTime + 1, IndexedSeq(RunMeta(IndexedSeq(lie))), 0L))
+    val query = "SELECT n FROM persist.liar WHERE n < 100"
+    withSQLConf(PersistConf.PushdownMode.key -> "on") {
+      assert(sql(query).collect().isEmpty) // what a lying part costs: the rows are lost
+    }
+    withSQLConf(PersistConf.PushdownMode.key -> "soft") {
+      assert(sql(query).collect().length === 20) // soft mode still returns them
+      assert(ScanReports.last(spark).map(_.softViolations.map(_.sum)) === Seq(Some(20L)))
+    }
+    withSQLConf(PersistConf.PushdownMode.key -> "soft", PersistConf.SoftFailOnViolation.key -> "true") {
+      val e = intercept[Exception](sql(query).collect())
+      assert(e.getMessage.contains("Soft pushdown violation in shard 'liar'"), e.getMessage)
+      assert(classOf[SoftPushdownViolation].getSimpleName.nonEmpty)
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package sparkpersist.interpret
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StringType
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.interpret.SoundnessGen.{Case, PartCase}
+import sparkpersist.stats.{ColumnStats, PartStats}
+
+/**
+ * The soundness property: for a random predicate and a random part, every subexpression's
+ * abstract [[ResultSpec]] (from the part's own stats) admits what Spark's evaluator concretely
+ * gives for each row: the value, null, or an exception. Shared by the test suite and the bench.
+ */
+final class SoundnessCheck(spark: SparkSession) {
+  import SoundnessCheck._
+
+  private val attrs = SoundnessGen.columns.map { case (n, t) => AttributeReference(n, t)() }
+  private val analyzed = new Analyzed(spark, attrs)
+  private val mzAttr = analyzed.mz
+
+  /** Checks one case under the given ANSI mode. */
+  def check(c: Case, ansi: Boolean): Outcome =
+    (try Some(analyzed(c.sql, ansi, c.zone)) catch { case NonFatal(_) => None }) match {
+      case None => Outcome(analyzed = false, 0, 0, pruned = 0, Nil, Map.empty)
+      case Some(condition) =>
+        SQLConf.withExistingConf(spark.sessionState.conf) {
+          c.parts.map(checkCondition(c, _, condition)).reduce(_ ++ _)
+        }
+    }
+
+  private def checkCondition(c: Case, pc: PartCase, condition: Expression): Outcome = {
+    val stats = partStats(pc)
+    val specs = attrs.indices.map(i => new PartSpecs(i, attrs(i).dataType)(stats)).toArray
+    val mzSpec = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
+    val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
+    val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
+    val violations = Seq.newBuilder[String]
+    var checked = 0
+    val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
+    condition.foreach { sub =>
+      val abstractSub = analyzed.withMzNow(sub)
+      val spec = Interpreter.compile(abstractSub, slotOf, mzSpec).eval(specs)
+      val bound = BindReferences.bindReference(sub, attrs :+ mzAttr)
+      val ord = ValueOrdering.of(sub.dataType)
+      val key = sub.getClass.getSimpleName
+      val (n, w) = byClass.getOrElse(key, (0, 0))
+      byClass(key) = (n + 1, w + (if (spec.values.isInstanceOf[Values.Within]) 1 else 0))
+      rows.foreach { row =>
+        val concrete = try scala.util.Right(bound.eval(row)) catch { case NonFatal(e) => scala.util.Left(e) }
+        val admitted = concrete match {
+          case scala.util.Left(_) => spec.fallible
+          case scala.util.Right(null) => spec.nullable
+          case scala.util.Right(v) => ord.fold(spec.values != Values.Empty)(spec.mayContain(v, _))
+        }
+        checked += 1
+        if (!admitted) {
+          violations += s"${sub.sql} (${sub.getClass.getSimpleName}) gave " +
+            concrete.fold(e => s"error ${e.getClass.getSimpleName}: ${e.getMessage.take(120)}", render) +
+            s" on row ${render(row)} but its spec is $spec\n  predicate: ${c.sql}\n  zone ${c.zone}, " +
+            s"mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}"
+        }
+      }
+    }
+    val root = Interpreter.compile(analyzed.withMzNow(condition), slotOf, mzSpec).eval(specs)
+    Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
+      byClass.toMap)
+  }
+
+  /** Stats of the part as the writer would collect them (optionally truncating strings). */
+  private def partStats(c: PartCase): PartStats = {
+    val columns = attrs.indices.filterNot(c.dropStats).map { i =>
+      val dt = attrs(i).dataType
+      val values = c.part.rows.map(_(i)).filter(_ != null)
+      val stats = if (values.isEmpty) ColumnStats(c.part.rows.size, None, None) else {
+        val ord = ValueOrdering.of(dt).get
+        val (lo, hi) = (values.min(ord), values.max(ord))
+        if (dt == StringType && c.truncateStrings) truncated(values.size, c.part.rows.size, lo, hi)
+        else ColumnStats(c.part.rows.size - values.size, Some(lo), Some(hi))
+      }
+      i -> stats
+    }
+    PartStats(c.part.rows.size, 0L, columns.toMap)
+  }
+
+  private def truncated(nonNull: Int, rowCount: Int, lo: Any, hi: Any): ColumnStats = {
+    def prefix(v: Any) = v.asInstanceOf[UTF8String].getBytes.take(1)
+    ColumnStats(rowCount - nonNull, Some(UTF8String.fromBytes(prefix(lo))),
+      Interpreter.nextPrefix(prefix(hi)).map(UTF8String.fromBytes))
+  }
+}
+
+object SoundnessCheck {
+  /** What one case checked: subexpression × row pairs, parts, parts that would be skipped. */
+  final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Int,
+      violations: Seq[String], withinByClass: Map[String, (Int, Int)]) {
+    def ++(o: Outcome): Outcome = Outcome(analyzed, checked + o.checked, parts + o.parts,
+      pruned + o.pruned, violations ++ o.violations,
+      (withinByClass.keySet ++ o.withinByClass.keySet).map { k =>
+        val (a, b) = withinByClass.getOrElse(k, (0, 0))
+        val (x, y) = o.withinByClass.getOrElse(k, (0, 0))
+        k -> (a + x, b + y)
+      }.toMap)
+  }
+
+  private def render(v: Any): String = v match {
+    case r: GenericInternalRow => r.values.map(render).mkString("[", ", ", "]")
+    case null => "null"
+    case other => s"$other: ${other.getClass.getSimpleName}"
+  }
+}
