@@ -55,7 +55,7 @@ def check_scenario(result: dict) -> None:
     as_of = upper2 - 1
     assert result["as_of"] == [[as_of]]
     assert result["window"] == [list(row) for row in scenario.WINDOW_ROWS]
-    assert result["explain_parts"] == [scenario.EXPLAIN_PARTS]
+    assert result["scan_summaries"] == [scenario.window_scan_summary(bytes1, bytes2)]
     [scan] = result["scans"]
     assert scan.pop("pruning_ms") >= 0
     assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": "on", "parts_total": 2, "parts_read": 1,

@@ -6,7 +6,6 @@ It takes every setting from spark-submit (jar, extensions, catalog and root) and
 from __future__ import annotations
 
 import json
-import re
 
 from pyspark.sql import SparkSession
 
@@ -32,7 +31,7 @@ def main() -> None:
         "executor_jvms": spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1,
         "window": window,
         "scans": scans,
-        "explain_parts": re.findall(r"parts: \d+/\d+", plan),
+        "scan_summaries": scenario.SCAN_SUMMARY.findall(plan),
         "as_of": rows(spark, scenario.AS_OF_QUERY),
         "batches": rows(spark, scenario.BATCHES_QUERY),
         "in_executor_jvm": rows(spark, scenario.JVM_QUERY),

@@ -7,6 +7,8 @@ prunes the old one.
 """
 from __future__ import annotations
 
+import re
+
 SHARD = "events"
 
 SETUP = (
@@ -25,8 +27,14 @@ WINDOW_QUERY = (f"SELECT id, kind, timestampdiff(DAY, event_ts, mz_now()) AS age
 
 WINDOW_ROWS = [(3, "new", 0), (4, "new", 0)]
 
-EXPLAIN_PARTS = "parts: 1/2"
-"""What EXPLAIN of :data:`WINDOW_QUERY` says of its persist scan: 1 part kept out of 2."""
+SCAN_SUMMARY = re.compile(r"parts: \d+/\d+ bytes: \d+/\d+")
+"""What EXPLAIN says of a persist scan: parts and bytes kept out of the total."""
+
+
+def window_scan_summary(old_part_bytes: int, new_part_bytes: int) -> str:
+    """The :data:`SCAN_SUMMARY` of :data:`WINDOW_QUERY`: the recent part is kept, the old one pruned."""
+    return f"parts: 1/2 bytes: {new_part_bytes}/{old_part_bytes + new_part_bytes}"
+
 
 AS_OF_QUERY = f"SELECT DISTINCT unix_millis(mz_now()) AS as_of FROM persist.{SHARD}"
 
