@@ -38,15 +38,24 @@ jar: $(SBT_LAUNCHER)
 install: setup jar
 	$(PY) -m pip install -q --no-deps --force-reinstall ./python
 
+# JVM suites, then the Python/end-to-end suite twice: as users run it, and with soft pushdown
+# failing on any violation (every part is read and every skipped part verified).
+SOFT := spark.sparkpersist.pushdown.mode=soft,spark.sparkpersist.pushdown.soft.failOnViolation=true
 test: setup install
 	$(SBT) sparkpersist/test
 	$(PY) -m pytest -q tests
+	SPARKPERSIST_TEST_CONF="$(SOFT)" $(PY) -m pytest -q tests
 
 demo: setup install
 	$(PY) -m sparkpersist demo --data ./demo-data
 
+# Benchmarks (not tests): each prints a table and writes JSON under bench/out/.
 bench: setup install
-	$(PY) -m bench
+	$(SBT) "bench/runMain sparkpersist.bench.InterpretBench" \
+	  "bench/runMain sparkpersist.bench.InterpretBench soundness 2500 42" \
+	  "bench/runMain sparkpersist.bench.OpenShardBench" \
+	  "bench/runMain sparkpersist.bench.WriteBench 2000000 8 3" \
+	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

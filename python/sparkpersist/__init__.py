@@ -7,7 +7,7 @@ Typical use::
     sparkpersist.write(events_df, "events", time_col="event_ms")
     spark.sql("SELECT count(*) FROM persist.events").show()
 """
-from ._api import Batch, parts, shards, write
+from ._api import Batch, last_scans, parts, shards, write
 from ._jar import jar_path
 from ._session import CATALOG, configure, session
 from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsError, ShardNotFoundError,
@@ -16,5 +16,5 @@ from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsErr
 __all__ = [
     "Batch", "CATALOG", "ConnectNotSupportedError", "InvalidInputError", "ShardExistsError",
     "ShardNotFoundError", "SparkPersistError", "UpperMismatchError", "configure", "jar_path",
-    "parts", "session", "shards", "write",
+    "last_scans", "parts", "session", "shards", "write",
 ]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -63,6 +63,23 @@ def parts(spark: SparkSession, shard: str) -> DataFrame:
     api = facade(spark, "parts")
     with translated_errors():
         return wrap_dataframe(api.parts(spark._jsparkSession, shard), spark)
+
+
+def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
+    """What each persist scan of the session's latest query read, one dict per scan.
+
+    Keys: ``shard``, ``as_of`` (epoch ms), ``mode`` (pushdown on/soft/off), ``parts_total``,
+    ``parts_read``, ``parts_pruned``, ``bytes_total``, ``bytes_read``, ``pruning_ms`` and
+    ``soft_violations``. Call it right after the query's action (``collect()``, ``count()``...).
+    """
+    api = facade(spark, "last_scans")
+    with translated_errors():
+        return [{str(k): _python(v) for k, v in report.items()} for report in api.lastScans(spark._jsparkSession)]
+
+
+def _python(value: Any) -> Any:
+    """py4j hands back Java boxed numbers as Python ints/floats already; keep the rest as str."""
+    return value if value is None or isinstance(value, (int, float, bool)) else str(value)
 
 
 def shards(spark: SparkSession) -> list[str]:

@@ -13,9 +13,15 @@ CATALOG = "persist"
 
 ROOT_KEY = "spark.sparkpersist.root"
 
+EXTENSIONS = "sparkpersist.PersistExtensions"
+"""The ``spark.sql.extensions`` entry point."""
+
 
 def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> SparkSession.Builder:
-    """Adds sparkpersist to a session builder: the bundled jar and the ``persist`` catalog.
+    """Adds sparkpersist to a session builder: the bundled jar, the extension and the ``persist`` catalog.
+
+    The extension (``sparkpersist.PersistExtensions``) registers ``mz_now()`` and the optimizer
+    rule that skips parts; the catalog shows shards to SQL as ``persist.<shard>``.
 
     Args:
         builder: a ``SparkSession.builder`` (not yet created).
@@ -27,6 +33,7 @@ def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> Spar
     """
     builder = (builder
                .config("spark.jars", jar_path())
+               .config("spark.sql.extensions", EXTENSIONS)
                .config(f"spark.sql.catalog.{CATALOG}", "sparkpersist.source.PersistCatalog"))
     if root is not None:
         builder = builder.config(ROOT_KEY, _absolute(root))

@@ -9,15 +9,16 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List
+from typing import List
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 SHARD = "demo_events"
-DAYS = 120
-EVENTS_PER_DAY = 20_000
-ROWS_PER_PART = 5_000
+DAYS = 90
+EVENTS_PER_DAY = 10_000
+TASKS_PER_DAY = 2
+ROWS_PER_PART = 2_500
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 DAY_MS = 86_400_000
 
@@ -28,7 +29,7 @@ def day_events(spark: SparkSession, day: int) -> DataFrame:
     r = F.rand(seed=day)
     lag_ms = (F.when(r < 0.97, F.rand(seed=day + 1) * DAY_MS)
               .otherwise(F.rand(seed=day + 2) * 3 * DAY_MS)).cast("bigint")
-    return (spark.range(EVENTS_PER_DAY)
+    return (spark.range(EVENTS_PER_DAY, numPartitions=TASKS_PER_DAY)
             .withColumn("ingest_ms", F.lit(ingest_ms))
             .withColumn("event_ts", F.timestamp_millis(F.lit(ingest_ms) - lag_ms))
             .withColumn("user_id", (F.abs(F.hash("id", F.lit(day))) % 50_000).cast("int"))
@@ -51,39 +52,75 @@ def ensure_shard(spark: SparkSession) -> int:
     # One batch per day: the batches already committed are the days already written.
     done = 0
     if SHARD in sparkpersist.shards(spark):
-        done = spark.sql(f"SELECT count(DISTINCT batch_id) FROM persist.`{SHARD}$parts`").first()[0]
+        done = sparkpersist.parts(spark, SHARD).select("batch_id").distinct().count()
     for day in tqdm(range(done, DAYS), desc="writing daily batches", unit="day", initial=done, total=DAYS):
-        sparkpersist.write(day_events(spark, day).repartition(4), SHARD, time_col="ingest_ms",
+        sparkpersist.write(day_events(spark, day), SHARD, time_col="ingest_ms",
                            max_rows_per_part=ROWS_PER_PART, order_by=["event_ts"])
-    return spark.sql(f"SELECT count(DISTINCT key) FROM persist.`{SHARD}$parts`").first()[0]
+    return sparkpersist.parts(spark, SHARD).count()
+
+
+QUERIES = {
+    "last 7 days (mz_now)": "SELECT * FROM persist.demo_events WHERE mz_now() <= event_ts + INTERVAL 7 DAYS",
+    "one day (date_trunc)": "SELECT * FROM persist.demo_events "
+                            "WHERE date_trunc('DAY', event_ts) = TIMESTAMP '2026-02-15 00:00:00'",
+    "US, last 30 days": "SELECT * FROM persist.demo_events "
+                        "WHERE country = 'US' AND mz_now() <= event_ts + INTERVAL 30 DAYS",
+    "refunds in JSON, last 3 days": "SELECT * FROM persist.demo_events "
+                                    "WHERE get_json_object(payload, '$.kind') = 'refund' "
+                                    "AND event_ts >= mz_now() - INTERVAL 3 DAYS",
+    "everything": "SELECT * FROM persist.demo_events",
+}
 
 
 @dataclass
 class QueryResult:
+    """One demo query run with pushdown on and off."""
+
     name: str
     rows: int
-    seconds: float
+    parts_read: int
+    parts_total: int
+    bytes_read: int
+    bytes_total: int
+    seconds_on: float
+    seconds_off: float
+
+
+def _timed_count(spark: SparkSession, sql: str, mode: str) -> tuple[int, float, dict]:
+    import sparkpersist
+
+    spark.conf.set("spark.sparkpersist.pushdown.mode", mode)
+    t0 = time.perf_counter()
+    rows = spark.sql(sql).count()
+    elapsed = time.perf_counter() - t0
+    [scan] = sparkpersist.last_scans(spark)
+    return rows, elapsed, scan
 
 
 def run_queries(spark: SparkSession) -> List[QueryResult]:
-    last_day = f"timestamp_millis({START_MS + DAYS * DAY_MS})"
-    queries: List[tuple[str, Callable[[], int]]] = [
-        ("all events", lambda: spark.table(f"persist.{SHARD}").count()),
-        ("last 7 days", lambda: spark.sql(
-            f"SELECT * FROM persist.{SHARD} WHERE event_ts >= {last_day} - INTERVAL 7 DAYS").count()),
-        ("one day by date_trunc", lambda: spark.sql(
-            f"SELECT * FROM persist.{SHARD} WHERE date_trunc('DAY', event_ts) = "
-            f"date_trunc('DAY', {last_day} - INTERVAL 30 DAYS)").count()),
-        ("refunds in JSON, last 3 days", lambda: spark.sql(
-            f"SELECT * FROM persist.{SHARD} WHERE get_json_object(payload, '$.kind') = 'refund' "
-            f"AND event_ts >= {last_day} - INTERVAL 3 DAYS").count()),
-    ]
+    """Runs every demo query with pushdown off, then on; both must return the same rows."""
     results = []
-    for name, run in queries:
-        t0 = time.perf_counter()
-        rows = run()
-        results.append(QueryResult(name, rows, time.perf_counter() - t0))
+    try:
+        for name, sql in QUERIES.items():
+            rows_off, seconds_off, _ = _timed_count(spark, sql, "off")
+            rows_on, seconds_on, scan = _timed_count(spark, sql, "on")
+            if rows_on != rows_off:
+                raise AssertionError(f"{name}: {rows_on} rows with pushdown on, {rows_off} with it off")
+            results.append(QueryResult(name, rows_on, scan["parts_read"], scan["parts_total"],
+                                       scan["bytes_read"], scan["bytes_total"], seconds_on, seconds_off))
+    finally:
+        spark.conf.unset("spark.sparkpersist.pushdown.mode")
     return results
+
+
+def print_table(results: List[QueryResult]) -> None:
+    width = max(len(r.name) for r in results)
+    print(f"{'query':<{width}}  {'rows':>9}  {'parts read':>12}  {'MB read':>13}  "
+          f"{'s (on)':>7}  {'s (off)':>7}  {'speed-up':>8}")
+    for r in results:
+        print(f"{r.name:<{width}}  {r.rows:>9}  {r.parts_read:>5} / {r.parts_total:<4}  "
+              f"{r.bytes_read / 1e6:>5.1f} / {r.bytes_total / 1e6:<5.1f}  "
+              f"{r.seconds_on:>7.2f}  {r.seconds_off:>7.2f}  {r.seconds_off / r.seconds_on:>7.1f}x")
 
 
 def run_demo(data_dir: str) -> int:
@@ -92,14 +129,10 @@ def run_demo(data_dir: str) -> int:
 
     root = Path(data_dir).resolve()
     spark = sparkpersist.session(str(root), master="local[2]", app_name="sparkpersist-demo",
-                                 **{"spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "true"})
+                                 **{"spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     parts = ensure_shard(spark)
     print(f"\nshard {SHARD!r} under {root}: {parts} parts, {DAYS} daily batches\n")
-    results = run_queries(spark)
-    width = max(len(r.name) for r in results)
-    print(f"{'query':<{width}}  {'rows':>10}  {'seconds':>8}")
-    for r in results:
-        print(f"{r.name:<{width}}  {r.rows:>10}  {r.seconds:>8.2f}")
+    print_table(run_queries(spark))
     spark.stop()
     return 0

@@ -70,8 +70,8 @@ object PersistConf {
     s => Option(s.trim).filter(_.nonEmpty)))
 
   val AsOf = optionalLong(Prefix + "asOf",
-    "Time (epoch ms) that batch reads and mz_now() use. Unset: upper - 1 of the scanned shard, " +
-      "the latest complete time. Must satisfy since <= asOf < upper.")
+    "Time (epoch ms) that batch reads and mz_now() use. Unset: the latest time complete in every " +
+      "shard the query reads (min upper - 1). Must satisfy since <= asOf < upper.")
 
   val PushdownMode = choice(Prefix + "pushdown.mode", "on", Seq("on", "soft", "off"),
     "Part pruning: `on` skips parts the filter provably rejects; `soft` decides but reads every " +
@@ -82,10 +82,6 @@ object PersistConf {
 
   val MaxRowsPerPart = long(Prefix + "write.maxRowsPerPart", 1000000L,
     "Largest number of rows in one part; a write task rolls over to a new part past it.", min = 1)
-
-  val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1024L,
-    "Per-part budget for encoded statistics; larger stats are trimmed (bounds widened, never wrong).",
-    min = 0)
 
   val StringBoundChars = long(Prefix + "stats.stringBoundChars", 64L,
     "Longest string/binary prefix kept as a lower or upper bound in part statistics.", min = 1)

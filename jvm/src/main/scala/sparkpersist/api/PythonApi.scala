@@ -6,6 +6,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.SessionShards
 import sparkpersist.shard.ShardSchema
+import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -73,6 +74,10 @@ object PythonApi {
     SessionShards.store(spark).open(shard) // a clear NoSuchShard error before any SQL
     spark.table(SessionShards.partsTable(shard))
   }
+
+  /** One map per persist scan of the session's latest query (see [[ScanReport.toMap]]). */
+  def lastScans(spark: SparkSession): java.util.List[java.util.Map[String, Any]] =
+    ScanReports.last(spark).map(_.toMap.asJava).asJava
 
   def shards(spark: SparkSession): java.util.List[String] =
     SessionShards.store(spark).list().asJava

@@ -167,8 +167,8 @@ class PruningSuite extends SharedSparkSession {
     val now = sql("SELECT unix_millis(mz_now()), count(*) FROM persist.events").collect().head
     assert(now === Row(asOf, 200L))
     withSQLConf(PersistConf.AsOf.key -> (Start + 2 * Day - 1).toString) {
-      val then = sql("SELECT unix_millis(mz_now()), count(*) FROM persist.events").collect().head
-      assert(then === Row(Start + 2 * Day - 1, 40L))
+      val earlier = sql("SELECT unix_millis(mz_now()), count(*) FROM persist.events").collect().head
+      assert(earlier === Row(Start + 2 * Day - 1, 40L))
       assert(sql("SELECT count(*) FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 1 DAY")
         .collect().head === Row(20L))
     }

@@ -1,7 +1,5 @@
 package sparkpersist.bench
 
-import java.nio.charset.StandardCharsets
-import java.nio.file.{Files, Paths}
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.QueryPlanningTracker
@@ -101,14 +99,7 @@ object InterpretBench {
     }.mkString(
       s"""{"benchmark": "interpret", "predicate": "mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'", "statistic": "median of 15 runs", "results": [""",
       ", ", "]}\n")
-    // sbt forks the run in bench/jvm: write under the repository root's bench/out.
-    val cwd = Paths.get("").toAbsolutePath
-    val root = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
-      .find(p => Files.exists(p.resolve("versions.properties"))).getOrElse(cwd)
-    val out = root.resolve("bench").resolve("out")
-    Files.createDirectories(out)
-    Files.write(out.resolve("interpret.json"), json.getBytes(StandardCharsets.UTF_8))
-    println(s"wrote ${out.resolve("interpret.json")}")
+    BenchOutput.write("interpret.json", json)
     spark.stop()
   }
 

@@ -2,7 +2,7 @@ package sparkpersist.bench
 
 import java.io.File
 import java.lang.management.ManagementFactory
-import java.nio.file.{Files, Paths}
+import java.nio.file.Files
 
 import scala.util.Random
 
@@ -99,17 +99,7 @@ object OpenShardBench {
         .put("firstOpenMs", r.firstOpenMs).put("medianOpenMs", r.medianOpenMs)
         .put("medianOpenCpuMs", r.medianOpenCpuMs)
     }
-    val file = outDir().resolve("open_shard.json")
-    Files.createDirectories(file.getParent)
-    Files.write(file, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
-    println(s"wrote $file")
+    BenchOutput.write("open_shard.json", out)
   }
 
-  /** bench/out of the repository (found from the working directory, which sbt may set to bench/jvm). */
-  private def outDir() = {
-    val cwd = Paths.get("").toAbsolutePath
-    val repo = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
-      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd)
-    repo.resolve("bench/out")
-  }
 }

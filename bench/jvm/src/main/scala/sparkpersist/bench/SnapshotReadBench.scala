@@ -1,6 +1,6 @@
 package sparkpersist.bench
 
-import java.nio.file.{Files, Paths}
+import java.nio.file.Files
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
@@ -96,12 +96,6 @@ object SnapshotReadBench {
     val arr = out.putArray("results")
     results.foreach(r => arr.addObject().put("read", r.name).put("rowsOut", r.rowsOut).put("parts", r.parts)
       .put("medianMs", r.medianMs))
-    val cwd = Paths.get("").toAbsolutePath
-    val repo = Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
-      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd)
-    val file = repo.resolve("bench/out/snapshot_read.json")
-    Files.createDirectories(file.getParent)
-    Files.write(file, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
-    println(s"wrote $file")
+    BenchOutput.write("snapshot_read.json", out)
   }
 }

@@ -3,7 +3,7 @@ package sparkpersist.bench
 import java.io.File
 import java.lang.management.ManagementFactory
 import java.nio.charset.StandardCharsets
-import java.nio.file.{Files, Paths}
+import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
@@ -143,17 +143,7 @@ object WriteBench {
       r.plain.foreach(t => plainRuns.add(t.wall))
       r.shard.foreach(t => shardRuns.add(t.wall))
     }
-    val path = outDir().resolve("write.json")
-    Files.createDirectories(path.getParent)
-    Files.write(path, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
-    println(s"wrote $path")
-  }
-
-  /** bench/out of the repository (sbt runs benchmarks in bench/jvm). */
-  private def outDir() = {
-    val cwd = Paths.get("").toAbsolutePath
-    Iterator.iterate(cwd)(_.getParent).takeWhile(_ != null)
-      .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd).resolve("bench/out")
+    BenchOutput.write("write.json", out)
   }
 
   private def deleteRecursively(f: File): Unit = {
