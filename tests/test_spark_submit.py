@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,10 +16,24 @@ from apps import scenario
 APP = Path(__file__).parent / "apps" / "pruning_app.py"
 
 
+def run_conf() -> dict[str, str]:
+    """The extra Spark configs of this pytest run: ``SPARKPERSIST_TEST_CONF="k=v,k=v"`` (see the Makefile)."""
+    pairs = (pair.partition("=") for pair in os.environ.get("SPARKPERSIST_TEST_CONF", "").split(",") if pair)
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def pushdown_mode() -> str:
+    """The pushdown mode the servers and applications of this run use; the scenario covers ``on`` and ``soft``."""
+    mode = run_conf().get("spark.sparkpersist.pushdown.mode", "on")
+    assert mode in ("on", "soft"), f"the interface scenario has no expectations for pushdown mode {mode!r}"
+    return mode
+
+
 def submit_app(master: str, workdir: Path, conf: Optional[Mapping[str, str]] = None, timeout_s: float = 240) -> dict:
     """Runs ``apps/pruning_app.py`` with pyspark's spark-submit; returns the JSON it printed.
 
-    The sparkpersist confs are the ones a user passes by hand; ``conf`` adds others. The working
+    The sparkpersist confs are the ones a user passes by hand; :func:`run_conf` and ``conf``
+    add others. The working
     directory is ``workdir`` so that nothing lands in the repository.
     """
     root = workdir / "shards"
@@ -29,7 +44,7 @@ def submit_app(master: str, workdir: Path, conf: Optional[Mapping[str, str]] = N
                "--conf", "spark.sql.catalog.persist=sparkpersist.source.PersistCatalog",
                "--conf", f"spark.sql.catalog.persist.root={root}",
                "--conf", "spark.ui.enabled=false"]
-    for key, value in (conf or {}).items():
+    for key, value in {**run_conf(), **(conf or {})}.items():
         command += ["--conf", f"{key}={value}"]
     command.append(str(APP))
     # The driver runs this interpreter (it has pyspark and sparkpersist installed).
@@ -55,11 +70,15 @@ def check_scenario(result: dict) -> None:
     as_of = upper2 - 1
     assert result["as_of"] == [[as_of]]
     assert result["window"] == [list(row) for row in scenario.WINDOW_ROWS]
-    assert result["scan_summaries"] == [scenario.window_scan_summary(bytes1, bytes2)]
+    mode = pushdown_mode()
+    assert result["scan_summaries"] == [scenario.window_scan_summary(bytes1, bytes2, mode)]
     [scan] = result["scans"]
     assert scan.pop("pruning_ms") >= 0
-    assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": "on", "parts_total": 2, "parts_read": 1,
-                    "parts_pruned": 1, "bytes_total": bytes1 + bytes2, "bytes_read": bytes2, "soft_violations": 0}
+    # Soft mode prunes the same part but reads both, and verifies that the pruned one has no row in the window.
+    read_all = mode == "soft"
+    assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": mode, "parts_total": 2,
+                    "parts_read": 2 if read_all else 1, "parts_pruned": 1, "bytes_total": bytes1 + bytes2,
+                    "bytes_read": bytes1 + bytes2 if read_all else bytes2, "soft_violations": 0}
 
 
 def test_spark_submit_local(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from sparkpersist.thriftserver import (ThriftServerError, beeline_command, spark
                                        thriftserver_command, wait_until_ready)
 
 from apps import scenario
-from test_spark_submit import without_stack_frames
+from test_spark_submit import pushdown_mode, run_conf, without_stack_frames
 
 HOST = "127.0.0.1"
 PROMPT = re.compile(r"^\d+: jdbc:hive2://\S+> ")
@@ -85,7 +85,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     port = free_port()
     with open(log_path, "wb") as log:
         process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
-                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"})
+                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
+                                           **run_conf()})
         try:
             try:
                 wait_until_ready(process, HOST, port, timeout_s=150)
@@ -137,7 +138,7 @@ def test_scenario_through_beeline(server: int) -> None:
     (lower1, upper1, rows1, bytes1), (lower2, upper2, rows2, bytes2) = \
         [[int(v) for v in row] for row in table(batches)]
     assert (lower1, rows1, lower2, rows2) == (0, 2, upper1, 2)
-    assert scenario.SCAN_SUMMARY.findall(plan) == [scenario.window_scan_summary(bytes1, bytes2)]
+    assert scenario.SCAN_SUMMARY.findall(plan) == [scenario.window_scan_summary(bytes1, bytes2, pushdown_mode())]
     assert as_of == [str(upper2 - 1)]
 
 

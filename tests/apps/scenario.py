@@ -31,9 +31,13 @@ SCAN_SUMMARY = re.compile(r"parts: \d+/\d+ bytes: \d+/\d+")
 """What EXPLAIN says of a persist scan: parts and bytes kept out of the total."""
 
 
-def window_scan_summary(old_part_bytes: int, new_part_bytes: int) -> str:
-    """The :data:`SCAN_SUMMARY` of :data:`WINDOW_QUERY`: the recent part is kept, the old one pruned."""
-    return f"parts: 1/2 bytes: {new_part_bytes}/{old_part_bytes + new_part_bytes}"
+def window_scan_summary(old_part_bytes: int, new_part_bytes: int, mode: str) -> str:
+    """The :data:`SCAN_SUMMARY` of :data:`WINDOW_QUERY` under pushdown ``mode``.
+
+    ``on`` reads the recent part only; ``soft`` decides the same but reads (and verifies) both.
+    """
+    total = old_part_bytes + new_part_bytes
+    return f"parts: 1/2 bytes: {new_part_bytes}/{total}" if mode == "on" else f"parts: 2/2 bytes: {total}/{total}"
 
 
 AS_OF_QUERY = f"SELECT DISTINCT unix_millis(mz_now()) AS as_of FROM persist.{SHARD}"
