@@ -29,6 +29,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(args.data)
 
 
+def _cmd_thriftserver(args: argparse.Namespace) -> int:
+    from .thriftserver import run
+
+    return run(args.root, port=args.port, host=args.host, state_dir=args.state_dir, master=args.master,
+               conf=args.conf)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m sparkpersist", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -39,6 +46,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="write a demo shard of events and query it")
     demo.add_argument("--data", default="./demo-data", help="directory for the demo shard (reused if present)")
     demo.set_defaults(func=_cmd_demo)
+    thrift = sub.add_parser("thriftserver", help="serve the shards of a root over JDBC/ODBC (Spark Thrift server)")
+    thrift.add_argument("--root", required=True, help="existing directory holding the shards")
+    thrift.add_argument("--port", type=int, default=10000, help="Thrift port (default: %(default)s)")
+    thrift.add_argument("--host", default="127.0.0.1",
+                        help="address to bind to (default: %(default)s; 0.0.0.0 exposes the server to the network)")
+    thrift.add_argument("--state-dir", help="local directory for the metastore and warehouse "
+                                            "(default: <root>/.thriftserver)")
+    thrift.add_argument("--master", default="local[*]", help="Spark master URL (default: %(default)s)")
+    thrift.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a further Spark config (repeatable)")
+    thrift.set_defaults(func=_cmd_thriftserver)
     return parser
 
 

@@ -1,0 +1,149 @@
+"""The Thrift server launcher: its input checks, then the scenario through beeline over JDBC."""
+from __future__ import annotations
+
+import csv
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import pytest
+
+import sparkpersist
+from sparkpersist.thriftserver import (ThriftServerError, beeline_command, spark_env, start_thriftserver, stop,
+                                       thriftserver_command, wait_until_ready)
+
+from apps import scenario
+from test_spark_submit import pushdown_mode, run_conf, without_stack_frames
+
+HOST = "127.0.0.1"
+PROMPT = re.compile(r"^\d+: jdbc:hive2://\S+> ")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def test_command_line_carries_extensions_catalog_root_and_address() -> None:
+    command = thriftserver_command("/data/shards", "/data/shards/.thriftserver", port=10321, host="0.0.0.0",
+                                   conf={"spark.ui.enabled": "false", "spark.sql.warehouse.dir": "/elsewhere"})
+    pairs = list(zip(command, command[1:]))
+    assert ("--class", "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2") in pairs
+    assert ("--jars", sparkpersist.jar_path()) in pairs
+    confs = [value for flag, value in pairs if flag == "--conf"]
+    assert confs == [
+        "spark.sql.extensions=sparkpersist.PersistExtensions",
+        "spark.sql.catalog.persist=sparkpersist.source.PersistCatalog",
+        "spark.sparkpersist.root=/data/shards",
+        "spark.sql.warehouse.dir=/elsewhere",  # a user conf replaces the default in place
+        "spark.hadoop.javax.jdo.option.ConnectionURL="
+        "jdbc:derby:;databaseName=/data/shards/.thriftserver/metastore_db;create=true",
+        "spark.ui.enabled=false",
+    ]
+    assert command[-4:] == ["--hiveconf", "hive.server2.thrift.port=10321",
+                            "--hiveconf", "hive.server2.thrift.bind.host=0.0.0.0"]
+
+
+def test_missing_root_is_refused(tmp_path: Path) -> None:
+    missing = tmp_path / "no_such_dir"
+    with pytest.raises(ThriftServerError, match=re.escape(
+            f"The shard root {missing} does not exist or is not a directory. Create it (mkdir -p {missing})")):
+        start_thriftserver(str(missing), port=free_port())
+
+
+def test_port_in_use_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind((HOST, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ThriftServerError, match=re.escape(
+                f"Port {port} on {HOST} is already in use (another Thrift server or HiveServer2?). "
+                "Stop it or pass another --port.")):
+            start_thriftserver(str(tmp_path), port=port)
+    assert not (tmp_path / ".thriftserver").exists()  # refused before anything was made
+
+
+def test_cli_reports_a_missing_root_and_exits_2(tmp_path: Path) -> None:
+    missing = tmp_path / "nope"
+    done = subprocess.run([sys.executable, "-m", "sparkpersist", "thriftserver", "--root", str(missing)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr == (f"error: The shard root {missing} does not exist or is not a directory. Create it "
+                           f"(mkdir -p {missing}) or pass the directory that holds your shards.\n")
+    assert done.stdout == ""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A Thrift server over a fresh root; yields its port and stops it afterwards."""
+    root = tmp_path_factory.mktemp("thrift_shards")
+    log_path = root.parent / "thriftserver.log"
+    port = free_port()
+    with open(log_path, "wb") as log:
+        process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
+                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
+                                           **run_conf()})
+        try:
+            try:
+                wait_until_ready(process, HOST, port, timeout_s=150)
+            except ThriftServerError as e:
+                pytest.fail(f"{e}\n--- server log ---\n{without_stack_frames(log_path.read_text())[-6000:]}")
+            yield port
+        finally:
+            stop(process)
+
+
+def beeline(port: int, statements: Sequence[str], timeout_s: float = 120) -> subprocess.CompletedProcess:
+    """Runs ``statements`` in one beeline session (pyspark's) with CSV output and no banner."""
+    command = beeline_command(HOST, port, "test") + [
+        "--silent=true", "--outputformat=csv2", "-e", ";\n".join(statements) + ";"]
+    return subprocess.run(command, env=spark_env(), capture_output=True, text=True, timeout=timeout_s)
+
+
+def result_sets(output: str, headers: Sequence[str]) -> list[list[str]]:
+    """Splits beeline's output of several queries, whose header lines are ``headers``, into their row lines."""
+    lines = [PROMPT.sub("", line) for line in output.splitlines() if line.strip()]
+    starts, at = [], 0
+    for header in headers:
+        assert header in lines[at:], f"no result with header {header!r} in:\n{output}"
+        at = lines.index(header, at)
+        starts.append(at)
+        at += 1
+    ends = starts[1:] + [len(lines)]
+    return [lines[start + 1:end] for start, end in zip(starts, ends)]
+
+
+def table(lines: Sequence[str]) -> list[list[str]]:
+    """CSV row lines as lists of fields (beeline's csv2 does not quote EXPLAIN's plan: read it as a line)."""
+    return list(csv.reader(lines))
+
+
+def test_scenario_through_beeline(server: int) -> None:
+    setup = beeline(server, scenario.SETUP)
+    assert setup.returncode == 0, without_stack_frames(setup.stderr)
+    queries = {
+        scenario.WINDOW_QUERY: "id,kind,age_days",
+        "EXPLAIN " + scenario.WINDOW_QUERY: "plan",
+        scenario.AS_OF_QUERY: "as_of",
+        scenario.BATCHES_QUERY: "batch_lower,batch_upper,row_count,bytes",
+    }
+    done = beeline(server, list(queries))
+    assert done.returncode == 0, without_stack_frames(done.stderr)
+    window, [plan], as_of, batches = result_sets(done.stdout, list(queries.values()))
+    assert table(window) == [[str(v) for v in row] for row in scenario.WINDOW_ROWS]
+    (lower1, upper1, rows1, bytes1), (lower2, upper2, rows2, bytes2) = \
+        [[int(v) for v in row] for row in table(batches)]
+    assert (lower1, rows1, lower2, rows2) == (0, 2, upper1, 2)
+    assert scenario.SCAN_SUMMARY.findall(plan) == [scenario.window_scan_summary(bytes1, bytes2, pushdown_mode())]
+    assert as_of == [str(upper2 - 1)]
+
+
+def test_errors_reach_the_client(server: int) -> None:
+    done = beeline(server, ["SELECT * FROM persist.no_such_shard"])
+    assert done.returncode != 0
+    assert ("[TABLE_OR_VIEW_NOT_FOUND] The table or view `persist`.`no_such_shard` cannot be found."
+            in done.stderr), without_stack_frames(done.stderr)
