@@ -19,7 +19,7 @@ def facade(spark: SparkSession, what: str) -> Any:
         raise ConnectNotSupportedError(
             f"sparkpersist.{what}() calls the JVM through py4j, which a Spark Connect session "
             "does not have. Under Spark Connect use SQL instead, e.g. "
-            "`INSERT INTO persist.<shard> SELECT ...` and `SELECT * FROM persist.`<shard>$parts``, "
+            "`INSERT INTO persist.<shard> SELECT ...` and `SELECT * FROM persist.<shard>.parts`, "
             "or run this with a classic session (sparkpersist.session(...)).")
     try:
         api = spark._jvm.sparkpersist.api.PythonApi

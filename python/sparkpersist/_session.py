@@ -16,6 +16,9 @@ ROOT_KEY = "spark.sparkpersist.root"
 EXTENSIONS = "sparkpersist.PersistExtensions"
 """The ``spark.sql.extensions`` entry point."""
 
+CATALOG_CLASS = "sparkpersist.source.PersistCatalog"
+"""The catalog plugin registered as ``spark.sql.catalog.persist``."""
+
 
 def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> SparkSession.Builder:
     """Adds sparkpersist to a session builder: the bundled jar, the extension and the ``persist`` catalog.
@@ -34,7 +37,7 @@ def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> Spar
     builder = (builder
                .config("spark.jars", jar_path())
                .config("spark.sql.extensions", EXTENSIONS)
-               .config(f"spark.sql.catalog.{CATALOG}", "sparkpersist.source.PersistCatalog"))
+               .config(f"spark.sql.catalog.{CATALOG}", CATALOG_CLASS))
     if root is not None:
         builder = builder.config(ROOT_KEY, _absolute(root))
     return builder

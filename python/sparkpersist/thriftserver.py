@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import IO, Mapping, Optional, Sequence, Union
 
 from ._jar import jar_path
-from ._session import CATALOG, EXTENSIONS, ROOT_KEY, _absolute
+from ._session import CATALOG, CATALOG_CLASS, EXTENSIONS, ROOT_KEY, _absolute
 
 SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
-CATALOG_CLASS = "sparkpersist.source.PersistCatalog"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 10000
 STATE_DIR_NAME = ".thriftserver"

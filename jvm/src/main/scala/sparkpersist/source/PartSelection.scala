@@ -18,7 +18,7 @@ final case class PartSelection(condition: Option[Expression], mode: PushdownMode
   def verifies(part: PartMeta): Boolean = mode == PushdownMode.Soft && !admits(part)
 
   def describe: String = condition match {
-    case Some(c) => s"pushdown ${mode.name} on ${c.sql}"
+    case Some(c) => s"pushdown=${mode.name} filter: ${c.sql}"
     case None => "no filter"
   }
 }

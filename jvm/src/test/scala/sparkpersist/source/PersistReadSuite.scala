@@ -212,7 +212,7 @@ class PersistReadSuite extends SharedSparkSession {
       }
       assert(rows.sorted === Seq("b", "c"))
       assert(scan.description().contains(s"parts: ${late.size}/${all.size} " +
-        s"bytes: ${late.map(_.bytes).sum}/${all.map(_.bytes).sum} pushdown on"))
+        s"bytes: ${late.map(_.bytes).sum}/${all.map(_.bytes).sum} pushdown=on filter: "))
       val frame = sql("SELECT * FROM persist.kv")
       frame.collect()
       val exec = frame.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
