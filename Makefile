@@ -55,7 +55,8 @@ bench: setup install
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness 2500 42" \
 	  "bench/runMain sparkpersist.bench.OpenShardBench" \
 	  "bench/runMain sparkpersist.bench.WriteBench 2000000 8 3" \
-	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000"
+	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000" \
+	  "bench/runMain sparkpersist.bench.PruningBench 1000 2000 7"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache
