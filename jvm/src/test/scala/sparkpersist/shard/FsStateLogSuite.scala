@@ -290,12 +290,15 @@ class FsStateLogSuite extends AnyFunSuite {
     }
   }
 
-  test("a dropped shard's log says so") {
-    withShard() { (store, _) =>
-      val h = store.open("s")
+  test("a dropped shard's log says so, and a writer still holding it cannot bring it back") {
+    withShard() { (store, stateDir) =>
+      val (h, writer) = (store.open("s"), freshLog(store))
+      writer.current()
       store.drop("s")
-      val e = intercept[IllegalStateException](h.log.current())
-      assert(e.getMessage === s"Shard 's' has no state under ${new Path(h.dir, "state")}: it was dropped, or never created.")
+      val message = s"Shard 's' has no state under ${new Path(h.dir, "state")}: it was dropped, or never created."
+      assert(intercept[IllegalStateException](h.log.current()).getMessage === message)
+      assert(intercept[IllegalStateException](writer.compareAndAppend(0, batch("a", 0, 10))).getMessage === message)
+      assert(!stateDir.getParentFile.exists())
     }
   }
 
@@ -308,6 +311,9 @@ class FsStateLogSuite extends AnyFunSuite {
       assert(!put(target, "two".getBytes))
       assert(new String(Files.readAllBytes(new File(dir, "v.json").toPath)) === "one")
       assert(dir.list().toSeq.filterNot(_.endsWith(".crc")) === Seq("v.json"))
+      assert(intercept[java.io.FileNotFoundException](put(new Path(dir.toURI.toString, "gone/v.json"), Array[Byte]()))
+        .getMessage.contains("gone"))
+      assert(!new File(dir, "gone").exists())
       val linked = new PutIfAbsent(fs, hadoopConf, useHardLinks = true)
       assert(!linked(target, "three".getBytes))
       assert(linked(new Path(dir.toURI.toString, "w.json"), "four".getBytes))
