@@ -105,7 +105,8 @@ final class FsStateLog(
         }
     }
     val state = replayAfter(base)
-    if (state.seqNo - base.seqNo >= rollupEvery) repairRollup(state)
+    // A committer died before its rollup: write one now.
+    if (state.seqNo - base.seqNo >= rollupEvery) writeRollup(state)
     state
   }
 
@@ -135,12 +136,12 @@ final class FsStateLog(
   private def noState = new IllegalStateException(
     s"Shard '$shard' has no state under $stateDir: it was dropped, or never created.")
 
+  /**
+   * Writes the rollup of `state`. Never fails the caller: the version it follows is already
+   * committed (an error here must not look like a failed append), and a later reader repairs it.
+   */
   private def writeRollup(state: ShardState): Unit =
-    putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
-
-  /** A committer died before its rollup: write one now, but never fail a read over it. */
-  private def repairRollup(state: ShardState): Unit =
-    try writeRollup(state)
+    try putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
     catch {
       case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
     }
