@@ -290,6 +290,21 @@ class FsStateLogSuite extends AnyFunSuite {
     }
   }
 
+  test("damaged stats of one part cost only that part's stats") {
+    withShard() { (store, stateDir) =>
+      val appended = freshLog(store).compareAndAppend(0, batch("a", 0, 10, parts = 3))
+      val file = new File(stateDir, FsStateLog.versionName(1))
+      val json = new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8)
+      val damaged = json.replaceFirst("\"stats\":\\{\"rows\":\\d+", "\"stats\":{\"rows\":{\"x\":[1]}")
+      assert(damaged != json)
+      writeStateFile(stateDir, file.getName, damaged)
+      val parts = freshLog(store).current().parts.toSeq
+      val expected = appended.parts.toSeq
+      assert(parts.head === expected.head.copy(stats = None))
+      assert(parts.tail === expected.tail)
+    }
+  }
+
   test("a dropped shard's log says so, and a writer still holding it cannot bring it back") {
     withShard() { (store, stateDir) =>
       val (h, writer) = (store.open("s"), freshLog(store))
