@@ -19,7 +19,8 @@ import sparkpersist.shard.{Json, JsonReader, ShardSchema}
  *  - boolean: JSON boolean; byte, short, int, date (days), year-month interval: JSON integer;
  *    long, timestamp, timestamp_ntz (micros), day-time interval: JSON integer (64-bit);
  *  - float, double: the Java string form (`Float.toString`, `Double.toString`), which parses
- *    back to the same value, including -0.0, NaN, Infinity and -Infinity;
+ *    back to the same value and bits, including -0.0, Infinity and -Infinity (a NaN comes back
+ *    as the canonical NaN: Spark treats every NaN as one value, the largest);
  *  - decimal: the plain string of the value with its scale (`"12.50"`);
  *  - string: the JSON string when the bytes are valid UTF-8 (exactly the same bytes come back,
  *    so byte order is kept), else `{"utf8Bytes": base64}` (a truncated bound may end mid-character);
