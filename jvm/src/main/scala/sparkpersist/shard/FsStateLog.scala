@@ -1,6 +1,7 @@
 package sparkpersist.shard
 
 import java.io.FileNotFoundException
+import java.nio.file.NoSuchFileException
 
 import scala.annotation.tailrec
 import scala.util.control.NonFatal
@@ -72,7 +73,7 @@ final class FsStateLog(
         case Some(change) =>
           val next = change.applyTo(state)
           val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
-          if (putIfAbsent(versionPath(next.seqNo), bytes)) {
+          if (writeVersion(next.seqNo, bytes)) {
             cached = Some(next)
             if (next.seqNo % rollupEvery == 0) writeRollup(next)
             next
@@ -96,8 +97,7 @@ final class FsStateLog(
         decoding(file)(StateCodec.decodeRollup(file.toString, read(file), seqNo))
       case None =>
         val file = versionPath(0)
-        val bytes = readIfExists(file).getOrElse(throw new IllegalStateException(
-          s"Shard '$shard' has no state under $stateDir: it was dropped, or never created."))
+        val bytes = readIfExists(file).getOrElse(throw noState)
         decoding(file)(StateCodec.decodeDiff(file.toString, bytes, 0, None)) match {
           case c: CreateShard => c.state
           case other => throw new CorruptState(shard, file.toString,
@@ -105,7 +105,8 @@ final class FsStateLog(
         }
     }
     val state = replayAfter(base)
-    if (state.seqNo - base.seqNo >= rollupEvery) repairRollup(state)
+    // A committer died before its rollup: write one now.
+    if (state.seqNo - base.seqNo >= rollupEvery) writeRollup(state)
     state
   }
 
@@ -125,12 +126,22 @@ final class FsStateLog(
     }
   }
 
-  private def writeRollup(state: ShardState): Unit =
-    putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
+  /** Put-if-absent of a version; the state directory vanishing under a writer means a drop. */
+  private def writeVersion(seqNo: Long, bytes: Array[Byte]): Boolean =
+    try putIfAbsent(versionPath(seqNo), bytes)
+    catch {
+      case _: FileNotFoundException | _: NoSuchFileException => throw noState
+    }
 
-  /** A committer died before its rollup: write one now, but never fail a read over it. */
-  private def repairRollup(state: ShardState): Unit =
-    try writeRollup(state)
+  private def noState = new IllegalStateException(
+    s"Shard '$shard' has no state under $stateDir: it was dropped, or never created.")
+
+  /**
+   * Writes the rollup of `state`. Never fails the caller: the version it follows is already
+   * committed (an error here must not look like a failed append), and a later reader repairs it.
+   */
+  private def writeRollup(state: ShardState): Unit =
+    try putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
     catch {
       case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
     }

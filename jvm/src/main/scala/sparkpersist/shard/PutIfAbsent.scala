@@ -60,7 +60,7 @@ private[shard] final class PutIfAbsent(fs: FileSystem, hadoopConf: Configuration
 
   private def renameNoOverwrite(target: Path, bytes: Array[Byte]): Boolean = {
     val tmp = new Path(target.getParent, tempName(target))
-    val out = fs.create(tmp, false)
+    val out = fs.createFile(tmp).overwrite(false).build() // not recursive: a dropped shard stays dropped
     try {
       try {
         out.write(bytes)

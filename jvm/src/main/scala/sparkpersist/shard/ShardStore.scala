@@ -12,6 +12,10 @@ import sparkpersist.PersistConf
  * shard: `<root>/<name>/state/` holds its [[FsStateLog]], `<root>/<name>/parts/` its parts.
  * A shard exists once its state version 0 exists; that file is written put-if-absent, so of two
  * racing `create`s exactly one succeeds.
+ *
+ * Only Hadoop FileSystem APIs are used, so `file:` and `hdfs:` roots work as they are. On S3A a
+ * rename is a copy, so concurrent writers are only safe with S3 conditional writes (see
+ * [[PutIfAbsent]]); a single writer per shard is safe anywhere.
  */
 final class ShardStore(
     val root: String,

@@ -1,12 +1,10 @@
 package sparkpersist.shard
 
-import scala.jdk.CollectionConverters._
-
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.{DataType, Metadata}
 
-import sparkpersist.stats.StatsCodec
+import sparkpersist.stats.{PartStats, StatsCodec}
 
 /**
  * The JSON form of state files, written field by field so the format stays stable and
@@ -15,7 +13,9 @@ import sparkpersist.stats.StatsCodec
  *
  * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since", ...}`;
  * a rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
- * state at that version.
+ * state at that version. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
+ * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
+ * `batches`, as the writer orders them.
  */
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
@@ -38,18 +38,31 @@ private[shard] object StateCodec {
    * Decodes version `seqNo`. `schema` (the shard's, from the version before) types the stats of
    * an appended batch; it is None only for version 0, which must be the create.
    */
-  def decodeDiff(file: String, bytes: Array[Byte], seqNo: Long, schema: Option[ShardSchema]): StateDiff = {
-    val node = checkedHeader(file, bytes, seqNo)
-    (Json.string(node, "kind"), schema) match {
-      case ("create", None) =>
-        CreateShard(Json.string(node, "name"), Json.string(node, "shardId"),
-          schemaFrom(Json.field(node, "schema")))
-      case ("append", Some(s)) => AppendBatch(batchFrom(Json.field(node, "batch"), StatsCodec(s)))
-      case ("since", Some(_)) => DowngradeSince(Json.long(node, "since"))
-      case (kind, _) =>
-        throw new IllegalArgumentException(s"unexpected state change kind '$kind' at version $seqNo")
+  def decodeDiff(file: String, bytes: Array[Byte], seqNo: Long, schema: Option[ShardSchema]): StateDiff =
+    JsonReader.read(bytes) { r =>
+      var kind, name, shardId: Option[String] = None
+      var created: Option[ShardSchema] = None
+      var batch: Option[BatchMeta] = None
+      var since: Option[Long] = None
+      readFile(file, r, seqNo) {
+        case "kind" => kind = Some(r.string("kind"))
+        case "name" => name = Some(r.string("name"))
+        case "shardId" => shardId = Some(r.string("shardId"))
+        case "schema" => created = Some(schemaFrom(r))
+        case "batch" =>
+          val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
+          batch = Some(batchFrom(r, StatsCodec(s)))
+        case "since" => since = Some(r.long("since"))
+        case _ => r.skip()
+      }
+      (JsonReader.required(kind, "kind"), schema) match {
+        case ("create", None) => CreateShard(JsonReader.required(name, "name"),
+          JsonReader.required(shardId, "shardId"), JsonReader.required(created, "schema"))
+        case ("append", Some(_)) => AppendBatch(JsonReader.required(batch, "batch"))
+        case ("since", Some(_)) => DowngradeSince(JsonReader.required(since, "since"))
+        case (k, _) => throw new IllegalArgumentException(s"unexpected state change kind '$k' at version $seqNo")
+      }
     }
-  }
 
   def encodeRollup(state: ShardState): Array[Byte] = {
     val codec = StatsCodec(state.schema)
@@ -66,36 +79,69 @@ private[shard] object StateCodec {
     Json.write(node)
   }
 
-  def decodeRollup(file: String, bytes: Array[Byte], seqNo: Long): ShardState = {
-    val node = checkedHeader(file, bytes, seqNo)
-    val kind = Json.string(node, "kind")
-    Check.arg(kind == "rollup", s"expected a rollup, found kind '$kind'")
-    val s = Json.field(node, "state")
-    val schema = schemaFrom(Json.field(s, "schema"))
-    val codec = StatsCodec(schema)
-    ShardState(
-      name = Json.string(s, "name"),
-      shardId = Json.string(s, "shardId"),
-      formatVersion = FormatVersion,
-      schema = schema,
-      since = Json.long(s, "since"),
-      upper = Json.long(s, "upper"),
-      seqNo = seqNo,
-      batches = Json.array(s, "batches").map(batchFrom(_, codec)).toVector)
-  }
+  def decodeRollup(file: String, bytes: Array[Byte], seqNo: Long): ShardState =
+    JsonReader.read(bytes) { r =>
+      var kind: Option[String] = None
+      var state: Option[ShardState] = None
+      readFile(file, r, seqNo) {
+        case "kind" => kind = Some(r.string("kind"))
+        case "state" => state = Some(stateFrom(r, seqNo))
+        case _ => r.skip()
+      }
+      Check.arg(kind.contains("rollup"), s"expected a rollup, found kind '${kind.getOrElse("")}'")
+      JsonReader.required(state, "state")
+    }
 
   private def header(seqNo: Long): ObjectNode =
     Json.obj().put("formatVersion", FormatVersion).put("seqNo", seqNo)
 
-  /** Parses a state file and checks its format version (first) and sequence number. */
-  private def checkedHeader(file: String, bytes: Array[Byte], seqNo: Long): JsonNode = {
-    val node = Json.parse(bytes)
-    Check.arg(node != null && node.isObject, "not a JSON object")
-    val version = Json.int(node, "formatVersion")
-    if (version > FormatVersion) throw new UnsupportedStateFormat(file, version, FormatVersion)
-    val recorded = Json.long(node, "seqNo")
-    Check.arg(recorded == seqNo, s"the file records seqNo $recorded, but its name says $seqNo")
-    node
+  /**
+   * Reads a state file's object: checks its format version (the first field, before anything
+   * else is interpreted) and its sequence number, and hands every other field to `field`.
+   */
+  private def readFile(file: String, r: JsonReader, seqNo: Long)(field: String => Unit): Unit = {
+    var version: Option[Int] = None
+    var recorded: Option[Long] = None
+    r.readObject("a state file") { name =>
+      if (version.isEmpty) {
+        Check.arg(name == "formatVersion", s"the first field must be formatVersion, found '$name'")
+        version = Some(r.int("formatVersion"))
+        if (version.get > FormatVersion) throw new UnsupportedStateFormat(file, version.get, FormatVersion)
+      } else if (name == "seqNo") {
+        recorded = Some(r.long("seqNo"))
+      } else {
+        field(name)
+      }
+    }
+    val s = JsonReader.required(recorded, "seqNo")
+    Check.arg(s == seqNo, s"the file records seqNo $s, but its name says $seqNo")
+  }
+
+  private def stateFrom(r: JsonReader, seqNo: Long): ShardState = {
+    var name, shardId: Option[String] = None
+    var since, upper: Option[Long] = None
+    var schema: Option[ShardSchema] = None
+    var batches: Option[Vector[BatchMeta]] = None
+    r.readObject("state") {
+      case "name" => name = Some(r.string("name"))
+      case "shardId" => shardId = Some(r.string("shardId"))
+      case "since" => since = Some(r.long("since"))
+      case "upper" => upper = Some(r.long("upper"))
+      case "schema" => schema = Some(schemaFrom(r))
+      case "batches" =>
+        val codec = StatsCodec(schema.getOrElse(throw new IllegalArgumentException("schema must precede batches")))
+        batches = Some(r.readArray("batches")(batchFrom(r, codec)))
+      case _ => r.skip()
+    }
+    ShardState(
+      name = JsonReader.required(name, "name"),
+      shardId = JsonReader.required(shardId, "shardId"),
+      formatVersion = FormatVersion,
+      schema = JsonReader.required(schema, "schema"),
+      since = JsonReader.required(since, "since"),
+      upper = JsonReader.required(upper, "upper"),
+      seqNo = seqNo,
+      batches = JsonReader.required(batches, "batches"))
   }
 
   private def schemaJson(schema: ShardSchema): ObjectNode = {
@@ -111,17 +157,35 @@ private[shard] object StateCodec {
     node
   }
 
-  private def schemaFrom(node: JsonNode): ShardSchema =
-    ShardSchema(
-      Json.array(node, "columns").map { c =>
-        ColumnDef(
-          id = Json.int(c, "id"),
-          name = Json.string(c, "name"),
-          dataType = DataType.fromJson(Json.field(c, "type").toString),
-          nullable = Json.bool(c, "nullable"),
-          metadata = Metadata.fromJson(Json.field(c, "metadata").toString))
-      }.toVector,
-      Json.array(node, "orderBy").map(_.textValue()).toVector)
+  private def schemaFrom(r: JsonReader): ShardSchema = {
+    var columns: Option[Vector[ColumnDef]] = None
+    var orderBy: Option[Vector[String]] = None
+    r.readObject("schema") {
+      case "columns" => columns = Some(r.readArray("columns")(columnFrom(r)))
+      case "orderBy" => orderBy = Some(r.readArray("orderBy")(r.string("an orderBy column")))
+      case _ => r.skip()
+    }
+    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"))
+  }
+
+  private def columnFrom(r: JsonReader): ColumnDef = {
+    var id: Option[Int] = None
+    var name: Option[String] = None
+    var nullable: Option[Boolean] = None
+    var dataType: Option[DataType] = None
+    var metadata: Option[Metadata] = None
+    r.readObject("column") {
+      case "id" => id = Some(r.int("id"))
+      case "name" => name = Some(r.string("name"))
+      case "nullable" => nullable = Some(r.bool("nullable"))
+      case "type" => dataType = Some(DataType.fromJson(r.tree().toString))
+      case "metadata" => metadata = Some(Metadata.fromJson(r.tree().toString))
+      case _ => r.skip()
+    }
+    ColumnDef(JsonReader.required(id, "id"), JsonReader.required(name, "name"),
+      JsonReader.required(dataType, "type"), JsonReader.required(nullable, "nullable"),
+      JsonReader.required(metadata, "metadata"))
+  }
 
   private def batchJson(batch: BatchMeta, codec: StatsCodec): ObjectNode = {
     val node = Json.obj()
@@ -137,16 +201,22 @@ private[shard] object StateCodec {
     node
   }
 
-  private def batchFrom(node: JsonNode, codec: StatsCodec): BatchMeta =
-    BatchMeta(
-      id = Json.string(node, "id"),
-      lower = Json.long(node, "lower"),
-      upper = Json.long(node, "upper"),
-      runs = Json.array(node, "runs").map { run =>
-        Check.arg(run.isArray, s"a run must be an array of parts, got $run")
-        RunMeta(run.elements().asScala.map(partFrom(_, codec)).toVector)
-      }.toVector,
-      committedAtMs = Json.long(node, "committedAtMs"))
+  private def batchFrom(r: JsonReader, codec: StatsCodec): BatchMeta = {
+    var id: Option[String] = None
+    var lower, upper, committedAtMs: Option[Long] = None
+    var runs: Option[Vector[RunMeta]] = None
+    r.readObject("batch") {
+      case "id" => id = Some(r.string("id"))
+      case "lower" => lower = Some(r.long("lower"))
+      case "upper" => upper = Some(r.long("upper"))
+      case "committedAtMs" => committedAtMs = Some(r.long("committedAtMs"))
+      case "runs" => runs = Some(r.readArray("runs")(RunMeta(r.readArray("run")(partFrom(r, codec)))))
+      case _ => r.skip()
+    }
+    BatchMeta(JsonReader.required(id, "id"), JsonReader.required(lower, "lower"),
+      JsonReader.required(upper, "upper"), JsonReader.required(runs, "runs"),
+      JsonReader.required(committedAtMs, "committedAtMs"))
+  }
 
   private def partJson(part: PartMeta, codec: StatsCodec): ObjectNode = {
     val node = Json.obj()
@@ -160,14 +230,24 @@ private[shard] object StateCodec {
     node
   }
 
-  private def partFrom(node: JsonNode, codec: StatsCodec): PartMeta =
-    PartMeta(
-      key = Json.string(node, "key"),
-      rowCount = Json.long(node, "rows"),
-      bytes = Json.long(node, "bytes"),
-      minTime = Json.long(node, "minTime"),
-      maxTime = Json.long(node, "maxTime"),
-      hasRetractions = Json.bool(node, "retractions"),
+  private def partFrom(r: JsonReader, codec: StatsCodec): PartMeta = {
+    var key: Option[String] = None
+    var rows, bytes, minTime, maxTime: Option[Long] = None
+    var retractions: Option[Boolean] = None
+    var stats: Option[PartStats] = None
+    r.readObject("part") {
+      case "key" => key = Some(r.string("key"))
+      case "rows" => rows = Some(r.long("rows"))
+      case "bytes" => bytes = Some(r.long("bytes"))
+      case "minTime" => minTime = Some(r.long("minTime"))
+      case "maxTime" => maxTime = Some(r.long("maxTime"))
+      case "retractions" => retractions = Some(r.bool("retractions"))
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
-      stats = Option(node.get("stats")).flatMap(s => scala.util.Try(codec.fromJson(s)).toOption))
+      case "stats" => stats = r.recovering(codec.read(r))
+      case _ => r.skip()
+    }
+    PartMeta(JsonReader.required(key, "key"), JsonReader.required(rows, "rows"),
+      JsonReader.required(bytes, "bytes"), JsonReader.required(minTime, "minTime"),
+      JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"), stats)
+  }
 }

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.{BooleanNode, IntNode, LongNode, Obje
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.shard.{Json, ShardSchema}
+import sparkpersist.shard.{Json, JsonReader, ShardSchema}
 
 /**
  * JSON encoding of [[PartStats]], exact for every supported type:
@@ -19,7 +19,8 @@ import sparkpersist.shard.{Json, ShardSchema}
  *  - boolean: JSON boolean; byte, short, int, date (days), year-month interval: JSON integer;
  *    long, timestamp, timestamp_ntz (micros), day-time interval: JSON integer (64-bit);
  *  - float, double: the Java string form (`Float.toString`, `Double.toString`), which parses
- *    back to the same value, including -0.0, NaN, Infinity and -Infinity;
+ *    back to the same value and bits, including -0.0, Infinity and -Infinity (a NaN comes back
+ *    as the canonical NaN: Spark treats every NaN as one value, the largest);
  *  - decimal: the plain string of the value with its scale (`"12.50"`);
  *  - string: the JSON string when the bytes are valid UTF-8 (exactly the same bytes come back,
  *    so byte order is kept), else `{"utf8Bytes": base64}` (a truncated bound may end mid-character);
@@ -56,35 +57,49 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     node
   }
 
-  def fromJson(node: JsonNode): PartStats = {
-    val columns = Json.fields(Json.field(node, "columns")).flatMap { case (key, col) =>
-      decodeColumn(key, col)
-    }.toMap
-    PartStats(
-      rowCount = Json.long(node, "rows"),
-      bytes = Json.long(node, "bytes"),
-      columns = columns,
-      trimmed = Json.array(node, "trimmed").map(_.intValue()).toSet)
-  }
+  def fromJson(node: JsonNode): PartStats = JsonReader.read(node)(read)
 
   def encode(stats: PartStats): String = new String(Json.write(toJson(stats)), StandardCharsets.UTF_8)
 
-  def decode(json: String): PartStats = fromJson(Json.parse(json))
+  def decode(json: String): PartStats = JsonReader.read(json.getBytes(StandardCharsets.UTF_8))(read)
 
-  /** One column's stats, or None if even its null count is unreadable (then: no stats). */
-  private def decodeColumn(key: String, col: JsonNode): Option[(Int, ColumnStats)] =
-    try {
-      val id = key.toInt
-      val nulls = Json.long(col, "nulls")
-      val tag = Json.string(col, "type")
-      val boundType = columnTypes.get(id).filter(_ => typeTags.get(id).contains(tag))
-      def bound(name: String): Option[Any] =
-        for (dt <- boundType; v <- Option(col.get(name)); b <- decodeBound(dt, v)) yield b
-      val (lower, upper) = (bound("lower"), bound("upper"))
-      Some(id -> ColumnStats(nulls, lower, upper))
-    } catch {
-      case NonFatal(_) => None
+  /**
+   * Reads the stats object at `r`. A damaged column loses its bounds, or its stats if even its
+   * null count is unreadable; a damaged `rows`, `bytes` or `trimmed` fails the whole read.
+   */
+  def read(r: JsonReader): PartStats = {
+    var rows, bytes: Option[Long] = None
+    val columns = Map.newBuilder[Int, ColumnStats]
+    var trimmed = Set.empty[Int]
+    r.readObject("part stats") {
+      case "rows" => rows = Some(r.long("rows"))
+      case "bytes" => bytes = Some(r.long("bytes"))
+      case "columns" => r.readObject("columns") { key =>
+        r.recovering(readColumn(key, r)).foreach(columns += _)
+      }
+      case "trimmed" => trimmed = r.readArray("trimmed")(r.int("a trimmed column id")).toSet
+      case _ => r.skip()
     }
+    PartStats(JsonReader.required(rows, "rows"), JsonReader.required(bytes, "bytes"), columns.result(), trimmed)
+  }
+
+  private def readColumn(key: String, r: JsonReader): (Int, ColumnStats) = {
+    val id = key.toInt
+    var nulls: Option[Long] = None
+    var tag: Option[String] = None
+    var lower, upper: Option[JsonNode] = None
+    r.readObject("column stats") {
+      case "nulls" => nulls = Some(r.long("nulls"))
+      case "type" => tag = Some(r.string("type"))
+      case "lower" => lower = Some(r.tree())
+      case "upper" => upper = Some(r.tree())
+      case _ => r.skip()
+    }
+    val boundType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
+    def bound(v: Option[JsonNode]): Option[Any] =
+      for (dt <- boundType; node <- v; b <- decodeBound(dt, node)) yield b
+    id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper))
+  }
 }
 
 object StatsCodec {
@@ -144,8 +159,8 @@ object StatsCodec {
       case _: DecimalType => text.map(s => Decimal(new java.math.BigDecimal(s)))
       case _: StringType =>
         if (v.isTextual) Some(UTF8String.fromString(v.textValue()))
-        else if (v.isObject) Some(UTF8String.fromBytes(Base64.getDecoder.decode(Json.string(v, "utf8Bytes"))))
-        else None
+        else Option(v.get("utf8Bytes")).filter(_.isTextual)
+          .map(b => UTF8String.fromBytes(Base64.getDecoder.decode(b.textValue())))
       case BinaryType => text.map(s => Base64.getDecoder.decode(s))
       case _ => None
     } catch {

@@ -34,6 +34,13 @@ class FsStateLogSuite extends AnyFunSuite {
 
   private def stateFiles(stateDir: File): Seq[String] = stateDir.list().toSeq.sorted
 
+  /** Overwrites a state file behind the log's back; returns its path as error messages name it. */
+  private def writeStateFile(stateDir: File, name: String, content: String): String = {
+    val file = new File(stateDir, name)
+    Files.write(file.toPath, content.getBytes(StandardCharsets.UTF_8))
+    new Path(file.toURI).toString
+  }
+
   test("appends advance upper and seqNo and survive a reopen, stats of every type included") {
     val struct = StructType(Seq(
       StructField("b", BooleanType), StructField("i8", ByteType), StructField("i16", ShortType),
@@ -131,6 +138,29 @@ class FsStateLogSuite extends AnyFunSuite {
     }
   }
 
+  test("racing creates of one shard: exactly one succeeds, the others get ShardAlreadyExists") {
+    withTempDir { dir =>
+      val pool = Executors.newFixedThreadPool(4)
+      implicit val ec: ExecutionContext = ExecutionContext.fromExecutor(pool)
+      try {
+        val start = new CountDownLatch(1)
+        val outcomes = Future.sequence((0 until 8).map { i =>
+          Future {
+            val store = new ShardStore(dir.toURI.toString, hadoopConf)
+            start.await()
+            try Right(store.create("t", ShardSchema(Vector(ColumnDef(i + 1, s"c$i", IntegerType, true)), Nil)))
+            catch { case e: ShardAlreadyExists => Left(e.shard) }
+          }
+        })
+        start.countDown()
+        val results = Await.result(outcomes, 1.minute)
+        val winners = results.collect { case Right(h) => h.state.schema }
+        assert(winners.size == 1 && results.count(_ == Left("t")) == 7)
+        assert(new ShardStore(dir.toURI.toString, hadoopConf).open("t").state.schema === winners.head)
+      } finally pool.shutdown()
+    }
+  }
+
   test("a lost race against a since move is retried, since the upper did not move") {
     withShard() { (store, _) =>
       val (w1, w2) = (freshLog(store), freshLog(store))
@@ -212,7 +242,7 @@ class FsStateLogSuite extends AnyFunSuite {
       writer.compareAndAppend(0, batch("a", 0, 10))
       assert(reader.current().upper == 10)
       // Damage an already-read version: a cached reader never reads it again.
-      Files.write(new File(stateDir, FsStateLog.versionName(1)).toPath, "garbage".getBytes)
+      writeStateFile(stateDir, FsStateLog.versionName(1), "garbage")
       writer.compareAndAppend(10, batch("b", 10, 20))
       assert(reader.current().batches.map(_.id) === Vector("a", "b"))
     }
@@ -222,9 +252,9 @@ class FsStateLogSuite extends AnyFunSuite {
     withShard() { (store, stateDir) =>
       val log = freshLog(store)
       log.compareAndAppend(0, batch("a", 0, 10))
-      Files.write(new File(stateDir, ".00000000000000000002.json.5f0c.tmp").toPath, """{"formatVersion":1,"se""".getBytes)
-      Files.write(new File(stateDir, "00000000000000000002.json.tmp").toPath, Array[Byte](0, 1, 2))
-      Files.write(new File(stateDir, ".rollup-00000000000000000100.json.x.tmp").toPath, "{".getBytes)
+      writeStateFile(stateDir, ".00000000000000000002.json.5f0c.tmp", """{"formatVersion":1,"se""")
+      writeStateFile(stateDir, "00000000000000000002.json.tmp", "\u0000\u0001")
+      writeStateFile(stateDir, ".rollup-00000000000000000100.json.x.tmp", "{")
       val orphan = new File(stateDir.getParentFile, "parts/crashed/p.parquet")
       orphan.getParentFile.mkdirs()
       Files.write(orphan.toPath, "not parquet".getBytes)
@@ -238,33 +268,52 @@ class FsStateLogSuite extends AnyFunSuite {
 
   test("a state file from a newer format is refused with a clear error") {
     withShard() { (store, stateDir) =>
-      Files.write(new File(stateDir, FsStateLog.versionName(1)).toPath,
-        """{"formatVersion":2,"seqNo":1,"kind":"append","batch":{}}""".getBytes(StandardCharsets.UTF_8))
-      val e = intercept[UnsupportedStateFormat](freshLog(store).current())
-      val file = new Path(new File(stateDir, FsStateLog.versionName(1)).toURI).toString
-      assert(e.getMessage === s"State file $file has formatVersion 2, but this sparkpersist reads " +
-        "formatVersion up to 1. Upgrade sparkpersist to read this shard.")
+      def refused(file: String) = intercept[UnsupportedStateFormat](freshLog(store).current()).getMessage ===
+        s"State file $file has formatVersion 2, but this sparkpersist reads formatVersion up to 1. " +
+          "Upgrade sparkpersist to read this shard."
+      val version = writeStateFile(stateDir, FsStateLog.versionName(1),
+        """{"formatVersion":2,"seqNo":1,"kind":"append","batch":{}}""")
+      assert(refused(version))
+      val rollup = writeStateFile(stateDir, "rollup-00000000000000000001.json",
+        """{"formatVersion":2,"seqNo":1,"kind":"rollup","future":true}""")
+      assert(refused(rollup))
     }
   }
 
   test("a damaged version file names itself") {
     withShard() { (store, stateDir) =>
-      Files.write(new File(stateDir, FsStateLog.versionName(1)).toPath,
-        """{"formatVersion":1,"seqNo":7,"kind":"since","since":1}""".getBytes(StandardCharsets.UTF_8))
-      val e = intercept[CorruptState](freshLog(store).current())
-      val file = new Path(new File(stateDir, FsStateLog.versionName(1)).toURI).toString
-      assert(e.getMessage === s"Shard 's': state file $file cannot be read (the file " +
-        "records seqNo 7, but its name says 1). State files are written atomically, so it was damaged after " +
-        "it was written: restore it from a backup.")
+      val file = writeStateFile(stateDir, FsStateLog.versionName(1),
+        """{"formatVersion":1,"seqNo":7,"kind":"since","since":1}""")
+      assert(intercept[CorruptState](freshLog(store).current()).getMessage ===
+        s"Shard 's': state file $file cannot be read (the file records seqNo 7, but its name says 1). " +
+          "State files are written atomically, so it was damaged after it was written: restore it from a backup.")
     }
   }
 
-  test("a dropped shard's log says so") {
-    withShard() { (store, _) =>
-      val h = store.open("s")
+  test("damaged stats of one part cost only that part's stats") {
+    withShard() { (store, stateDir) =>
+      val appended = freshLog(store).compareAndAppend(0, batch("a", 0, 10, parts = 3))
+      val file = new File(stateDir, FsStateLog.versionName(1))
+      val json = new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8)
+      val damaged = json.replaceFirst("\"stats\":\\{\"rows\":\\d+", "\"stats\":{\"rows\":{\"x\":[1]}")
+      assert(damaged != json)
+      writeStateFile(stateDir, file.getName, damaged)
+      val parts = freshLog(store).current().parts.toSeq
+      val expected = appended.parts.toSeq
+      assert(parts.head === expected.head.copy(stats = None))
+      assert(parts.tail === expected.tail)
+    }
+  }
+
+  test("a dropped shard's log says so, and a writer still holding it cannot bring it back") {
+    withShard() { (store, stateDir) =>
+      val (h, writer) = (store.open("s"), freshLog(store))
+      writer.current()
       store.drop("s")
-      val e = intercept[IllegalStateException](h.log.current())
-      assert(e.getMessage === s"Shard 's' has no state under ${new Path(h.dir, "state")}: it was dropped, or never created.")
+      val message = s"Shard 's' has no state under ${new Path(h.dir, "state")}: it was dropped, or never created."
+      assert(intercept[IllegalStateException](h.log.current()).getMessage === message)
+      assert(intercept[IllegalStateException](writer.compareAndAppend(0, batch("a", 0, 10))).getMessage === message)
+      assert(!stateDir.getParentFile.exists())
     }
   }
 
@@ -277,6 +326,9 @@ class FsStateLogSuite extends AnyFunSuite {
       assert(!put(target, "two".getBytes))
       assert(new String(Files.readAllBytes(new File(dir, "v.json").toPath)) === "one")
       assert(dir.list().toSeq.filterNot(_.endsWith(".crc")) === Seq("v.json"))
+      assert(intercept[java.io.FileNotFoundException](put(new Path(dir.toURI.toString, "gone/v.json"), Array[Byte]()))
+        .getMessage.contains("gone"))
+      assert(!new File(dir, "gone").exists())
       val linked = new PutIfAbsent(fs, hadoopConf, useHardLinks = true)
       assert(!linked(target, "three".getBytes))
       assert(linked(new Path(dir.toURI.toString, "w.json"), "four".getBytes))

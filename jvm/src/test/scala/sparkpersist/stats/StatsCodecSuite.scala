@@ -131,16 +131,19 @@ class StatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("malformed bounds are dropped, a malformed column loses its stats, never a wrong bound") {
-    val codec = codecFor(IntegerType, DoubleType, ByteType)
+    val codec = codecFor(IntegerType, DoubleType, ByteType, IntegerType, IntegerType)
     val json =
       """{"rows":5,"bytes":9,"columns":{"1":{"type":"int","nulls":1,"lower":"7","upper":3},""" +
         """"2":{"type":"double","nulls":0,"lower":"not a number","upper":"1.5"},""" +
         """"3":{"type":"tinyint","nulls":0,"lower":-129,"upper":127},""" +
-        """"4":{"type":"int","nulls":"x"}},"trimmed":[]}"""
+        """"4":{"nulls":"x","type":"int","lower":{"a":[1,{"b":2}]},"upper":3},""" +
+        """"5":{"type":"int","nulls":0,"lower":1,"upper":2,"future":{"x":[]}},""" +
+        """"x":{"type":"int","nulls":0}},"trimmed":[]}"""
     assert(codec.decode(json) === PartStats(5, 9, Map(
       1 -> ColumnStats(1, None, Some(3)),
       2 -> ColumnStats(0, None, Some(1.5)),
-      3 -> ColumnStats(0, None, Some(127.toByte)))))
+      3 -> ColumnStats(0, None, Some(127.toByte)),
+      5 -> ColumnStats(0, Some(1), Some(2)))))
   }
 
   test("a bound of the wrong class is a bug and says so") {

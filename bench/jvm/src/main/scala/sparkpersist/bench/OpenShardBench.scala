@@ -18,7 +18,8 @@ import sparkpersist.shard.{Json, ShardFixtures, ShardStore}
  * parts, each part with stats on six columns. The state is rolled up every
  * `PersistConf.RollupEvery` (default) versions, so an open reads one rollup plus fewer diffs.
  * The first open of a size includes this JVM's class loading and JIT for that size; the median
- * is a warm JVM opening the shard with new store and log instances (nothing cached).
+ * (of `Opens`, after `WarmUps` untimed opens) is a warm JVM opening the shard with new store and
+ * log instances, so nothing is cached.
  *
  * Usage: `bench/runMain sparkpersist.bench.OpenShardBench [parts ...]`. Prints a table and
  * writes bench/out/open_shard.json.
@@ -26,6 +27,7 @@ import sparkpersist.shard.{Json, ShardFixtures, ShardStore}
 object OpenShardBench {
   private val PartsPerBatch = 100
   private val Opens = 10
+  private val WarmUps = 5
 
   final case class Row(parts: Int, batches: Int, stateFiles: Int, stateBytes: Long, bytesReadOnOpen: Long,
       buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
@@ -54,29 +56,31 @@ object OpenShardBench {
     val buildMs = (System.nanoTime() - buildStart) / 1000000
 
     val threads = ManagementFactory.getThreadMXBean
-    val (openMs, cpuMs) = (1 to Opens).map { _ =>
-      System.gc() // each open starts from a clean heap, not from the previous open's garbage
+    def timedOpen(): (Double, Double) = {
       val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
       val state = new ShardStore(root.toURI.toString, conf).open(name).state
       val times = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
       assert(state.partCount == batches * PartsPerBatch && state.batches.size == batches,
         s"opened ${state.partCount} parts in ${state.batches.size} batches")
       times
-    }.unzip
+    }
+    val (firstMs, _) = timedOpen()
+    (1 to WarmUps).foreach(_ => timedOpen())
+    val (openMs, cpuMs) = (1 to Opens).map(_ => timedOpen()).unzip
     val files = new File(root, s"$name/state").listFiles().toSeq
     val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
     val newestRollup = rollups.maxByOption(_.getName)
     val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
       versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
     Row(batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, buildMs,
-      openMs.head, median(openMs), median(cpuMs))
+      firstMs, median(openMs), median(cpuMs))
   }
 
   private def median(xs: Seq[Double]): Double = xs.sorted.apply(xs.size / 2)
 
   private def printTable(rows: Seq[Row]): Unit = {
     println(s"Cold open of a shard (${PartsPerBatch} parts per batch, 6 columns of stats, rollup every " +
-      s"${PersistConf.RollupEvery.default} versions; first and median of $Opens opens, median thread CPU time;" +
+      s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, and its thread CPU time;" +
       " the machine's load inflates wall times, CPU time less so)")
     println(f"${"parts"}%8s ${"batches"}%8s ${"files"}%6s ${"state MB"}%9s ${"read MB"}%8s ${"build s"}%8s ${"first ms"}%9s ${"median ms"}%10s ${"cpu ms"}%7s")
     rows.foreach { r =>
@@ -91,6 +95,7 @@ object OpenShardBench {
       .put("partsPerBatch", PartsPerBatch)
       .put("rollupEvery", PersistConf.RollupEvery.default)
       .put("opens", Opens)
+      .put("warmUps", WarmUps)
     val arr = out.putArray("results")
     rows.foreach { r =>
       arr.addObject()
