@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.TimestampType
 
-import sparkpersist.PersistConf
 import sparkpersist.source.{PersistTable, ScanRequest}
 
 /**
@@ -18,7 +17,7 @@ import sparkpersist.source.{PersistTable, ScanRequest}
  *  1. resolves the query's as-of ([[QueryAsOf]]) over every persist table in the plan,
  *  2. replaces `mz_now()` by that time, so pruning and row filtering agree, and
  *  3. hands each persist relation a [[ScanRequest]]: the as-of, and the filter directly above
- *     it (unless pushdown is `off`); the scan decides its parts from it when it is built.
+ *     it; the scan decides its parts from it when it is built (per the pushdown mode then).
  *
  * The request is recomputed from the plan on every run (a condition is never left behind by a
  * filter that moved) and a relation whose request is unchanged is returned as is, so the rule
@@ -38,16 +37,15 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       else plan.transformAllExpressions {
         case MzNow() => Literal(QueryAsOf.mzNowMicros(asOf), TimestampType)
       }
-    val pruning = PersistConf.PushdownMode.get(conf) != "off"
-    request(withNow, asOf, pruning)
+    request(withNow, asOf)
   }
 
-  private def request(plan: LogicalPlan, asOf: Option[Long], pruning: Boolean): LogicalPlan = plan match {
+  private def request(plan: LogicalPlan, asOf: Option[Long]): LogicalPlan = plan match {
     case f @ Filter(condition, PersistRelation(r, t)) =>
-      val child = withRequest(r, t, ScanRequest(asOf, Some(condition).filter(_ => pruning)))
+      val child = withRequest(r, t, ScanRequest(asOf, Some(condition)))
       if (child eq r) f else f.copy(child = child)
     case PersistRelation(r, t) => withRequest(r, t, ScanRequest(asOf, None))
-    case other => other.mapChildren(request(_, asOf, pruning))
+    case other => other.mapChildren(request(_, asOf))
   }
 
   private def withRequest(r: DataSourceV2Relation, t: PersistTable, req: ScanRequest): DataSourceV2Relation =
