@@ -16,6 +16,21 @@ private[interpret] object CollectionNodes {
   private val none = ResultSpec(nullable = false, fallible = false, Empty)
 
   /**
+   * An access to a collection at an index or key, null if either is: [[read]] gets both specs
+   * when both may have values, and `known`, the nulls and errors of the operands.
+   */
+  abstract class Access(collection: SpecNode, at: SpecNode) extends SpecNode {
+    final def eval(columns: Array[ResultSpec]): ResultSpec = {
+      val c = collection.eval(columns)
+      val a = at.eval(columns)
+      val known = ResultSpec(c.nullable || a.nullable, c.fallible || a.fallible, Empty)
+      if (!c.hasValues || !a.hasValues) known else read(c, a, known)
+    }
+
+    protected def read(collection: ResultSpec, at: ResultSpec, known: ResultSpec): ResultSpec
+  }
+
+  /**
    * The spec of field `name` of the struct values of `struct`: a [[Values.Nested]] spec knows
    * it (field specs are over the same values as the struct's, null where the struct is null),
    * anything else admits anything.
@@ -78,13 +93,9 @@ private[interpret] object CollectionNodes {
    * absolute value overflows) and gives anything.
    */
   final class ArrayItem(array: SpecNode, index: SpecNode, oneBased: Boolean, failOnError: Boolean,
-      outOfRange: ResultSpec, ord: Ordering[Any]) extends SpecNode {
+      outOfRange: ResultSpec, ord: Ordering[Any]) extends Access(array, index) {
 
-    def eval(columns: Array[ResultSpec]): ResultSpec = {
-      val a = array.eval(columns)
-      val i = index.eval(columns)
-      val known = ResultSpec(a.nullable || i.nullable, a.fallible || i.fallible, Empty)
-      if (!a.hasValues || !i.hasValues) return known
+    protected def read(a: ResultSpec, i: ResultSpec, known: ResultSpec): ResultSpec = {
       val sizes = CollectionSpec.sizes(a.values)
       val (smin, smax) = (sizes.lo.asInstanceOf[Int].toLong, sizes.hi.asInstanceOf[Int].toLong)
       val (lo, hi) = indexRange(i.values)
@@ -119,14 +130,9 @@ private[interpret] object CollectionNodes {
    * @param keyOrd the key type's ordering, or null if it has none (then any key may match)
    */
   final class MapValue(map: SpecNode, key: SpecNode, keyOrd: Ordering[Any], ord: Ordering[Any])
-      extends SpecNode {
+      extends Access(map, key) {
 
-    def eval(columns: Array[ResultSpec]): ResultSpec = {
-      val m = map.eval(columns)
-      val k = key.eval(columns)
-      val nullable = m.nullable || k.nullable
-      val fallible = m.fallible || k.fallible
-      if (!m.hasValues || !k.hasValues) return ResultSpec(nullable, fallible, Empty)
+    protected def read(m: ResultSpec, k: ResultSpec, known: ResultSpec): ResultSpec = {
       val sizes = CollectionSpec.sizes(m.values)
       val (differ, equal) =
         if (keyOrd == null) (true, true)
@@ -134,7 +140,7 @@ private[interpret] object CollectionNodes {
       val mayFind = equal && sizes.hi.asInstanceOf[Int] > 0
       val mustFind = mayFind && !differ && sizes.lo.asInstanceOf[Int] > 0
       val found = if (mayFind) piece(m.values, Value) else none
-      ResultSpec(nullable || !mustFind || found.nullable, fallible || found.fallible, found.values)
+      ResultSpec(known.nullable || !mustFind || found.nullable, known.fallible || found.fallible, found.values)
     }
   }
 }
