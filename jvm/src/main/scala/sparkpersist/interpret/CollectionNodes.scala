@@ -143,4 +143,27 @@ private[interpret] object CollectionNodes {
       ResultSpec(known.nullable || !mustFind || found.nullable, known.fallible || found.fallible, found.values)
     }
   }
+  /**
+   * `array_contains(array, v)`: true if some element equals `v`; otherwise null if some element
+   * is null, else false (an empty array gives false). Never raises. The value may be found only
+   * if the elements may equal it; it is certainly found when every element equals it, none is
+   * null and no array is empty.
+   *
+   * @param ord the element type's ordering, or null if it has none (then any element may match)
+   */
+  final class ArrayContains(array: SpecNode, value: SpecNode, ord: Ordering[Any])
+      extends Access(array, value) {
+
+    protected def read(a: ResultSpec, v: ResultSpec, known: ResultSpec): ResultSpec = {
+      val sizes = CollectionSpec.sizes(a.values)
+      val elements = piece(a.values, Element)
+      val (differ, equal) =
+        if (ord == null) (true, true) else SpecNode.Compare.overlap(elements.values, v.values, ord)
+      val mayFind = equal && sizes.hi.asInstanceOf[Int] > 0
+      val mustFind = mayFind && !differ && !elements.nullable && sizes.lo.asInstanceOf[Int] > 0
+      ResultSpec.bool(mayBeFalse = !mustFind, mayBeTrue = mayFind,
+        nullable = known.nullable || (elements.nullable && !mustFind),
+        fallible = known.fallible || (mayFind && elements.fallible))
+    }
+  }
 }

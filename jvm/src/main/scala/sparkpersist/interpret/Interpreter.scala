@@ -17,8 +17,8 @@ import sparkpersist.interpret.SpecNode.Comparison
  * Literals and constant subexpressions are exact; boolean logic follows SQL's three values;
  * comparisons, `IN`, `IS [NOT] NULL`, `COALESCE`, `IF`/`CASE WHEN`, `GREATEST`/`LEAST`,
  * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are struct fields, array
- * elements, map values and sizes ([[CollectionNodes]]); functions in the [[Monotonicity]]
- * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
+ * elements, map values, sizes and `array_contains` ([[CollectionNodes]]); functions in the
+ * [[Monotonicity]] registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
  * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
  *
  * It interprets analyzed expressions as they are: evaluation modes (ANSI, legacy, try) come
@@ -107,6 +107,9 @@ object Interpreter {
         uniqueField(g.child.dataType.asInstanceOf[ArrayType].elementType, g.ordinal)
           .map(new CollectionNodes.ArrayStructFields(compile(g.child), _)).getOrElse(anything)
       case s: Size => new CollectionNodes.Size(compile(s.child), s.legacySizeOfNull)
+      case c: expressions.ArrayContains =>
+        new CollectionNodes.ArrayContains(compile(c.left), compile(c.right),
+          ValueOrdering.of(c.right.dataType).orNull)
       case g: GetArrayItem => arrayItem(g.child, g.ordinal, oneBased = false, g.failOnError, None)
       case g: GetMapValue => mapValue(g.child, g.key)
       case a: ElementAt if a.left.dataType.isInstanceOf[MapType] => mapValue(a.left, a.right)

@@ -12,7 +12,7 @@ import sparkpersist.interpret.Values._
 import sparkpersist.stats._
 
 /**
- * Struct fields, array elements, map values and sizes, interpreted over specs built by
+ * Struct fields, array elements, map values, sizes and `array_contains`, interpreted over specs built by
  * [[PartSpecs]] from nested stats, on predicates analyzed by Spark in both ANSI modes.
  */
 class NestedInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
@@ -152,6 +152,18 @@ class NestedInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
     assert(spec("m['a'] < 30", ansi = true, single) === bool(f = false, t = true))
     assert(spec("m['a'] < 30", ansi = true, "m" -> map(0, 1, col(0, str("a"), str("a")), col(0, 10, 20))) ===
       bool(f = false, t = true, nullable = true))
+  }
+
+  test("array_contains: found only where elements may equal the value; null elements") {
+    val t = "tags" -> tags(0, 3, col(0, str("a"), str("m")))
+    assert(both("array_contains(tags, 'x')", t) === (F, F))
+    assert(spec("array_contains(tags, 'b')", ansi = true, t) === TF)
+    assert(spec("array_contains(tags, 'x')", ansi = true, "tags" -> tags(0, 3, col(3, str("a"), str("m")))) ===
+      bool(f = true, t = false, nullable = true))
+    // Every element is 'a', none null, no array empty: always found.
+    assert(spec("array_contains(tags, 'a')", ansi = true, "tags" -> tags(1, 3, col(0, str("a"), str("a")))) ===
+      bool(f = false, t = true))
+    assert(spec("array_contains(tags, 'a')", ansi = true, "tags" -> tags(0, 3, col(0, str("a"), str("a")))) === TF)
   }
 
   test("size, cardinality and array_size: size ranges and the size of null") {

@@ -12,8 +12,8 @@ import sparkpersist.interpret.SoundnessGen.Part
  * Random material for the soundness property over nested columns: the scalar columns of
  * [[SoundnessGen]] plus structs (in structs), arrays (of strings, structs, arrays) and a map,
  * with nulls at every level and empty collections; predicates that read struct fields, array
- * elements by constant and computed indexes (in range, past the end, 0, negative), map values
- * and sizes, mixed with [[SoundnessGen]]'s scalar expressions.
+ * elements by constant and computed indexes (in range, past the end, 0, negative), map values,
+ * sizes and `array_contains`, mixed with [[SoundnessGen]]'s scalar expressions.
  */
 object NestedSoundnessGen {
 
@@ -110,6 +110,10 @@ object NestedSoundnessGen {
       1 -> bool(d - 1).map(x => s"(NOT $x)"),
       1 -> Gen.oneOf(nestedInt(d - 1), nestedStr(d - 1), Gen.oneOf("st", "st.in", "arr", "mp", "ast"))
         .flatMap(x => Gen.oneOf(s"($x IS NULL)", s"($x IS NOT NULL)")),
+      1 -> Gen.oneOf(
+        SoundnessGen.str(0).map(x => s"array_contains(sarr, $x)"),
+        Gen.oneOf(nestedInt(0), SoundnessGen.int(0)).flatMap(x => Gen.oneOf(s"array_contains(arr, $x)",
+          s"array_contains(ast.k, $x)", s"array_contains(element_at(aa, 1), $x)"))),
       1 -> SoundnessGen.bool(d - 1))
 
   private def comparison(d: Int): Gen[String] = for {

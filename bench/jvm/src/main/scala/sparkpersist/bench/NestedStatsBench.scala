@@ -13,8 +13,9 @@ import sparkpersist.stats.StatsCollector
  * Per-value cost of the stats collectors on nested columns, next to the flat columns holding the
  * same leaves: a struct<int, string> against an int and a string column, an array of 5 strings
  * against 5 string values, a map of 3 string → int entries against 3 strings and 3 ints. Rows are
- * UnsafeRows (as a write task feeds them), made once; each timed pass feeds every row to a fresh
- * collector. Median of the timed passes after two warm-ups, in nanoseconds per row.
+ * UnsafeRows (as a write task feeds them), made once; each pass feeds every row to fresh collectors,
+ * in rounds over all scenarios. Median of the timed rounds after two warm-up rounds, in
+ * nanoseconds per row.
  *
  * Usage: bench/runMain sparkpersist.bench.NestedStatsBench [rows] [passes]; writes
  * bench/out/nested_stats.json.
@@ -37,24 +38,27 @@ object NestedStatsBench {
       i => Seq(ArrayBasedMapData((0 until 3).map(j => str(i + j)).toArray[Any], (0 until 3).map(i + _).toArray[Any]))))
 
   def main(args: Array[String]): Unit = {
-    val rows = args.headOption.map(_.toInt).getOrElse(500000)
+    val rows = args.headOption.map(_.toInt).getOrElse(300000)
     val passes = args.lift(1).map(_.toInt).getOrElse(5)
-    val results = scenarios.map { case (name, types, values) =>
+    val inputs = scenarios.map { case (_, types, values) =>
       val project = UnsafeProjection.create(types.toArray)
-      val input = (0 until rows).map(i => project(InternalRow.fromSeq(values(i))).copy())
-      def pass(): Long = {
-        val collectors = types.map(StatsCollector.forType(_, 64)).toArray
-        val start = System.nanoTime()
-        input.foreach { row =>
-          var c = 0
-          while (c < collectors.length) { collectors(c).update(row, c); c += 1 }
-        }
-        collectors.foreach(_.result())
-        System.nanoTime() - start
+      (0 until rows).map(i => project(InternalRow.fromSeq(values(i))).copy())
+    }
+    def pass(s: Int): Long = {
+      val collectors = scenarios(s)._2.map(StatsCollector.forType(_, 64)).toArray
+      val start = System.nanoTime()
+      inputs(s).foreach { row =>
+        var c = 0
+        while (c < collectors.length) { collectors(c).update(row, c); c += 1 }
       }
-      pass(); pass()
-      val timings = Seq.fill(passes)(pass()).sorted
-      name -> timings(timings.size / 2).toDouble / rows
+      collectors.foreach(_.result())
+      System.nanoTime() - start
+    }
+    // Rounds run every scenario once, so drifts of a shared machine spread over all of them.
+    val timings = (1 to passes + 2).map(_ => scenarios.indices.map(pass)).drop(2)
+    val results = scenarios.indices.map { s =>
+      val sorted = timings.map(_(s)).sorted
+      scenarios(s)._1 -> sorted(sorted.size / 2).toDouble / rows
     }
     println(f"${"scenario"}%-28s ${"ns/row"}%8s")
     results.foreach { case (name, ns) => println(f"$name%-28s $ns%8.1f") }
