@@ -15,17 +15,19 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
-import sparkpersist.stats.{ColumnStats, PartStats}
+import sparkpersist.PersistConf
+import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 
 /** One part written alone: its footer describes it, its rows read back, its stats match. */
 class PartWriterSuite extends QueryTest with SharedSparkSession {
 
   private val schema = ShardSchema.fromStruct(
     StructType(Seq(StructField("k", LongType, nullable = false), StructField("s", StringType))), Seq("k"))
+  private val budget = new StatsBudget(schema, Set.empty, PersistConf.StatsBudgetBytes.default)
 
   private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
-    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None)
+    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None, budget)
     RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
   }
 
@@ -71,7 +73,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
     val e = intercept[IllegalStateException](
-      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None), 0, 0, rows))
+      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None, budget), 0, 0, rows))
     assert(e.getMessage === "boom")
     assert(dir.listFiles().filter(_.getName.endsWith(".parquet")).toSeq === Nil)
   }
