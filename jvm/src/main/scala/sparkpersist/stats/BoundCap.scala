@@ -72,11 +72,22 @@ private[stats] object BoundCap {
     case _ => n
   }
 
+  /** Recurses with a loop and a match rather than `map`s: documents may be a thousand levels deep. */
   private def json(j: JsonStats, f: Rewrite): JsonStats = {
     val s = j.strings
+    val keys = Map.newBuilder[String, JsonStats]
+    val it = j.objects.keys.iterator
+    while (it.hasNext) {
+      val (k, v) = it.next()
+      keys += k -> json(v, f)
+    }
+    val elements = j.arrays.elements match {
+      case Some(e) => Some(json(e, f))
+      case None => None
+    }
     j.copy(
       strings = JsonScalarStats(s.count, s.lower.flatMap(f(Utf8, _, false)), s.upper.flatMap(f(Utf8, _, true))),
-      objects = j.objects.copy(keys = j.objects.keys.map { case (k, v) => k -> json(v, f) }),
-      arrays = j.arrays.copy(elements = j.arrays.elements.map(json(_, f))))
+      objects = j.objects.copy(keys = keys.result()),
+      arrays = j.arrays.copy(elements = elements))
   }
 }

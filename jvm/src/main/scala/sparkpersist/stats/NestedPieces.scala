@@ -8,8 +8,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * arrays, or the bounds of one nested value (a field's, an element's, one JSON kind's).
  *
  * @param column the column's stable id
- * @param index  the piece's place in its column's pre-order walk ([[NestedPieces.drop]] names
- *               pieces by it)
+ * @param index  the piece's place in its column's walk, in post-order (after the pieces below it);
+ *               [[NestedPieces.drop]] names pieces by it
  * @param depth  1 for the pieces directly under the column, one more per level below
  * @param weight estimated encoded bytes of the piece without the pieces below it; it only
  *               orders the pieces of one depth
@@ -23,7 +23,7 @@ private[stats] final case class Piece(column: Int, index: Int, depth: Int, weigh
  */
 private[stats] object NestedPieces {
 
-  /** The pieces of column `id`'s nested stats, in pre-order. */
+  /** The pieces of column `id`'s nested stats, in post-order. */
   def list(id: Int, stats: ColumnStats): Seq[Piece] = {
     val pieces = Seq.newBuilder[Piece]
     stats.nested.foreach(new Walk((index, depth, weight) => {
@@ -38,9 +38,9 @@ private[stats] object NestedPieces {
     stats.copy(nested = stats.nested.map(new Walk((index, _, _) => indices(index)).nested(_, 0)))
 
   /**
-   * One pre-order walk over nested stats that rebuilds them, asking `drop(index, depth, weight)`
-   * for every piece. Pieces below a dropped one are walked all the same, so indices are the same
-   * whatever is dropped.
+   * One walk over nested stats that rebuilds them, asking `drop(index, depth, weight)` for every
+   * piece. Pieces below a dropped one are walked all the same, so indices are the same whatever
+   * is dropped.
    */
   private final class Walk(drop: (Int, Int, Int) => Boolean) {
     private var next = 0
@@ -61,12 +61,12 @@ private[stats] object NestedPieces {
       case j: JsonStats => json(j, depth)
     }
 
-    /** Visits a piece at `depth + 1`, then what is below it; the piece unless it is dropped. */
-    private def keep[T](depth: Int, nameLength: Int, below: => T): Option[T] = {
-      val dropped = piece(depth + 1, PieceOverhead + nameLength)
-      val rebuilt = below
-      if (dropped) None else Some(rebuilt)
-    }
+    /**
+     * Visits a piece at `depth + 1` once what is below it is `rebuilt` (so indices are in
+     * post-order); the piece unless it is dropped.
+     */
+    private def keep[T](depth: Int, nameLength: Int, rebuilt: T): Option[T] =
+      if (piece(depth + 1, PieceOverhead + nameLength)) None else Some(rebuilt)
 
     private def column(c: ColumnStats, depth: Int): ColumnStats = {
       val dropped = boundsDropped(c.lower, c.upper, depth)
@@ -78,19 +78,27 @@ private[stats] object NestedPieces {
     private def boundsDropped(lower: Option[Any], upper: Option[Any], depth: Int): Boolean =
       (lower.isDefined || upper.isDefined) && piece(depth + 1, weight(lower) + weight(upper))
 
+    /**
+     * Recurses straight from this frame (a loop, no closures): documents may be a thousand levels
+     * deep, and each level costs stack.
+     */
     private def json(j: JsonStats, depth: Int): JsonStats = {
       def scalar(s: JsonScalarStats) =
         if (boundsDropped(s.lower, s.upper, depth)) JsonScalarStats(s.count, None, None) else s
       val n = j.numbers
       val numbers = if (boundsDropped(n.lower, n.upper, depth)) n.copy(lower = None, upper = None) else n
-      j.copy(
-        booleans = scalar(j.booleans),
-        numbers = numbers,
-        strings = scalar(j.strings),
-        objects = j.objects.copy(keys = j.objects.keys.flatMap { case (k, v) =>
-          keep(depth, k.length, json(v, depth + 1)).map(k -> _)
-        }),
-        arrays = j.arrays.copy(elements = j.arrays.elements.flatMap(e => keep(depth, 0, json(e, depth + 1)))))
+      val keys = Map.newBuilder[String, JsonStats]
+      val it = j.objects.keys.iterator
+      while (it.hasNext) {
+        val (k, v) = it.next()
+        keep(depth, k.length, json(v, depth + 1)).foreach(kept => keys += k -> kept)
+      }
+      val elements = j.arrays.elements match {
+        case Some(e) => keep(depth, 0, json(e, depth + 1))
+        case None => None
+      }
+      j.copy(booleans = scalar(j.booleans), numbers = numbers, strings = scalar(j.strings),
+        objects = j.objects.copy(keys = keys.result()), arrays = j.arrays.copy(elements = elements))
     }
   }
 

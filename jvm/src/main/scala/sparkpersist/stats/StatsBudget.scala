@@ -2,9 +2,13 @@ package sparkpersist.stats
 
 import java.util.Locale
 
+import java.io.OutputStream
+
+import com.fasterxml.jackson.core.{JsonFactoryBuilder, StreamWriteConstraints}
+import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
-import sparkpersist.shard.{ColumnDef, Json, ShardSchema}
+import sparkpersist.shard.{ColumnDef, ShardSchema}
 
 /**
  * Fits each part's statistics into a byte budget: their [[StatsCodec]] encoding is at most
@@ -56,7 +60,7 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     }
 
   /** Bytes of the encoded stats. */
-  def encodedSize(stats: PartStats): Long = Json.write(codec.toJson(stats)).length.toLong
+  def encodedSize(stats: PartStats): Long = StatsBudget.sizeOf(codec.toJson(stats))
 
   /**
    * The trimming of one part's stats: the current column stats, the encoded size of each column's
@@ -74,13 +78,16 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
 
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
-    /** Step 1: the largest cap on string/binary bounds under which the tier's stats fit, or 1. */
+    /**
+     * Step 1: the largest cap on string/binary bounds under which the tier's stats fit, or 1. A
+     * column changes under a cap iff it has a bound longer than the cap.
+     */
     def shortenBounds(tier: Seq[Int]): Unit = {
       val start = columns
-      val longest = tier.map(id => BoundCap.longest(start(id), types(id))).maxOption.getOrElse(0)
-      val caps = Iterator.iterate(Integer.highestOneBit(math.max(longest - 1, 0)))(_ / 2).takeWhile(_ >= 1)
-      caps.takeWhile(_ => !fits).foreach { cap =>
-        replace(tier.map(id => id -> Some(BoundCap(start(id), types(id), cap))).toMap)
+      val longest = tier.map(id => id -> BoundCap.longest(start(id), types(id))).toMap
+      val caps = Iterator.iterate(Integer.highestOneBit(math.max(longest.values.maxOption.getOrElse(0) - 1, 0)))(_ / 2)
+      caps.takeWhile(cap => cap >= 1 && !fits).foreach { cap =>
+        replace(longest.collect { case (id, n) if n > cap => id -> Some(BoundCap(start(id), types(id), cap)) })
       }
     }
 
@@ -129,14 +136,13 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
       }
     }
 
-    /** The column sizes and trimmed set after `changes`; a change that changes nothing is none. */
+    /** The column sizes and trimmed set after `changes` (each one widens or drops its column). */
     private def applied(changes: Map[Int, Option[ColumnStats]]): (Map[Int, Long], Set[Int]) = {
-      val real = changes.filter { case (id, c) => !c.contains(columns(id)) }
-      val newSizes = real.foldLeft(sizes) {
+      val newSizes = changes.foldLeft(sizes) {
         case (s, (id, Some(c))) => s.updated(id, entrySize(id, c))
         case (s, (id, None)) => s - id
       }
-      (newSizes, trimmed ++ real.keys)
+      (newSizes, trimmed ++ changes.keys)
     }
 
     private def entrySize(id: Int, c: ColumnStats): Long = encodedSize(PartStats(0, 0, Map(id -> c))) - entryBase
@@ -148,6 +154,27 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
 }
 
 object StatsBudget {
+  /**
+   * Writes JSON as [[sparkpersist.shard.Json.write]] does, to a byte counter, at any nesting depth: stats over the
+   * budget may be deeper than Jackson's default write limit (1,000 levels) until trimmed.
+   */
+  private val counter = new ObjectMapper(new JsonFactoryBuilder()
+    .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(Int.MaxValue).build())
+    .build())
+
+  /** Bytes of `node` written as JSON. */
+  private[stats] def sizeOf(node: JsonNode): Long = {
+    val bytes = new ByteCounter
+    counter.writeValue(bytes, node)
+    bytes.count
+  }
+
+  private final class ByteCounter extends OutputStream {
+    var count = 0L
+    override def write(b: Int): Unit = count += 1
+    override def write(b: Array[Byte], off: Int, len: Int): Unit = count += len
+  }
+
   private val TimeSuffixes = Seq("_ts", "_at", "time", "timestamp")
 
   /**

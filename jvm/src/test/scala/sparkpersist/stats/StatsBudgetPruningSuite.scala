@@ -5,7 +5,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.expressions.{AttributeMap, AttributeReference}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.test.SharedSparkSession
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{StructField, StructType}
 import org.scalacheck.Gen
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
@@ -20,7 +20,7 @@ import sparkpersist.shard.ShardSchema
 class StatsBudgetPruningSuite extends SharedSparkSession with ScalaCheckPropertyChecks {
 
   private val attrs = SoundnessGen.columns.map { case (n, t) => AttributeReference(n, t)() }
-  private val schema = ShardSchema.fromStruct(StructType(attrs.map(a => a.toStructField)))
+  private val schema = ShardSchema.fromStruct(StructType(attrs.map(a => StructField(a.name, a.dataType))))
   private val columnIds = AttributeMap(attrs.zip(schema.columns.map(_.id)))
 
   test("a part kept by its original stats is kept by its trimmed stats") {

@@ -74,7 +74,7 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(Widening.column(stats, capped, struct, "c") === Nil)
   }
 
-  test("nested pieces: pre-order indices, depths, and dropping any of them") {
+  test("nested pieces: post-order indices, depths, and dropping any of them") {
     val leaf = JsonStats.empty.copy(count = 1, booleans = JsonScalarStats(1, Some(false), Some(true)))
     val mid = JsonStats.empty.copy(count = 2, strings = JsonScalarStats(2, Some(utf8("x")), Some(utf8("yz"))),
       objects = JsonObjectStats(1, Map("bb" -> leaf)))
@@ -84,25 +84,84 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val column = ColumnStats(0, None, None, Some(root))
     assert(NestedPieces.list(7, column) === Seq(
       Piece(7, 0, 1, 23), // root number bounds: "1", "10"
-      Piece(7, 1, 1, 25), // key "a"
-      Piece(7, 2, 2, 23), // a's string bounds
-      Piece(7, 3, 2, 26), // key "bb"
-      Piece(7, 4, 3, 29), // bb's boolean bounds
+      Piece(7, 1, 3, 29), // bb's boolean bounds
+      Piece(7, 2, 2, 26), // key "bb"
+      Piece(7, 3, 2, 23), // a's string bounds
+      Piece(7, 4, 1, 25), // key "a"
       Piece(7, 5, 1, 24))) // the array elements
     def json(c: ColumnStats) = c.nested.get.asInstanceOf[JsonStats]
-    assert(json(NestedPieces.drop(column, Set(3))) ===
+    assert(json(NestedPieces.drop(column, Set(2))) ===
       root.copy(objects = JsonObjectStats(2, Map("a" -> mid.copy(objects = JsonObjectStats(1, Map.empty))))))
-    assert(json(NestedPieces.drop(column, Set(0, 4, 5))) === root.copy(
+    assert(json(NestedPieces.drop(column, Set(0, 1, 5))) === root.copy(
       numbers = JsonNumberStats(3, None, None, integral = true),
       objects = JsonObjectStats(2, Map("a" -> mid.copy(objects = JsonObjectStats(1, Map("bb" ->
         leaf.copy(booleans = JsonScalarStats(1, None, None))))))),
       arrays = JsonArrayStats(1, 0, 2, None)))
-    assert(json(NestedPieces.drop(column, Set(1, 2))) === root.copy(objects = JsonObjectStats(2, Map.empty)))
+    assert(json(NestedPieces.drop(column, Set(4, 3))) === root.copy(objects = JsonObjectStats(2, Map.empty)))
     val struct = ColumnStats(1, None, None, Some(StructStats(Map("f" -> ColumnStats(0, Some(1), Some(2),
       Some(ArrayStats(1, 2, 3, Some(ColumnStats(0, None, None)))))))))
-    assert(NestedPieces.list(1, struct).map(p => (p.index, p.depth)) === Seq((0, 1), (1, 2), (2, 2)))
-    assert(NestedPieces.drop(struct, Set(2)) === ColumnStats(1, None, None, Some(StructStats(Map(
+    assert(NestedPieces.list(1, struct).map(p => (p.index, p.depth)) === Seq((0, 2), (1, 2), (2, 1)))
+    assert(NestedPieces.drop(struct, Set(1)) === ColumnStats(1, None, None, Some(StructStats(Map(
       "f" -> ColumnStats(0, Some(1), Some(2), Some(ArrayStats(1, 2, 3, None))))))))
+  }
+
+  private def num(count: Long, lo: String, hi: String) =
+    JsonNumberStats(count, Some(new java.math.BigDecimal(lo)), Some(new java.math.BigDecimal(hi)), integral = true)
+  private def noBounds(j: JsonStats) = j.copy(numbers = j.numbers.copy(lower = None, upper = None))
+  private def objectOf(count: Long, keys: (String, JsonStats)*) =
+    JsonStats.empty.copy(count = count, objects = JsonObjectStats(count, keys.toMap))
+
+  test("step 2: nested pieces go deepest first, the largest first among one depth") {
+    val schema = schemaOf("id" -> LongType, "doc" -> VariantType)
+    val inner = JsonStats.empty.copy(count = 10, numbers = num(10, "1", "2"))
+    val small = JsonStats.empty.copy(count = 10, numbers = num(10, "3", "4"))
+    val big = JsonStats.empty.copy(count = 10, numbers = num(10, "1" * 30, "9" * 30))
+    val deep = objectOf(10, "inner" -> inner)
+    def doc(root: JsonStats, trimmed: Set[Int] = Set(2)) =
+      PartStats(10, 100, Map(1 -> range(1L, 10L), 2 -> ColumnStats(0, None, None, Some(root))), trimmed)
+    val stats = doc(objectOf(10, "small" -> small, "big" -> big, "deep" -> deep), Set.empty)
+    // In order: inner's bounds (depth 3); big's bounds, the key inner, small's bounds (depth 2); ...
+    val first = doc(objectOf(10, "small" -> small, "big" -> big, "deep" -> objectOf(10, "inner" -> noBounds(inner))))
+    val second = doc(objectOf(10, "small" -> small, "big" -> noBounds(big), "deep" -> objectOf(10, "inner" -> noBounds(inner))))
+    val third = doc(objectOf(10, "small" -> small, "big" -> noBounds(big), "deep" -> objectOf(10)))
+    val fourth = doc(objectOf(10, "small" -> noBounds(small), "big" -> noBounds(big), "deep" -> objectOf(10)))
+    Seq(first, second, third, fourth).sliding(2).foreach { case Seq(a, b) => assert(size(schema, a) > size(schema, b)) }
+    val budget = (bytes: Long) => new StatsBudget(schema, Set.empty, bytes)(stats)
+    assert(budget(size(schema, first)) === first)
+    assert(budget(size(schema, first) - 1) === second)
+    assert(budget(size(schema, second)) === second)
+    assert(budget(size(schema, third)) === third)
+    assert(budget(size(schema, third) - 1) === fourth)
+    // Everything nested dropped is still too much: then whole columns, the doc (largest) first.
+    val bare = doc(objectOf(10))
+    assert(budget(size(schema, bare) - 1) === PartStats(10, 100, Map(1 -> range(1L, 10L)), Set(2)))
+  }
+
+  test("adversarial JSON (1,000 levels, 5,000 keys, mixed kinds) fits the default budget and only widens") {
+    val schema = schemaOf("id" -> LongType, "event_ts" -> TimestampType, "doc" -> VariantType, "raw" -> StringType)
+    val text = (c: Char) => Some(utf8(c.toString * 100))
+    val levels = (1 to 1000).foldLeft(JsonStats.empty.copy(count = 1, jsonNulls = 1)) { (below, i) =>
+      JsonStats.empty.copy(count = 6, jsonNulls = 1, numbers = num(2, "-1", i.toString),
+        strings = JsonScalarStats(1, text('a'), text('z')), objects = JsonObjectStats(2, Map("k" -> below)))
+    }
+    val mixed = JsonStats(10, 1, JsonScalarStats(1, Some(false), Some(true)), num(2, "0.5", "1e40"),
+      JsonScalarStats(1, text('b'), text('y')), JsonObjectStats(2, Map("x" -> JsonStats.empty.copy(count = 1, jsonNulls = 1))),
+      JsonArrayStats(2, 0, 5, Some(JsonStats.empty.copy(count = 4, others = 1,
+        arrays = JsonArrayStats(3, 1, 2, Some(JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, text('c'), text('d')))))))),
+      others = 1)
+    val keys = objectOf(5000, (0 until 5000).map(i => s"key_$i" -> mixed): _*)
+    val stats = PartStats(1000, 1 << 20, Map(1 -> range(1L, 1000L), 2 -> range(5L, 6L),
+      3 -> ColumnStats(0, None, None, Some(levels)), 4 -> strings(0, "{" * 200, "{}" * 100).copy(nested = Some(keys))))
+    val budget = new StatsBudget(schema, Set.empty, PersistConf.StatsBudgetBytes.default)
+    assert(budget.encodedSize(stats) > 1000000)
+    val result = budget(stats)
+    assert(budget.encodedSize(result) <= 1024)
+    assert(Widening.problems(stats, result, schema) === Nil)
+    assert(result.columns(2) === stats.columns(2))
+    assert(result.trimmed === Set(3, 4))
+    // The deepest levels went first: what is left of the 1,000 levels is their top.
+    def depth(j: JsonStats): Int = j.objects.keys.get("k").fold(0)(depth(_) + 1)
+    assert(result.columns.get(3).forall(_.nested.forall(n => depth(n.asInstanceOf[JsonStats]) < 1000)))
   }
 
   private val wide = schemaOf("a" -> LongType, "b" -> DecimalType(38, 0), "c" -> IntegerType,
@@ -144,6 +203,7 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       if (floor <= budgetBytes) assert(budget.encodedSize(result) <= budgetBytes)
       if (budget.encodedSize(stats) <= budgetBytes) assert(result eq stats)
       assert(Widening.problems(stats, result, StatsGen.schema) === Nil)
+      assert(budget.encodedSize(result) === StatsCodec(StatsGen.schema).encode(result).getBytes("UTF-8").length)
       val changed = stats.columns.keySet.filter(id => !result.columns.get(id).contains(stats.columns(id)))
       assert(result.trimmed === stats.trimmed ++ changed)
       if (changed.exists(budget.protectedIds)) {

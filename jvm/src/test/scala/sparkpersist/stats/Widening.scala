@@ -79,9 +79,21 @@ object Widening {
         (a, b) => a.compareTo(b) <= 0, "number") ++
       range[Any](o.strings.lower, o.strings.upper, t.strings.lower, t.strings.upper,
         (a, b) => a.asInstanceOf[UTF8String].binaryCompare(b.asInstanceOf[UTF8String]) <= 0, "string") ++
-      t.objects.keys.toSeq.flatMap { case (k, tv) =>
-        o.objects.keys.get(k).fold(Seq(s"$at.$k appeared"))(json(_, tv, s"$at.$k"))
-      } ++ optional(o.arrays.elements, t.arrays.elements, at + "[]")(json)
+      keys(o, t, at) ++ optional(o.arrays.elements, t.arrays.elements, at + "[]")(json)
+  }
+
+  /** A loop rather than a `flatMap`: documents may be a thousand levels deep. */
+  private def keys(o: JsonStats, t: JsonStats, at: String): Seq[String] = {
+    val problems = Seq.newBuilder[String]
+    val it = t.objects.keys.iterator
+    while (it.hasNext) {
+      val (k, tv) = it.next()
+      o.objects.keys.get(k) match {
+        case Some(ov) => problems ++= json(ov, tv, s"$at.$k")
+        case None => problems += s"$at.$k appeared"
+      }
+    }
+    problems.result()
   }
 
   private def same[T](o: T, t: T, at: String): Seq[String] = if (o == t) Nil else Seq(s"$at sizes or counts changed")
