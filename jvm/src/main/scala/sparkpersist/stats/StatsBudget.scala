@@ -86,35 +86,50 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
       val start = columns
       val longest = tier.map(id => id -> BoundCap.longest(start(id), types(id))).toMap
       val caps = Iterator.iterate(Integer.highestOneBit(math.max(longest.values.maxOption.getOrElse(0) - 1, 0)))(_ / 2)
-      caps.takeWhile(cap => cap >= 1 && !fits).foreach { cap =>
-        replace(longest.collect { case (id, n) if n > cap => id -> Some(BoundCap(start(id), types(id), cap)) })
+        .takeWhile(_ >= 1).toIndexedSeq
+      leastFitting(caps.size) { k =>
+        longest.collect { case (id, n) if n > caps(k - 1) => id -> Some(BoundCap(start(id), types(id), caps(k - 1))) }
       }
     }
 
     /**
      * Step 2: drop the fewest nested pieces, in their order (deepest, then largest, first), that
-     * make the stats fit, or all of them. A binary search over how many: fewer pieces never fit
-     * better.
+     * make the stats fit, or all of them.
      */
     def dropNested(tier: Seq[Int]): Unit = {
       val start = columns
       val pieces = tier.flatMap(id => NestedPieces.list(id, start(id)))
         .sortBy(p => (-p.depth, -p.weight, p.column, p.index)).toIndexedSeq
-      def without(n: Int): Map[Int, Option[ColumnStats]] =
+      leastFitting(pieces.size) { n =>
         pieces.take(n).groupBy(_.column).map { case (id, ps) =>
           id -> Some(NestedPieces.drop(start(id), ps.iterator.map(_.index).toSet))
         }
-      if (pieces.nonEmpty) {
-        var (lo, hi) = (1, pieces.size)
-        if (fitsWith(without(hi))) {
-          while (lo < hi) {
-            val mid = (lo + hi) >>> 1
-            if (fitsWith(without(mid))) hi = mid else lo = mid + 1
-          }
-        }
-        replace(without(hi))
       }
     }
+
+    /**
+     * Applies the weakest of `n` ever stronger trimmings (`trim(1)` to `trim(n)`; the stats as
+     * they are, `trim(0)`, do not fit) under which the stats fit, or the strongest. The search
+     * starts from the strongest, galloping then bisecting: strong trimmings encode small, so most
+     * probes are cheap even when the stats are megabytes.
+     */
+    private def leastFitting(n: Int)(trim: Int => Map[Int, Option[ColumnStats]]): Unit =
+      if (n > 0) {
+        var hi = n
+        if (fitsWith(trim(n))) {
+          var (lo, step) = (n - 1, 1)
+          while (lo > 0 && fitsWith(trim(lo))) {
+            hi = lo
+            step *= 2
+            lo = math.max(0, hi - step)
+          }
+          while (hi - lo > 1) {
+            val mid = (lo + hi) >>> 1
+            if (fitsWith(trim(mid))) hi = mid else lo = mid
+          }
+        }
+        replace(trim(hi))
+      }
 
     /** Step 3: drop the tier's columns, largest first, until the stats fit. */
     def dropColumns(tier: Seq[Int]): Unit =
