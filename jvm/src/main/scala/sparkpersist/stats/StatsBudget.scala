@@ -1,8 +1,7 @@
 package sparkpersist.stats
 
-import java.util.Locale
-
 import java.io.OutputStream
+import java.util.Locale
 
 import com.fasterxml.jackson.core.{JsonFactoryBuilder, StreamWriteConstraints}
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
@@ -15,15 +14,16 @@ import sparkpersist.shard.{ColumnDef, ShardSchema}
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
  * keys or a thousand levels). As Materialize's persist, with its heuristics, in order:
  *
- *  1. shorten long string and binary bounds, nested ones included: caps of halving length are
- *     tried, longest first, down to one code point (byte); see [[BoundCap]];
+ *  1. shorten long string and binary bounds, nested ones included, to the longest cap under
+ *     which the stats fit: caps shrink by a quarter from the longest bound's length down to one
+ *     code point (byte, for binary), e.g. 48, 36, 27, 20, ..., 2, 1 for 64; see [[BoundCap]];
  *  1. drop nested stats ([[NestedPieces]]): the deepest pieces first (so the top-level JSON keys,
  *     those queries name most, go last), the largest first among pieces of one depth;
  *  1. drop whole columns' stats, the largest first.
  *
  * The columns of `keep` and time-like columns (see [[StatsBudget.isTimeLike]]) are protected: the
  * three steps run on the other columns first, and on the protected ones only if the stats still
- * do not fit once nothing else is left. Each step stops as soon as the stats fit.
+ * do not fit once nothing else is left. Each step trims no more than the stats need to fit.
  *
  * Every step only widens what the stats admit (a shorter prefix below, a bumped prefix or nothing
  * above, a missing piece or column is "anything"; counts are never dropped), so pruning with the
@@ -32,7 +32,8 @@ import sparkpersist.shard.{ColumnDef, ShardSchema}
  * are over the budget (row count, size and the trimmed list alone), every column is dropped.
  *
  * Cheap when the stats fit, which is the common case: one encoding. Otherwise each column is
- * encoded on its own and sizes are summed, re-encoding only the columns a step changes.
+ * encoded on its own and sizes are summed, re-encoding only the columns a step changes; the
+ * weakest trimming that fits is searched from the strongest down, whose encodings are small.
  *
  * @param budgetBytes the budget; 0 disables it (stats are never trimmed)
  */
@@ -79,14 +80,14 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
     /**
-     * Step 1: the largest cap on string/binary bounds under which the tier's stats fit, or 1. A
-     * column changes under a cap iff it has a bound longer than the cap.
+     * Step 1: the longest cap on string/binary bounds under which the tier's stats fit, or 1. A
+     * column changes under a cap iff it has a bound longer than the cap. Caps shrink by a quarter
+     * (halving would cut three 64-character bounds to 32 to save a few bytes).
      */
     def shortenBounds(tier: Seq[Int]): Unit = {
       val start = columns
       val longest = tier.map(id => id -> BoundCap.longest(start(id), types(id))).toMap
-      val caps = Iterator.iterate(Integer.highestOneBit(math.max(longest.values.maxOption.getOrElse(0) - 1, 0)))(_ / 2)
-        .takeWhile(_ >= 1).toIndexedSeq
+      val caps = Iterator.iterate(longest.values.maxOption.getOrElse(0))(_ * 3 / 4).drop(1).takeWhile(_ >= 1).toIndexedSeq
       leastFitting(caps.size) { k =>
         longest.collect { case (id, n) if n > caps(k - 1) => id -> Some(BoundCap(start(id), types(id), caps(k - 1))) }
       }
