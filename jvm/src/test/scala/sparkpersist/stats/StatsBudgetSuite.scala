@@ -34,13 +34,14 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(PersistConf.StatsBudgetBytes.default === 1024L)
   }
 
-  test("step 1: long string bounds are cut to the largest halving cap that fits") {
+  test("step 1: long string bounds are cut to the longest cap that fits (40: 30, 22, 16, ...)") {
     def capped(n: Int) = longStrings.copy(
       columns = longStrings.columns.updated(2, strings(3, "a" * n, "m" * (n - 1) + "n")), trimmed = Set(2))
-    assert(size(flat, capped(32)) === size(flat, capped(16)) + 32)
-    assert(new StatsBudget(flat, Set.empty, size(flat, capped(16)))(longStrings) === capped(16))
-    assert(new StatsBudget(flat, Set.empty, size(flat, capped(16)) - 1)(longStrings) === capped(8))
-    assert(new StatsBudget(flat, Set.empty, size(flat, longStrings) - 1)(longStrings) === capped(32))
+    assert(size(flat, capped(30)) === size(flat, capped(22)) + 16)
+    assert(new StatsBudget(flat, Set.empty, size(flat, capped(22)))(longStrings) === capped(22))
+    assert(new StatsBudget(flat, Set.empty, size(flat, capped(22)) - 1)(longStrings) === capped(16))
+    assert(new StatsBudget(flat, Set.empty, size(flat, longStrings) - 1)(longStrings) === capped(30))
+    assert(new StatsBudget(flat, Set.empty, size(flat, capped(1)))(longStrings) === capped(1))
   }
 
   test("step 1: an upper bound without a bumped prefix (U+10FFFF, 0xFF) is dropped; binary is cut by bytes") {
@@ -50,8 +51,8 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       4 -> range(Array.fill[Byte](20)(1), Array.fill[Byte](10)(2) ++ Array.fill[Byte](10)(-1))))
     val budget = new StatsBudget(flat, Set.empty, size(flat, stats) - 1)
     assert(budget(stats) === PartStats(5, 50, Map(
-      2 -> ColumnStats(0, Some(utf8("b" * 16)), None),
-      4 -> range(Array.fill[Byte](16)(1), Array.fill[Byte](9)(2) :+ 3.toByte)), trimmed = Set(2, 4)))
+      2 -> ColumnStats(0, Some(utf8("b" * 15)), None),
+      4 -> range(Array.fill[Byte](15)(1), Array.fill[Byte](9)(2) :+ 3.toByte)), trimmed = Set(2, 4)))
   }
 
   test("step 1 reaches strings inside nested stats, never collated bounds; caps widen only") {
