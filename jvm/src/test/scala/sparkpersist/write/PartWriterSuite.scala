@@ -10,8 +10,8 @@ import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
 import sparkpersist.PersistConf
+import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
 import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 
@@ -49,7 +49,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   test("a stamped part stores only the data columns and names its time in the footer") {
     val dir = Files.createTempDirectory("stamped").toFile
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = Some(42L)))
-    val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L))
+    val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L), budget)
     val Seq(part) = RunWriter.writeAll(spec, partition = 0, attempt = 0,
       Iterator(InternalRow(1L, UTF8String.fromString("a")), InternalRow(2L, null)))
     assert((part.meta.rowCount, part.meta.minTime, part.meta.maxTime, part.meta.hasRetractions) === (2L, 42L, 42L, false))
