@@ -8,6 +8,7 @@ import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.{PersistConf, PersistExtensions}
+import sparkpersist.api.PythonApi
 import sparkpersist.shard.{PartMeta, ShardStore}
 import sparkpersist.source.{PersistCatalog, ScanReports}
 import sparkpersist.stats.StatsBudget
@@ -88,6 +89,18 @@ class StatsBudgetWriteSuite extends SharedSparkSession {
     // Time-like and untouched columns prune exactly as before trimming.
     assert(sql("SELECT id FROM persist.trimmed WHERE event_ts >= TIMESTAMP '2026-01-01 03:00:00'").count() === 50)
     assert(ScanReports.last(spark).map(_.metrics.partsKept) === Seq(1))
+  }
+
+  test("keep_stats from Python (the facade): the kept column is trimmed last") {
+    // Three long strings (~800 bytes of stats): shortening two of them fits 700 bytes; `note` is kept.
+    val df = part(1).withColumn("url", col("note")).withColumn("agent", col("note"))
+    withSQLConf(PersistConf.StatsBudgetBytes.key -> "700") {
+      PythonApi.write(df, "py", null, null, null, null, java.util.List.of("note"))
+      PythonApi.write(df, "py_unkept", null, null, null, null, null)
+    }
+    val ids = store.open("py").state.schema.columns.map(c => c.name -> c.id).toMap
+    assert(parts("py").map(_.stats.get.trimmed) === Seq(Set(ids("url"), ids("agent"))))
+    assert(parts("py_unkept").map(_.stats.get.trimmed) === Seq(Set(ids("note"), ids("url"), ids("agent"))))
   }
 
   test("keep_stats must name shard columns") {
