@@ -22,7 +22,8 @@ class Batch:
 
 
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
-          max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None) -> Batch:
+          max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
+          keep_stats: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -36,6 +37,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         diff_col: a bigint column giving each update's multiplicity (+1 insert, -1 retract).
         max_rows_per_part: split a write task's output into parts of at most this many rows.
         order_by: columns that rows inside a part are sorted by (fixed when the shard is created).
+        keep_stats: columns whose part statistics are trimmed last when a part's statistics
+            exceed ``spark.sparkpersist.stats.budgetBytes`` (time-like columns are kept too).
 
     Returns:
         The committed :class:`Batch`.
@@ -48,12 +51,15 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         raise InvalidInputError(f"max_rows_per_part must be a positive integer, got {max_rows_per_part}")
     if isinstance(order_by, str):
         order_by = [order_by]
+    if isinstance(keep_stats, str):
+        keep_stats = [keep_stats]
     spark = df.sparkSession
     api = facade(spark, "write")
     with translated_errors():
         result = api.write(df._jdf, shard, time_col, diff_col,
                            None if max_rows_per_part is None else int(max_rows_per_part),
-                           None if order_by is None else list(order_by))
+                           None if order_by is None else list(order_by),
+                           None if keep_stats is None else list(keep_stats))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 

@@ -30,7 +30,8 @@ object PythonApi {
       timeCol: String,
       diffCol: String,
       maxRowsPerPart: java.lang.Long,
-      orderBy: java.util.List[String]): java.util.Map[String, Any] = {
+      orderBy: java.util.List[String],
+      keepStats: java.util.List[String]): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
     val order = Option(orderBy).map(_.asScala.toSeq)
     val created = !store.exists(shard)
@@ -52,7 +53,8 @@ object PythonApi {
         }
         h
       }
-    val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue))
+    val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
+      Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil))
     val batch =
       try ShardWriter.write(df, handle, options)
       catch {

@@ -9,11 +9,14 @@ package sparkpersist.write
  * @param diffCol        column holding each update's diff (bigint; +1 insert, -1 retraction).
  *                       Absent: every row is an insert (+1).
  * @param maxRowsPerPart largest part; default `spark.sparkpersist.write.maxRowsPerPart`.
+ * @param keepStats      columns whose part stats the stats budget trims last, as time-like
+ *                       columns ([[sparkpersist.stats.StatsBudget]]); names of shard columns.
  */
 final case class WriteOptions(
     timeCol: Option[String] = None,
     diffCol: Option[String] = None,
-    maxRowsPerPart: Option[Long] = None) {
+    maxRowsPerPart: Option[Long] = None,
+    keepStats: Seq[String] = Nil) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 
   /** An update write names its diffs; append-only writes only insert. */
