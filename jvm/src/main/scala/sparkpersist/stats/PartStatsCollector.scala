@@ -10,16 +10,20 @@ import org.apache.spark.sql.types.DataType
  *
  * Rows have the data columns at ordinals `0 until columnIds.length`, then `time` at `timeOrdinal`
  * and `diff` at `diffOrdinal` (both non-null bigints). Per row: one call per column, no boxing.
+ * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON.
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
     columnTypes: Array[DataType],
     timeOrdinal: Int,
     diffOrdinal: Int,
-    boundChars: Int) {
+    boundChars: Int,
+    jsonText: Int => Boolean = _ => false) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
-  private val collectors = columnTypes.map(StatsCollector.forType(_, boundChars))
+  private val collectors = columnTypes.indices.map { i =>
+    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars)
+  }.toArray
   private var rows = 0L
   private var minT = Long.MaxValue
   private var maxT = Long.MinValue

@@ -26,7 +26,7 @@ abstract class StatsCollector {
 
   /** The stats of every value seen so far. Bounds are absent when no non-null value was seen. */
   final def result(): ColumnStats =
-    if (values == 0) ColumnStats(nulls, None, None) else ColumnStats(nulls, lower, upper)
+    if (values == 0) ColumnStats(nulls, None, None) else ColumnStats(nulls, lower, upper, nested)
 
   protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit
 
@@ -35,6 +35,9 @@ abstract class StatsCollector {
 
   /** Upper bound of the non-null values; called only when at least one was seen. */
   protected def upper: Option[Any]
+
+  /** What is inside the non-null values, if this collector knows; called as `lower` is. */
+  protected def nested: Option[NestedStats] = None
 }
 
 object StatsCollector {
@@ -60,8 +63,17 @@ object StatsCollector {
     case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY
       new StringCollector(boundChars)
     case BinaryType => new BinaryCollector(boundChars)
+    case VariantType => new VariantCollector(boundChars)
     case _ => new NullCountCollector
   }
+
+  /**
+   * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
+   * ([[sparkpersist.shard.JsonColumns]]), else [[forType]].
+   */
+  def forColumn(dataType: DataType, json: Boolean, boundChars: Int): StatsCollector =
+    if (json && dataType.isInstanceOf[StringType]) new JsonTextCollector(boundChars)
+    else forType(dataType, boundChars)
 }
 
 /** Counts nulls only: for types whose values have no bounds in [[ColumnStats]]. */
