@@ -1,8 +1,8 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{DataType, StringType, VariantType}
 
-import sparkpersist.stats.{ColumnStats, PartStats}
+import sparkpersist.stats.{ColumnStats, JsonStats, PartStats}
 
 /**
  * Builds the spec of one column (stable id `columnId`, type `dataType`) from part statistics:
@@ -13,7 +13,10 @@ import sparkpersist.stats.{ColumnStats, PartStats}
  *  - `nullCount >= rowCount`: only null (no values);
  *  - both bounds present: [[Values.Within]]`(lower, upper)` (truncated string bounds still
  *    bracket every value), nullable iff `nullCount > 0`;
- *  - a bound absent, of the wrong class, out of order, or a type without ranges: any value.
+ *  - a bound absent, of the wrong class, out of order, or a type without ranges: any value;
+ *  - JSON stats (a VARIANT column, or a string column declared JSON): the documents, as a
+ *    [[Values.Nested]] with its [[JsonSpec]] (a JSON text column's string bounds are then not
+ *    used: string comparisons on it admit any string).
  */
 final class PartSpecs(val columnId: Int, val dataType: DataType) {
   private val ord = ValueOrdering.of(dataType).orNull
@@ -30,7 +33,15 @@ final class PartSpecs(val columnId: Int, val dataType: DataType) {
     else ResultSpec(nullable, fallible = false, values(stats))
   }
 
-  private def values(stats: ColumnStats): Values =
+  private def values(stats: ColumnStats): Values = stats.nested match {
+    case Some(js: JsonStats) if PartSpecs.holdsJson(dataType) => JsonSpec.values(js) match {
+      case Values.Empty => Values.All // stats that count no document for non-null rows: corrupt
+      case v => v
+    }
+    case _ => ranged(stats)
+  }
+
+  private def ranged(stats: ColumnStats): Values =
     if (ord == null || stats.lower.isEmpty || stats.upper.isEmpty) Values.All
     else {
       val lo = stats.lower.get
@@ -39,4 +50,9 @@ final class PartSpecs(val columnId: Int, val dataType: DataType) {
           ord.lteq(lo, hi)) Values.Within(lo, hi)
       else Values.All
     }
+}
+
+object PartSpecs {
+  /** Types whose columns may carry [[JsonStats]]: VARIANT, and strings declared JSON. */
+  def holdsJson(dt: DataType): Boolean = dt == VariantType || dt.isInstanceOf[StringType]
 }
