@@ -56,5 +56,5 @@ final case class ShardState(
 
 object ShardState {
   /** The on-disk format version this code writes (state and part footers). */
-  val FormatVersion = 1
+  val FormatVersion = 2
 }

@@ -133,7 +133,7 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile(shard.partPath(part).toUri.toString, part.bytes, part.maxTime, verify = ruledOut.contains(part))
+    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part))
 }
 
 object PersistScan {

@@ -3,20 +3,30 @@ package sparkpersist.stats
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
 
+/** Where a part's update times and diffs come from. */
+sealed trait TimeStamp
+
+object TimeStamp {
+  /** Each row carries its `time` and `diff` (non-null bigints) at these ordinals. */
+  final case class InRow(timeOrdinal: Int, diffOrdinal: Int) extends TimeStamp
+
+  /** Every row is an insert (diff +1) at `time`; rows hold only data columns. */
+  final case class Stamped(time: Long) extends TimeStamp
+}
+
 /**
  * Collects a part's statistics while its rows are written: the row count, the stats of every data
  * column (keyed by stable column id), and the range of the reserved `time` column and whether any
  * `diff` is not +1 (a retraction or a multiplicity).
  *
- * Rows have the data columns at ordinals `0 until columnIds.length`, then `time` at `timeOrdinal`
- * and `diff` at `diffOrdinal` (both non-null bigints). Per row: one call per column, no boxing.
+ * Rows have the data columns at ordinals `0 until columnIds.length`, then, unless stamped, time
+ * and diff as `stamp` says. Per row: one call per column, no boxing.
  * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON.
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
     columnTypes: Array[DataType],
-    timeOrdinal: Int,
-    diffOrdinal: Int,
+    stamp: TimeStamp,
     boundChars: Int,
     jsonText: Int => Boolean = _ => false) {
   require(columnIds.length == columnTypes.length, "one type per column id")
@@ -28,6 +38,13 @@ final class PartStatsCollector(
   private var minT = Long.MaxValue
   private var maxT = Long.MinValue
   private var retractions = false
+  private val (timeOrdinal, diffOrdinal) = stamp match {
+    case TimeStamp.InRow(t, d) => (t, d)
+    case TimeStamp.Stamped(t) =>
+      minT = t
+      maxT = t
+      (-1, -1)
+  }
 
   def update(row: InternalRow): Unit = {
     rows += 1
@@ -36,18 +53,20 @@ final class PartStatsCollector(
       collectors(i).update(row, i)
       i += 1
     }
-    val t = row.getLong(timeOrdinal)
-    if (t < minT) minT = t
-    if (t > maxT) maxT = t
-    if (row.getLong(diffOrdinal) != 1L) retractions = true
+    if (timeOrdinal >= 0) {
+      val t = row.getLong(timeOrdinal)
+      if (t < minT) minT = t
+      if (t > maxT) maxT = t
+      if (row.getLong(diffOrdinal) != 1L) retractions = true
+    }
   }
 
   def rowCount: Long = rows
 
-  /** Smallest time seen (Long.MaxValue before the first row). */
+  /** Smallest time seen (Long.MaxValue before the first row, unless stamped). */
   def minTime: Long = minT
 
-  /** Largest time seen (Long.MinValue before the first row). */
+  /** Largest time seen (Long.MinValue before the first row, unless stamped). */
   def maxTime: Long = maxT
 
   /** Whether any row had a diff other than +1. */

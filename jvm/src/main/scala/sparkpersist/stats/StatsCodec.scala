@@ -26,6 +26,9 @@ import sparkpersist.shard.{Json, JsonReader, ShardSchema}
  *    so byte order is kept), else `{"utf8Bytes": base64}` (a truncated bound may end mid-character);
  *  - binary: base64.
  *
+ * Nested stats (struct fields, array elements, map entries, JSON documents) follow under
+ * `nested`, encoded by [[NestedStatsCodec]] and typed by the column's recorded type.
+ *
  * Each column records its type (`catalogString`). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
  * bounds: "unbounded" is always sound, a misread bound never is. Malformed bounds are dropped the
@@ -48,9 +51,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
           s"(column ids: ${columnTypes.keys.toSeq.sorted.mkString(", ")})"))
       val col = cols.putObject(id.toString)
       col.put("type", typeTags(id))
-      col.put("nulls", c.nullCount)
-      c.lower.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("lower", _))
-      c.upper.flatMap(encodeBound(id, dt, _)).foreach(col.set[JsonNode]("upper", _))
+      writeColumn(col, dt, c, s"column id $id")
     }
     val trimmed = node.putArray("trimmed")
     stats.trimmed.toSeq.sorted.foreach(id => trimmed.add(id))
@@ -87,18 +88,20 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     val id = key.toInt
     var nulls: Option[Long] = None
     var tag: Option[String] = None
-    var lower, upper: Option[JsonNode] = None
+    var lower, upper, nested: Option[JsonNode] = None
     r.readObject("column stats") {
       case "nulls" => nulls = Some(r.long("nulls"))
       case "type" => tag = Some(r.string("type"))
       case "lower" => lower = Some(r.tree())
       case "upper" => upper = Some(r.tree())
+      case "nested" => nested = Some(r.tree())
       case _ => r.skip()
     }
-    val boundType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
+    val recordedType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
     def bound(v: Option[JsonNode]): Option[Any] =
-      for (dt <- boundType; node <- v; b <- decodeBound(dt, node)) yield b
-    id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper))
+      for (dt <- recordedType; node <- v; b <- decodeBound(dt, node)) yield b
+    id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper),
+      for (dt <- recordedType; node <- nested; n <- NestedStatsCodec.read(dt, node)) yield n)
   }
 }
 
@@ -114,10 +117,21 @@ object StatsCodec {
     case _ => false
   }
 
+  /**
+   * Writes the null count, bounds and nested stats of `c` (a column of type `dt`, or a value
+   * nested in one, named `what` in errors) into `node`.
+   */
+  private[stats] def writeColumn(node: ObjectNode, dt: DataType, c: ColumnStats, what: String): Unit = {
+    node.put("nulls", c.nullCount)
+    c.lower.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("lower", _))
+    c.upper.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("upper", _))
+    c.nested.foreach(n => node.set[JsonNode]("nested", NestedStatsCodec.write(dt, n, what)))
+  }
+
   /** The JSON form of one bound, or None for a type without encoded bounds. */
-  private def encodeBound(id: Int, dt: DataType, value: Any): Option[JsonNode] = {
+  private[stats] def encodeBound(what: String, dt: DataType, value: Any): Option[JsonNode] = {
     def wrongClass: Nothing = throw new IllegalArgumentException(
-      s"A stats bound of column id $id (type ${dt.catalogString}) must be Catalyst's internal " +
+      s"A stats bound of $what (type ${dt.catalogString}) must be Catalyst's internal " +
         s"value of that type, got ${value.getClass.getName}: $value")
     if (!supportsBounds(dt)) None
     else Some((dt, value) match {
@@ -140,7 +154,7 @@ object StatsCodec {
   }
 
   /** The bound a JSON value encodes, or None if it is not a well-formed bound of `dt`. */
-  private def decodeBound(dt: DataType, v: JsonNode): Option[Any] = {
+  private[stats] def decodeBound(dt: DataType, v: JsonNode): Option[Any] = {
     def text: Option[String] = if (v.isTextual) Some(v.textValue()) else None
     def integral(min: Long, max: Long): Option[Long] =
       if (v.isIntegralNumber && v.canConvertToLong && v.longValue() >= min && v.longValue() <= max) {

@@ -12,10 +12,14 @@ import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
 
 /**
  * How a shard's parts are laid out as Parquet files, so that a part read alone describes itself:
- *  - columns: the data columns in schema order, then `time` and `diff` (bigint);
+ *  - columns: the data columns in schema order, then `time` and `diff` (bigint) — except in a
+ *    *stamped* part, whose updates all have one time and diff +1 (an append stamped with its
+ *    commit time): it stores only the data columns and names its time in the footer
+ *    ([[TimeKey]]), so the two reserved columns cost nothing to write or read;
  *  - Parquet field ids: each data column's stable column id, and
  *    [[ReservedColumns.TimeFieldId]] / [[ReservedColumns.DiffFieldId]] for `time` / `diff`;
- *  - footer key/value metadata: [[FormatVersionKey]], [[SchemaKey]], [[OrderByKey]], [[ShardKey]].
+ *  - footer key/value metadata: [[FormatVersionKey]], [[SchemaKey]], [[OrderByKey]], [[ShardKey]],
+ *    and [[TimeKey]] in stamped parts.
  */
 object PartFormat {
   /** Footer key: the part format version ([[ShardState.FormatVersion]]). */
@@ -26,11 +30,16 @@ object PartFormat {
   val OrderByKey = "sparkpersist.orderBy"
   /** Footer key: the shard's name. */
   val ShardKey = "sparkpersist.shard"
+  /**
+   * Footer key of a stamped part: the time (epoch milliseconds) of every update in it, each with
+   * diff +1; the part has no `time` and `diff` columns.
+   */
+  val TimeKey = "sparkpersist.time"
 
   /** Field metadata key Spark's Parquet writer reads field ids from. */
   val FieldIdKey = "parquet.field.id"
 
-  private[write] val footerKeys = Seq(FormatVersionKey, SchemaKey, OrderByKey, ShardKey)
+  private[write] val footerKeys = Seq(FormatVersionKey, SchemaKey, OrderByKey, ShardKey, TimeKey)
 
   private def withId(field: StructField, id: Int): StructField =
     field.copy(metadata = new MetadataBuilder().withMetadata(field.metadata).putLong(FieldIdKey, id).build())
@@ -39,34 +48,39 @@ object PartFormat {
   def logicalSchema(schema: ShardSchema): StructType =
     StructType(schema.columns.map(c => withId(c.toField, c.id)))
 
-  /** The Parquet schema of a part: data columns then `time` and `diff`, all with field ids. */
-  def partSchema(schema: ShardSchema): StructType = {
-    val Seq(time, diff) = ReservedColumns.fields
-    StructType(logicalSchema(schema).fields ++
-      Seq(withId(time, ReservedColumns.TimeFieldId), withId(diff, ReservedColumns.DiffFieldId)))
-  }
+  /**
+   * The Parquet schema of a part, all fields with ids: the data columns, then `time` and `diff`
+   * unless the part is stamped.
+   */
+  def partSchema(schema: ShardSchema, stamped: Boolean): StructType =
+    if (stamped) logicalSchema(schema)
+    else {
+      val Seq(time, diff) = ReservedColumns.fields
+      StructType(logicalSchema(schema).fields ++
+        Seq(withId(time, ReservedColumns.TimeFieldId), withId(diff, ReservedColumns.DiffFieldId)))
+    }
 
-  /** The footer key/value metadata of every part of `shard`. */
-  def footer(shard: String, schema: ShardSchema): Map[String, String] = Map(
+  /** The footer key/value metadata of the parts of `shard`, stamped with `stampTime` if given. */
+  def footer(shard: String, schema: ShardSchema, stampTime: Option[Long]): Map[String, String] = Map(
     FormatVersionKey -> ShardState.FormatVersion.toString,
     SchemaKey -> logicalSchema(schema).json,
     OrderByKey -> schema.orderBy.mkString(","),
-    ShardKey -> shard)
+    ShardKey -> shard) ++ stampTime.map(TimeKey -> _.toString)
 
   /**
    * The Hadoop configuration write tasks use: exactly what `df.write.parquet` would use in this
    * session (compression, timestamp encoding, ...), with field ids switched on and the footer of
-   * `shard` handed to [[PartWriteSupport]].
+   * `shard` handed to [[PartWriteSupport]]. With `stampTime`, the parts are stamped with it.
    */
-  def hadoopConf(spark: SparkSession, shard: String, schema: ShardSchema): Configuration = {
+  def hadoopConf(spark: SparkSession, shard: String, schema: ShardSchema, stampTime: Option[Long]): Configuration = {
     val job = Job.getInstance(spark.sparkContext.hadoopConfiguration)
     val conf = job.getConfiguration
     spark.conf.getAll.foreach { case (k, v) => conf.set(k, v) }
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
-    new ParquetFileFormat().prepareWrite(spark, job, Map.empty, partSchema(schema))
+    new ParquetFileFormat().prepareWrite(spark, job, Map.empty, partSchema(schema, stampTime.isDefined))
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
     ParquetOutputFormat.setWriteSupportClass(job, classOf[PartWriteSupport])
-    footer(shard, schema).foreach { case (k, v) => conf.set(k, v) }
+    footer(shard, schema, stampTime).foreach { case (k, v) => conf.set(k, v) }
     conf
   }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import sparkpersist.shard.{JsonColumns, PartMeta, ShardSchema}
-import sparkpersist.stats.PartStatsCollector
+import sparkpersist.stats.{PartStatsCollector, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
 final case class WrittenPart(path: String, meta: PartMeta)
@@ -16,16 +16,17 @@ final case class WrittenPart(path: String, meta: PartMeta)
 /**
  * Writes one part: feeds each row to Spark's Parquet writer and to the part's stats collector in
  * the same loop, so the stats cost no second pass. Rows have the layout of
- * [[PartFormat.partSchema]]: data columns, then `time`, then `diff`.
+ * [[PartFormat.partSchema]]: data columns, then `time`, then `diff` — or only the data columns
+ * when the part is stamped with `stampTime` (the configuration `conf` must say the same).
  *
  * The file is created, never overwritten: a part path that already exists is an error.
  */
-final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int) {
+final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int,
+    stampTime: Option[Long]) {
   private val stats = new PartStatsCollector(
     schema.columns.map(_.id).toArray,
     schema.columns.map(_.dataType).toArray,
-    timeOrdinal = schema.columns.length,
-    diffOrdinal = schema.columns.length + 1,
+    stampTime.map(TimeStamp.Stamped).getOrElse(TimeStamp.InRow(schema.columns.length, schema.columns.length + 1)),
     boundChars,
     jsonText = i => JsonColumns.isDeclared(schema.columns(i)))
   private val writer = new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf))

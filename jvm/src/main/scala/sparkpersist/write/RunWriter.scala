@@ -5,7 +5,6 @@ import scala.collection.mutable.ArrayBuffer
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.JoinedRow
 
 import sparkpersist.PersistConf
 import sparkpersist.shard.ShardSchema
@@ -16,8 +15,8 @@ import sparkpersist.shard.ShardSchema
  *
  * @param batchDir  directory of this batch's parts (nothing else lives there)
  * @param stampTime for append-only writes stamped with the commit time: the rows hold only the
- *                  data columns, and the run appends `time` = this and `diff` = +1 to each (no
- *                  projection copies the rows). Absent: rows already end with `time` and `diff`.
+ *                  data columns, and the parts are stamped with this time (see [[PartFormat]]:
+ *                  they store no `time` and `diff`). Absent: rows end with `time` and `diff`.
  */
 final case class RunSpec(
     batchDir: String,
@@ -44,7 +43,7 @@ object RunSpec {
     RunSpec(
       batchDir.toString,
       schema,
-      new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema)),
+      new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema, stampTime)),
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime)
@@ -59,15 +58,12 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
   private val done = ArrayBuffer.empty[WrittenPart]
   private var current: PartWriter = _
   private var currentPath: Path = _
-  private val timeAndDiff = spec.stampTime.map(t => InternalRow(t, 1L)).orNull
-  private val stamped = new JoinedRow()
-
   def write(row: InternalRow): Unit = {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
-      current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars)
+      current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime)
     }
-    current.write(if (timeAndDiff == null) row else stamped(row, timeAndDiff))
+    current.write(row)
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()
   }
 

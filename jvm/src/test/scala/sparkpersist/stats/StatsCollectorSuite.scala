@@ -180,7 +180,7 @@ class StatsCollectorSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("part stats: row count, per-column stats by id, time range and retractions") {
-    val c = new PartStatsCollector(Array(7, 3), Array(LongType, StringType), 2, 3, 64)
+    val c = new PartStatsCollector(Array(7, 3), Array(LongType, StringType), TimeStamp.InRow(2, 3), 64)
     Seq[(Any, Any, Long, Long)]((5L, "b", 10L, 1L), (null, "a", 12L, 1L), (-2L, null, 11L, -1L)).foreach {
       case (l, s, t, d) => c.update(InternalRow(l, if (s == null) null else UTF8String.fromString(s.toString), t, d))
     }

@@ -3,11 +3,7 @@ package sparkpersist.write
 import java.io.File
 import java.nio.file.Files
 
-import scala.jdk.CollectionConverters._
 
-import org.apache.hadoop.fs.Path
-import org.apache.parquet.hadoop.ParquetFileReader
-import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.sql.{QueryTest, Row}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.test.SharedSparkSession
@@ -15,6 +11,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
+import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /** One part written alone: its footer describes it, its rows read back, its stats match. */
@@ -24,7 +21,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     StructType(Seq(StructField("k", LongType, nullable = false), StructField("s", StringType))), Seq("k"))
 
   private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
-    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
+    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
     val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None)
     RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
   }
@@ -35,20 +32,37 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   test("a part read alone carries field ids, format version and the logical schema") {
     val dir = Files.createTempDirectory("part").toFile
     val Seq(part) = run(dir, Seq(row(1, "a", 10, 1), row(2, null, 11, 1)), maxRows = 10)
-    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(new Path(part.path), spark.sparkContext.hadoopConfiguration))
-    try {
-      val footer = reader.getFooter.getFileMetaData
-      val ids = footer.getSchema.getFields.asScala.map(f => f.getName -> f.getId.intValue()).toSeq
-      assert(ids === Seq("k" -> 1, "s" -> 2, "time" -> ReservedColumns.TimeFieldId, "diff" -> ReservedColumns.DiffFieldId))
-      val kv = footer.getKeyValueMetaData.asScala
-      assert(kv(PartFormat.FormatVersionKey) === ShardState.FormatVersion.toString)
-      assert(kv(PartFormat.ShardKey) === "events")
-      assert(kv(PartFormat.OrderByKey) === "k")
-      val logical = DataType.fromJson(kv(PartFormat.SchemaKey)).asInstanceOf[StructType]
-      assert(logical.map(f => f.name -> f.metadata.getLong(PartFormat.FieldIdKey)) === Seq("k" -> 1L, "s" -> 2L))
-      assert(logical.map(_.dataType) === Seq(LongType, StringType))
-    } finally reader.close()
+    val (ids, kv) = PartFooters.read(part.path, spark.sparkContext.hadoopConfiguration)
+    assert(ids === Seq("k" -> 1, "s" -> 2, "time" -> ReservedColumns.TimeFieldId, "diff" -> ReservedColumns.DiffFieldId))
+    assert(kv(PartFormat.FormatVersionKey) === ShardState.FormatVersion.toString)
+    assert(kv(PartFormat.ShardKey) === "events")
+    assert(kv(PartFormat.OrderByKey) === "k")
+    assert(!kv.contains(PartFormat.TimeKey))
+    val logical = DataType.fromJson(kv(PartFormat.SchemaKey)).asInstanceOf[StructType]
+    assert(logical.map(f => f.name -> f.metadata.getLong(PartFormat.FieldIdKey)) === Seq("k" -> 1L, "s" -> 2L))
+    assert(logical.map(_.dataType) === Seq(LongType, StringType))
     checkAnswer(spark.read.parquet(part.path), Seq(Row(1L, "a", 10L, 1L), Row(2L, null, 11L, 1L)))
+  }
+
+  test("a stamped part stores only the data columns and names its time in the footer") {
+    val dir = Files.createTempDirectory("stamped").toFile
+    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = Some(42L)))
+    val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L))
+    val Seq(part) = RunWriter.writeAll(spec, partition = 0, attempt = 0,
+      Iterator(InternalRow(1L, UTF8String.fromString("a")), InternalRow(2L, null)))
+    assert((part.meta.rowCount, part.meta.minTime, part.meta.maxTime, part.meta.hasRetractions) === (2L, 42L, 42L, false))
+    val (fields, footer) = PartFooters.read(part.path, spark.sparkContext.hadoopConfiguration)
+    assert(fields === Seq("k" -> 1, "s" -> 2))
+    assert(footer.get(PartFormat.TimeKey) === Some("42"))
+    // Read back as the scan reads it: the constant time and diff come back after the data columns.
+    val partReader = PartFileReader(spark, schema, schema.dataSchema)
+    val open = new OpenFiles
+    try {
+      val rows = partReader.rowsAsOf(PartFile.of(part.path, part.meta, verify = false), asOf = 42L, open)
+        .map(r => (r.getLong(0), if (r.isNullAt(1)) null else r.getUTF8String(1).toString, r.getLong(2), r.getLong(3))).toList
+      assert(rows === List((1L, "a", 42L, 1L), (2L, null, 42L, 1L)))
+      assert(partReader.rowsAsOf(PartFile.of(part.path, part.meta, verify = false), asOf = 41L, open).isEmpty)
+    } finally open.close()
   }
 
   test("a run rolls over at maxRowsPerPart; each part's stats and metadata are its own") {
@@ -69,7 +83,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   test("a failing run deletes every part it started") {
     val dir = Files.createTempDirectory("fail").toFile
     val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
-    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema))
+    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
     val e = intercept[IllegalStateException](
       RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None), 0, 0, rows))
     assert(e.getMessage === "boom")
