@@ -23,6 +23,7 @@ class Batch:
 
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
+          json_columns: Optional[Sequence[str]] = None,
           keep_stats: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
@@ -37,6 +38,9 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         diff_col: a bigint column giving each update's multiplicity (+1 insert, -1 retract).
         max_rows_per_part: split a write task's output into parts of at most this many rows.
         order_by: columns that rows inside a part are sorted by (fixed when the shard is created).
+        json_columns: string columns holding JSON text, which then get JSON statistics (paths,
+            kinds and bounds) so that ``get_json_object`` filters prune parts. Declared on the
+            write that creates the shard; later writes may omit it or must name the same columns.
         keep_stats: columns whose part statistics are trimmed last when a part's statistics
             exceed ``spark.sparkpersist.stats.budgetBytes`` (time-like columns are kept too).
 
@@ -51,6 +55,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         raise InvalidInputError(f"max_rows_per_part must be a positive integer, got {max_rows_per_part}")
     if isinstance(order_by, str):
         order_by = [order_by]
+    if isinstance(json_columns, str):
+        json_columns = [json_columns]
     if isinstance(keep_stats, str):
         keep_stats = [keep_stats]
     spark = df.sparkSession
@@ -59,6 +65,7 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         result = api.write(df._jdf, shard, time_col, diff_col,
                            None if max_rows_per_part is None else int(max_rows_per_part),
                            None if order_by is None else list(order_by),
+                           None if json_columns is None else list(json_columns),
                            None if keep_stats is None else list(keep_stats))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))

@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.SessionShards
-import sparkpersist.shard.ShardSchema
+import sparkpersist.shard.{JsonColumns, ShardSchema}
 import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -22,7 +22,9 @@ object PythonApi {
   /**
    * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the
    * time/diff columns) on first write. A shard created here is dropped again if that first
-   * write fails, so a failed write leaves nothing behind.
+   * write fails, so a failed write leaves nothing behind. `jsonColumns` (null: none) names string
+   * columns holding JSON text: recorded in the schema of a shard created here, checked against
+   * it otherwise (see [[sparkpersist.shard.JsonColumns]]).
    */
   def write(
       df: DataFrame,
@@ -31,9 +33,11 @@ object PythonApi {
       diffCol: String,
       maxRowsPerPart: java.lang.Long,
       orderBy: java.util.List[String],
+      jsonColumns: java.util.List[String],
       keepStats: java.util.List[String]): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
     val order = Option(orderBy).map(_.asScala.toSeq)
+    val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
     val created = !store.exists(shard)
     val handle =
       if (created) {
@@ -41,7 +45,8 @@ object PythonApi {
           Seq(Option(timeCol), Option(diffCol)).flatten.exists(_.equalsIgnoreCase(f.name))
         }
         // Spark's inferred nullability is unreliable across sources: shard columns admit nulls.
-        val struct = org.apache.spark.sql.types.StructType(dataFields.map(_.copy(nullable = true)))
+        val struct = JsonColumns.declare(shard,
+          org.apache.spark.sql.types.StructType(dataFields.map(_.copy(nullable = true))), json)
         store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil)))
       } else {
         val h = store.open(shard)
@@ -54,7 +59,7 @@ object PythonApi {
         h
       }
     val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
-      Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil))
+      jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil))
     val batch =
       try ShardWriter.write(df, handle, options)
       catch {

@@ -4,7 +4,8 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.expressions
 import org.apache.spark.sql.catalyst.expressions._
-import org.apache.spark.sql.types.{ArrayType, DataType, DoubleType, FloatType, MapType, StringType, StructType}
+import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
+import org.apache.spark.sql.types.{ArrayType, DataType, DoubleType, FloatType, MapType, StringType, StructType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalyst.MzNow
@@ -17,8 +18,10 @@ import sparkpersist.interpret.SpecNode.Comparison
  * Literals and constant subexpressions are exact; boolean logic follows SQL's three values;
  * comparisons, `IN`, `IS [NOT] NULL`, `COALESCE`, `IF`/`CASE WHEN`, `GREATEST`/`LEAST`,
  * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are struct fields, array
- * elements, map values, sizes and `array_contains` ([[CollectionNodes]]); functions in the
- * [[Monotonicity]] registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
+ * elements, map values, sizes and `array_contains` ([[CollectionNodes]]), and JSON reads:
+ * `variant_get`/`try_variant_get` (and `v:path`), casts of VARIANT values, `get_json_object` and
+ * numeric casts of it (see [[JsonCasts]]); functions in the [[Monotonicity]]
+ * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
  * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
  *
  * It interprets analyzed expressions as they are: evaluation modes (ANSI, legacy, try) come
@@ -62,6 +65,15 @@ object Interpreter {
           case None => new Const(alwaysFails)
         }
       case r: RuntimeReplaceable => compile(r.replacement)
+      case v: VariantGet => variantGet(v)
+      case c: Cast if c.child.dataType == VariantType =>
+        new JsonNodes.Read(compile(c.child), JsonCasts.fromVariant(_, c.dataType),
+          raises = c.evalMode != EvalMode.TRY, alwaysNullable = false)
+      case c @ Cast(g: GetJsonObject, _, _, _) if JsonCasts.textTarget(c.dataType) =>
+        new JsonNodes.Read(jsonText(g), JsonCasts.fromText(_, c.dataType),
+          raises = c.evalMode == EvalMode.ANSI, alwaysNullable = true)
+      case g: GetJsonObject =>
+        new JsonNodes.Read(jsonText(g), JsonCasts.text, raises = false, alwaysNullable = true)
       case c: Cast if c.child.dataType == c.dataType => compile(c.child)
       case expressions.And(l, r) => new SpecNode.And(compile(l), compile(r))
       case expressions.Or(l, r) => new SpecNode.Or(compile(l), compile(r))
@@ -141,6 +153,28 @@ object Interpreter {
       val mapType = map.dataType.asInstanceOf[MapType]
       new CollectionNodes.MapValue(compile(map), compile(key),
         ValueOrdering.of(mapType.keyType).orNull, ValueOrdering.of(mapType.valueType).orNull)
+    }
+
+    /**
+     * `variant_get(v, path, type)`: the value at a constant path, read as `type` (a VARIANT
+     * target keeps the value, JSON null included). A path that is not a constant or does not
+     * parse raises when evaluated: anything.
+     */
+    private def variantGet(v: VariantGet): SpecNode =
+      constant(v.path).flatten.flatMap(p => JsonNodes.variantPath(p.toString)) match {
+        case None => anything
+        case Some(steps) =>
+          val value = new JsonNodes.Path(compile(v.child), steps.toArray)
+          if (v.dataType == VariantType) value
+          else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType), raises = v.failOnError,
+            alwaysNullable = false)
+      }
+
+    /** The JSON value `get_json_object` reads (never raises: a path it cannot read gives null). */
+    private def jsonText(g: GetJsonObject): SpecNode = {
+      val steps = constant(g.path).flatten.fold[Seq[JsonNodes.Step]](Seq(JsonNodes.Unknown))(p =>
+        JsonNodes.textPath(p.toString))
+      new JsonNodes.Path(compile(g.json), steps.toArray)
     }
 
     private def ordered(dt: DataType)(node: Ordering[Any] => SpecNode): SpecNode =

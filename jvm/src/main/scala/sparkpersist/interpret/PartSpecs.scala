@@ -1,8 +1,8 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType, VariantType}
 
-import sparkpersist.stats.{ArrayStats, ColumnStats, MapStats, PartStats, StructStats}
+import sparkpersist.stats.{ArrayStats, ColumnStats, JsonStats, MapStats, PartStats, StructStats}
 
 /**
  * Builds the spec of one column (stable id `columnId`, type `dataType`) from part statistics:
@@ -15,6 +15,9 @@ import sparkpersist.stats.{ArrayStats, ColumnStats, MapStats, PartStats, StructS
  *    bracket every value), nullable iff `nullCount > 0`;
  *  - structs, arrays and maps with nested stats: [[Values.Nested]], laid out as
  *    [[CollectionSpec]] describes, each piece built by these same rules from its own stats;
+ *  - JSON stats (a VARIANT column, or a string column declared JSON): the documents, as a
+ *    [[Values.Nested]] with its [[JsonSpec]] (a JSON text column's string bounds are then not
+ *    used: string comparisons on it admit any string);
  *  - a bound absent, of the wrong class, out of order, or a type without ranges: any value.
  */
 final class PartSpecs(val columnId: Int, val dataType: DataType) {
@@ -53,11 +56,20 @@ private[interpret] object ValueSpecs {
     case _ => new RangeSpecs(dt)
   }
 
-  /** Bounds of a type with a value order. */
+  /** Bounds of a type with a value order; JSON documents of a VARIANT or JSON text column. */
   private final class RangeSpecs(dataType: DataType) extends ValueSpecs {
     private val ord = ValueOrdering.of(dataType).orNull
+    private val holdsJson = PartSpecs.holdsJson(dataType)
 
-    protected def values(stats: ColumnStats, count: Long): Values =
+    protected def values(stats: ColumnStats, count: Long): Values = stats.nested match {
+      case Some(js: JsonStats) if holdsJson => JsonSpec.values(js) match {
+        case Values.Empty => Values.All // stats that count no document for non-null rows: corrupt
+        case v => v
+      }
+      case _ => ranged(stats)
+    }
+
+    private def ranged(stats: ColumnStats): Values =
       if (ord == null || stats.lower.isEmpty || stats.upper.isEmpty) Values.All
       else {
         val lo = stats.lower.get
@@ -114,4 +126,9 @@ private[interpret] object ValueSpecs {
   private def sizes(minSize: Int, maxSize: Int): Option[ResultSpec] =
     if (minSize < 0 || minSize > maxSize) None
     else Some(ResultSpec(nullable = false, fallible = false, Values.Within(minSize, maxSize)))
+}
+
+object PartSpecs {
+  /** Types whose columns may carry [[JsonStats]]: VARIANT, and strings declared JSON. */
+  def holdsJson(dt: DataType): Boolean = dt == VariantType || dt.isInstanceOf[StringType]
 }

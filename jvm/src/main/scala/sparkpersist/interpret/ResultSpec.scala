@@ -20,8 +20,25 @@ object Values {
   /**
    * Values of a struct (or a JSON/VARIANT document) described field by field; a field that is
    * not listed may hold anything. The struct itself may be any value with those fields.
+   *
+   * For a JSON document (a VARIANT value, or a string column's JSON text), `json` says which
+   * kinds of JSON value it may be ([[JsonSpec]]), and `fields` describe the values under object
+   * keys, as JSON documents again; a field's spec is nullable when the key may be missing.
+   * Structs leave `json` absent.
    */
-  final case class Nested(fields: Map[String, ResultSpec]) extends Values
+  final class Nested(val fields: Map[String, ResultSpec], val json: Option[JsonSpec]) extends Values {
+    override def equals(o: Any): Boolean = o match {
+      case n: Nested => fields == n.fields && json == n.json
+      case _ => false
+    }
+    override def hashCode(): Int = fields.hashCode()
+    override def toString: String = json.fold(s"Nested($fields)")(j => s"Nested($fields, $j)")
+  }
+
+  object Nested {
+    def apply(fields: Map[String, ResultSpec], json: Option[JsonSpec] = None): Nested = new Nested(fields, json)
+    def unapply(n: Nested): Some[Map[String, ResultSpec]] = Some(n.fields)
+  }
 
   def point(v: Any): Values = Within(v, v)
 
@@ -31,10 +48,11 @@ object Values {
     case (Within(l1, h1), Within(l2, h2)) =>
       // No ordering: the union of struct (array, map) specs reached fields with ranges.
       if (ord == null) All else Within(ord.min(l1, l2), ord.max(h1, h2))
-    case (Nested(f1), Nested(f2)) =>
+    case (n1 @ Nested(f1), n2 @ Nested(f2)) =>
       // A field missing on either side may hold anything, so only common fields stay.
       // Field ranges need the field's ordering, which `ord` (the struct's) is not: they widen.
-      Nested(f1.collect { case (k, s) if f2.contains(k) => k -> s.union(f2(k), ord) })
+      Nested(f1.collect { case (k, s) if f2.contains(k) => k -> s.union(f2(k), ord) },
+        for (j1 <- n1.json; j2 <- n2.json) yield j1.union(j2))
     case _ => All
   }
 
@@ -47,8 +65,9 @@ object Values {
       val lo = ord.max(l1, l2)
       val hi = ord.min(h1, h2)
       if (ord.lteq(lo, hi)) Within(lo, hi) else Empty
-    case (Nested(f1), Nested(f2)) =>
-      Nested(f1 ++ f2.map { case (k, s) => k -> f1.get(k).fold(s)(_.intersect(s, ord)) })
+    case (n1 @ Nested(f1), n2 @ Nested(f2)) =>
+      Nested(f1 ++ f2.map { case (k, s) => k -> f1.get(k).fold(s)(_.intersect(s, ord)) },
+        n1.json.orElse(n2.json))
     // A struct range and a per-field description: keep the range (sound, coarser).
     case (x, _) => x
   }

@@ -21,15 +21,19 @@ object TimeStamp {
  *
  * Rows have the data columns at ordinals `0 until columnIds.length`, then, unless stamped, time
  * and diff as `stamp` says. Per row: one call per column, no boxing.
+ * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON.
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
     columnTypes: Array[DataType],
     stamp: TimeStamp,
-    boundChars: Int) {
+    boundChars: Int,
+    jsonText: Int => Boolean = _ => false) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
-  private val collectors = columnTypes.map(StatsCollector.forType(_, boundChars))
+  private val collectors = columnTypes.indices.map { i =>
+    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars)
+  }.toArray
   private var rows = 0L
   private var minT = Long.MaxValue
   private var maxT = Long.MinValue

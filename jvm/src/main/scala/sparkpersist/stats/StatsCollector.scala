@@ -38,7 +38,10 @@ abstract class StatsCollector {
   /** Called for every null value: collectors of nested values count it inside too. */
   protected def nestedNull(): Unit = ()
 
-  /** What the values hold inside (struct fields, array elements, map entries); none by default. */
+  /**
+   * What the values hold inside (struct fields, array elements, map entries, JSON documents);
+   * none by default.
+   */
   protected def nested: Option[NestedStats] = None
 
   protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit
@@ -55,9 +58,9 @@ object StatsCollector {
   /**
    * The collector for a column of type `dataType`. Structs, arrays and maps get nested stats
    * from the collectors of their fields, elements, keys and values ([[StructCollector]],
-   * [[ArrayCollector]], [[MapCollector]]). Other types without an order that bounds can express
-   * (variant, intervals, collated strings, ...) only count nulls; readers then treat their
-   * values as "anything".
+   * [[ArrayCollector]], [[MapCollector]]); VARIANT gets JSON stats ([[VariantCollector]]). Other
+   * types without an order that bounds can express (intervals, collated strings, ...) only count
+   * nulls; readers then treat their values as "anything".
    *
    * @param boundChars longest prefix (in code points for strings, bytes for binary) kept as a
    *                   string/binary bound; see [[Bounds]].
@@ -78,8 +81,17 @@ object StatsCollector {
     case s: StructType => new StructCollector(s, boundChars)
     case a: ArrayType => new ArrayCollector(a.elementType, boundChars)
     case m: MapType => new MapCollector(m.keyType, m.valueType, boundChars)
+    case VariantType => new VariantCollector(boundChars)
     case _ => new NullCountCollector
   }
+
+  /**
+   * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
+   * ([[sparkpersist.shard.JsonColumns]]), else [[forType]].
+   */
+  def forColumn(dataType: DataType, json: Boolean, boundChars: Int): StatsCollector =
+    if (json && dataType.isInstanceOf[StringType]) new JsonTextCollector(boundChars)
+    else forType(dataType, boundChars)
 }
 
 /** Counts nulls only: for types whose values have no bounds in [[ColumnStats]]. */

@@ -7,7 +7,7 @@ import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
-import sparkpersist.shard.{PartMeta, ShardSchema}
+import sparkpersist.shard.{JsonColumns, PartMeta, ShardSchema}
 import sparkpersist.stats.{PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
@@ -28,7 +28,8 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
     schema.columns.map(_.id).toArray,
     schema.columns.map(_.dataType).toArray,
     stampTime.map(TimeStamp.Stamped).getOrElse(TimeStamp.InRow(schema.columns.length, schema.columns.length + 1)),
-    boundChars)
+    boundChars,
+    jsonText = i => JsonColumns.isDeclared(schema.columns(i)))
   private val writer = new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf))
 
   def rowCount: Long = stats.rowCount

@@ -6,7 +6,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
+import sparkpersist.shard.{BatchMeta, JsonColumns, ShardHandle, ShardState}
 
 /**
  * Writes a DataFrame to a shard as one batch.
@@ -31,6 +31,7 @@ object ShardWriter {
 
   /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
   private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {
+    JsonColumns.checkWrite(shard.name, state.schema, options.jsonColumns)
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")

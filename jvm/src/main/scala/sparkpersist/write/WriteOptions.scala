@@ -11,11 +11,15 @@ package sparkpersist.write
  * @param maxRowsPerPart largest part; default `spark.sparkpersist.write.maxRowsPerPart`.
  * @param keepStats      columns whose part stats the stats budget trims last, as time-like
  *                       columns ([[sparkpersist.stats.StatsBudget]]); names of shard columns.
+ * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.shard.JsonColumns]]):
+ *                       declared on the write that creates the shard; later writes may omit it,
+ *                       or must name exactly the shard's JSON columns.
  */
 final case class WriteOptions(
     timeCol: Option[String] = None,
     diffCol: Option[String] = None,
     maxRowsPerPart: Option[Long] = None,
+    jsonColumns: Seq[String] = Nil,
     keepStats: Seq[String] = Nil) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 

@@ -3,6 +3,7 @@ package sparkpersist.interpret
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StringType
@@ -21,7 +22,6 @@ final class SoundnessCheck(spark: SparkSession) {
 
   private val attrs = SoundnessGen.columns.map { case (n, t) => AttributeReference(n, t)() }
   private val analyzed = new Analyzed(spark, attrs)
-  private val mzAttr = analyzed.mz
 
   /** Checks one case under the given ANSI mode. */
   def check(c: Case, ansi: Boolean): Outcome =
@@ -37,38 +37,9 @@ final class SoundnessCheck(spark: SparkSession) {
     val stats = partStats(pc)
     val specs = attrs.indices.map(i => new PartSpecs(i, attrs(i).dataType)(stats)).toArray
     val mzSpec = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
-    val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
     val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
-    val violations = Seq.newBuilder[String]
-    var checked = 0
-    val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
-    condition.foreach { sub =>
-      val abstractSub = analyzed.withMzNow(sub)
-      val spec = Interpreter.compile(abstractSub, slotOf, mzSpec).eval(specs)
-      val bound = BindReferences.bindReference(sub, attrs :+ mzAttr)
-      val ord = ValueOrdering.of(sub.dataType)
-      val key = sub.getClass.getSimpleName
-      val (n, w) = byClass.getOrElse(key, (0, 0))
-      byClass(key) = (n + 1, w + (if (spec.values.isInstanceOf[Values.Within]) 1 else 0))
-      rows.foreach { row =>
-        val concrete = try scala.util.Right(bound.eval(row)) catch { case NonFatal(e) => scala.util.Left(e) }
-        val admitted = concrete match {
-          case scala.util.Left(_) => spec.fallible
-          case scala.util.Right(null) => spec.nullable
-          case scala.util.Right(v) => ord.fold(spec.values != Values.Empty)(spec.mayContain(v, _))
-        }
-        checked += 1
-        if (!admitted) {
-          violations += s"${sub.sql} (${sub.getClass.getSimpleName}) gave " +
-            concrete.fold(e => s"error ${e.getClass.getSimpleName}: ${e.getMessage.take(120)}", render) +
-            s" on row ${render(row)} but its spec is $spec\n  predicate: ${c.sql}\n  zone ${c.zone}, " +
-            s"mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}"
-        }
-      }
-    }
-    val root = Interpreter.compile(analyzed.withMzNow(condition), slotOf, mzSpec).eval(specs)
-    Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
-      byClass.toMap)
+    SoundnessCheck.checkRows(analyzed, condition, specs, mzSpec, rows,
+      s"  predicate: ${c.sql}\n  zone ${c.zone}, mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}")
   }
 
   /** Stats of the part as the writer would collect them (optionally truncating strings). */
@@ -95,6 +66,46 @@ final class SoundnessCheck(spark: SparkSession) {
 }
 
 object SoundnessCheck {
+
+  /**
+   * Checks every subexpression of `condition` (analyzed by `analyzed`, over its columns then
+   * `mz`) on `rows`: its spec from the column `specs` must admit Spark's concrete result. Also
+   * reports whether the whole condition would skip the part. `context` ends each violation.
+   */
+  def checkRows(analyzed: Analyzed, condition: Expression, specs: Array[ResultSpec], mzSpec: ResultSpec,
+      rows: Seq[InternalRow], context: String): Outcome = {
+    val attrs = analyzed.columns
+    val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
+    val violations = Seq.newBuilder[String]
+    var checked = 0
+    val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
+    condition.foreach { sub =>
+      val spec = Interpreter.compile(analyzed.withMzNow(sub), slotOf, mzSpec).eval(specs)
+      val bound = BindReferences.bindReference(sub, attrs :+ analyzed.mz)
+      val ord = ValueOrdering.of(sub.dataType)
+      val key = sub.getClass.getSimpleName
+      val (n, w) = byClass.getOrElse(key, (0, 0))
+      byClass(key) = (n + 1, w + (if (spec.values.isInstanceOf[Values.Within]) 1 else 0))
+      rows.foreach { row =>
+        val concrete = try scala.util.Right(bound.eval(row)) catch { case NonFatal(e) => scala.util.Left(e) }
+        val admitted = concrete match {
+          case scala.util.Left(_) => spec.fallible
+          case scala.util.Right(null) => spec.nullable
+          case scala.util.Right(v) => ord.fold(spec.values != Values.Empty)(spec.mayContain(v, _))
+        }
+        checked += 1
+        if (!admitted) {
+          violations += s"${sub.sql} (${sub.getClass.getSimpleName}) gave " +
+            concrete.fold(e => s"error ${e.getClass.getSimpleName}: ${e.getMessage.take(120)}", render) +
+            s" on row ${render(row)} but its spec is $spec\n$context"
+        }
+      }
+    }
+    val root = Interpreter.compile(analyzed.withMzNow(condition), slotOf, mzSpec).eval(specs)
+    Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
+      byClass.toMap)
+  }
+
   /** What one case checked: subexpression × row pairs, parts, parts that would be skipped. */
   final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Int,
       violations: Seq[String], withinByClass: Map[String, (Int, Int)]) {

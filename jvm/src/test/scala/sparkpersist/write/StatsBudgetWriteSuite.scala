@@ -95,8 +95,8 @@ class StatsBudgetWriteSuite extends SharedSparkSession {
     // Three long strings (~800 bytes of stats): shortening two of them fits 700 bytes; `note` is kept.
     val df = part(1).withColumn("url", col("note")).withColumn("agent", col("note"))
     withSQLConf(PersistConf.StatsBudgetBytes.key -> "700") {
-      PythonApi.write(df, "py", null, null, null, null, java.util.List.of("note"))
-      PythonApi.write(df, "py_unkept", null, null, null, null, null)
+      PythonApi.write(df, "py", null, null, null, null, null, java.util.List.of("note"))
+      PythonApi.write(df, "py_unkept", null, null, null, null, null, null)
     }
     val ids = store.open("py").state.schema.columns.map(c => c.name -> c.id).toMap
     assert(parts("py").map(_.stats.get.trimmed) === Seq(Set(ids("url"), ids("agent"))))

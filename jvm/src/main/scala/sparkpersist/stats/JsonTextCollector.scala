@@ -1,0 +1,119 @@
+package sparkpersist.stats
+
+import java.math.{BigDecimal => JBigDecimal}
+
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.core.{JsonFactory, JsonParser, JsonToken}
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.catalyst.json.CreateJacksonParser
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The stats of a string column declared to hold JSON text (see
+ * [[sparkpersist.shard.JsonColumns]]): the usual string bounds, plus [[JsonStats]] of the parsed
+ * documents, as `get_json_object` sees them.
+ *
+ * Each value is parsed with a Jackson streaming parser (no tree per row). A value that is not
+ * exactly one strict JSON document (a syntax error, trailing text, an object with a duplicate
+ * key, a string with a lone surrogate, a Jackson read limit exceeded) makes the column's JSON
+ * stats absent for the whole part: absent means "anything", never wrong.
+ *
+ * Numbers: an integer literal is recorded exactly; a literal with a fraction or an exponent is
+ * recorded as the interval between the neighbours of its nearest double (which brackets both its
+ * exact value and the double `get_json_object` prints), so `integral` is true only when every
+ * number at a place was written as an integer literal.
+ */
+final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default) extends StatsCollector {
+  private val text = new StringCollector(boundChars)
+  private var root = JsonPlace.root(limits)
+
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
+    text.update(row, ordinal)
+    if (root != null && !JsonTextCollector.add(row.getUTF8String(ordinal), root)) root = null
+  }
+
+  override protected def lower: Option[Any] = text.result().lower
+  override protected def upper: Option[Any] = text.result().upper
+  override protected def nested: Option[NestedStats] = Option(root).map(_.result(boundChars))
+}
+
+object JsonTextCollector {
+  private val factory = new JsonFactory()
+
+  /** Parses `json` and reports its document to `root`; false if it is not one valid document. */
+  def add(json: UTF8String, root: JsonPlace): Boolean =
+    try {
+      val parser = CreateJacksonParser.utf8String(factory, json)
+      try {
+        val first = parser.nextToken()
+        first != null && value(parser, first, root) && parser.nextToken() == null
+      } finally parser.close()
+    } catch {
+      case NonFatal(_) => false
+    }
+
+  /** Reports the value starting at `token` to `place` (null: skip it); false if invalid. */
+  private def value(p: JsonParser, token: JsonToken, place: JsonPlace): Boolean =
+    if (place == null) {
+      p.skipChildren()
+      true
+    } else token match {
+      case JsonToken.START_OBJECT => obj(p, place)
+      case JsonToken.START_ARRAY =>
+        val elements = place.elementPlace()
+        var size = 0
+        var ok = true
+        var t = p.nextToken()
+        while (ok && t != JsonToken.END_ARRAY) {
+          ok = value(p, t, elements)
+          size += 1
+          t = p.nextToken()
+        }
+        place.addArray(size)
+        ok
+      case JsonToken.VALUE_STRING =>
+        val s = p.getText
+        if (hasLoneSurrogate(s)) false else { place.addString(UTF8String.fromString(s)); true }
+      case JsonToken.VALUE_NUMBER_INT =>
+        p.getNumberType match {
+          case JsonParser.NumberType.INT | JsonParser.NumberType.LONG => place.addLong(p.getLongValue)
+          case _ => place.addDecimal(new JBigDecimal(p.getBigIntegerValue))
+        }
+        true
+      case JsonToken.VALUE_NUMBER_FLOAT =>
+        val d = p.getDoubleValue
+        place.addDoubleBetween(Math.nextDown(d), Math.nextUp(d))
+        true
+      case JsonToken.VALUE_TRUE => place.addBoolean(true); true
+      case JsonToken.VALUE_FALSE => place.addBoolean(false); true
+      case JsonToken.VALUE_NULL => place.addNull(); true
+      case _ => false
+    }
+
+  private def obj(p: JsonParser, place: JsonPlace): Boolean = {
+    place.addObject()
+    val seen = new java.util.HashSet[String]()
+    var ok = true
+    var t = p.nextToken()
+    while (ok && t == JsonToken.FIELD_NAME) {
+      val name = p.currentName()
+      ok = seen.add(name) && value(p, p.nextToken(), place.key(name))
+      t = p.nextToken()
+    }
+    ok
+  }
+
+  private def hasLoneSurrogate(s: String): Boolean = {
+    var i = 0
+    while (i < s.length) {
+      val c = s.charAt(i)
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 >= s.length || !Character.isLowSurrogate(s.charAt(i + 1))) return true
+        i += 2
+      } else if (Character.isLowSurrogate(c)) return true
+      else i += 1
+    }
+    false
+  }
+}

@@ -1,0 +1,153 @@
+package sparkpersist.interpret
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
+import org.apache.spark.sql.types._
+import org.apache.spark.types.variant.VariantBuilder
+import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkpersist.interpret.Values._
+import sparkpersist.stats.{JsonTextCollector, VariantCollector}
+
+/** JSON reads (`variant_get`, `v:path::type`, `get_json_object` and casts) over collected stats. */
+class JsonInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
+
+  private var spark: SparkSession = _
+  private lazy val columns = Seq("v" -> VariantType, "js" -> StringType, "l" -> LongType)
+    .map { case (n, t) => AttributeReference(n, t)() }
+  private lazy val analyzed = new Analyzed(spark, columns)
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    spark = SparkSession.builder().master("local[1]").appName("JsonInterpreterSuite")
+      .config("spark.ui.enabled", "false").getOrCreate()
+  }
+
+  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
+
+  /** The spec of a VARIANT column holding `docs` (null: SQL NULL), from collected stats. */
+  private def variant(docs: String*): ResultSpec = {
+    val c = new VariantCollector(boundChars = 16)
+    docs.foreach { d =>
+      c.update(InternalRow(if (d == null) null else {
+        val v = VariantBuilder.parseJson(d, false)
+        new VariantVal(v.getValue, v.getMetadata)
+      }), 0)
+    }
+    new PartSpecs(1, VariantType)(c.result(), docs.size)
+  }
+
+  private def text(docs: String*): ResultSpec = {
+    val c = new JsonTextCollector(boundChars = 16)
+    docs.foreach(d => c.update(InternalRow(if (d == null) null else UTF8String.fromString(d)), 0))
+    new PartSpecs(2, StringType)(c.result(), docs.size)
+  }
+
+  /** The spec of `sql` (a boolean predicate, or any value) given the specs of some columns. */
+  private def spec(sql: String, cols: (String, ResultSpec)*)(implicit ansi: Boolean): ResultSpec = {
+    val condition = analyzed(s"($sql) IS NULL", ansi).asInstanceOf[org.apache.spark.sql.catalyst.expressions.IsNull]
+    val e = analyzed.withMzNow(condition.child)
+    val names = cols.map(_._1).toIndexedSeq
+    val slotOf = (a: Attribute) => Some(names.indexOf(a.name)).filter(_ >= 0)
+    Interpreter.compile(e, slotOf, MzNowSpec.at(0L)).eval(cols.map(_._2).toArray)
+  }
+
+  private implicit val ansi: Boolean = true
+  private def bool(f: Boolean, t: Boolean, nullable: Boolean = false, fallible: Boolean = false) =
+    ResultSpec.bool(f, t, nullable, fallible)
+  private val F = bool(f = true, t = false)
+  private val T = bool(f = false, t = true)
+
+  private val numericTs = Seq("""{"ts": 10}""", """{"ts": 50, "x": "a"}""", """{"ts": 20.5}""")
+
+  test("variant_get, v:path::type and try_variant_get over numbers: exact ranges, truncation") {
+    for (a <- Seq(true, false)) {
+      assert(spec("variant_get(v, '$.ts', 'bigint') > 50", "v" -> variant(numericTs: _*))(a) === F)
+      assert(spec("variant_get(v, '$.ts', 'bigint') >= 50", "v" -> variant(numericTs: _*))(a) === bool(true, true))
+      assert(spec("v:ts::bigint < 10", "v" -> variant(numericTs: _*))(a) === F)
+      assert(spec("try_variant_get(v, '$.ts', 'int') >= 10 AND try_variant_get(v, '$.ts', 'int') <= 50", "v" -> variant(numericTs: _*))(a) === T)
+    }
+    assert(spec("variant_get(v, '$.ts', 'bigint')", "v" -> variant(numericTs: _*)) ===
+      ResultSpec(nullable = false, fallible = false, Within(10L, 50L)))
+    assert(spec("variant_get(v, '$.ts', 'double')", "v" -> variant(numericTs: _*)) === ResultSpec(false, false,
+      Within(Math.nextDown(Math.nextDown(10.0)), Math.nextUp(Math.nextUp(50.0)))))
+    assert(spec("variant_get(v, '$.ts', 'boolean')", "v" -> variant(numericTs: _*)) === ResultSpec(false, false,
+      Within(true, true)))
+  }
+
+  test("a string, an object or an out-of-range number at the path may raise: the part is kept") {
+    for (a <- Seq(true, false)) { // INVALID_VARIANT_CAST does not depend on ANSI
+      val withString = variant(numericTs :+ """{"ts": "late"}""": _*)
+      // A string such as "99" reads as any number: the comparison may hold, and "late" raises.
+      assert(spec("variant_get(v, '$.ts', 'bigint') > 50", "v" -> withString)(a) === bool(true, true, fallible = true))
+      assert(spec("v:ts::bigint > 50", "v" -> withString)(a) === bool(true, true, fallible = true))
+      // try_ forms turn the failure into null
+      assert(spec("try_variant_get(v, '$.ts', 'bigint') > 50", "v" -> withString)(a) === bool(true, true, nullable = true))
+      assert(spec("try_cast(v:ts AS bigint) > 50", "v" -> withString)(a) === bool(true, true, nullable = true))
+      assert(spec("variant_get(v, '$.ts', 'bigint') > 50", "v" -> variant("""{"ts": {"a": 1}}"""))(a) ===
+        ResultSpec(nullable = false, fallible = true, Empty))
+      // Out of range for INT: always an error, no value.
+      assert(spec("variant_get(v, '$.ts', 'int') > 50", "v" -> variant("""{"ts": 3000000000}"""))(a) ===
+        ResultSpec(nullable = false, fallible = true, Empty))
+      assert(spec("variant_get(v, '$.ts', 'int') > 50", "v" -> variant("""{"ts": 3000000000}""", """{"ts": 7}"""))(a) ===
+        bool(true, true, fallible = true))
+    }
+    // As a string the same values are fine: a string target reads every kind.
+    assert(spec("variant_get(v, '$.ts', 'string') IS NOT NULL", "v" -> variant("""{"ts": {"a": 1}}""", """{"ts": 1}""")) === T)
+  }
+
+  test("missing keys, JSON nulls, SQL nulls and other kinds at the path are null, never errors") {
+    val docs = variant("""{"ts": 70}""", """{"other": 1}""", """{"ts": null}""", null, "[1]", "5")
+    assert(spec("variant_get(v, '$.ts', 'bigint')", "v" -> docs) === ResultSpec(nullable = true, fallible = false,
+      Within(70L, 70L)))
+    assert(spec("variant_get(v, '$.ts', 'bigint') > 100", "v" -> docs) === bool(true, false, nullable = true))
+    // A key the stats do not list may hold anything (keys are dropped to fit the stats budget).
+    assert(spec("variant_get(v, '$.nope', 'bigint') > 100", "v" -> docs) === ResultSpec.bool(true, true, true, true))
+    // A JSON null read as VARIANT is a variant null, not SQL NULL.
+    assert(spec("variant_get(v, '$.ts') IS NULL", "v" -> variant("""{"ts": null}""")) === F)
+    assert(spec("variant_get(v, '$.ts', 'int') IS NULL", "v" -> variant("""{"ts": null}""")) === T)
+  }
+
+  test("paths through nested objects and arrays") {
+    val docs = variant("""{"a": {"b": [1, 2, {"c": 9}]}}""", """{"a": {"b": [3]}}""")
+    assert(spec("variant_get(v, '$.a.b[0]', 'int')", "v" -> docs) === ResultSpec(true, true, Within(1, 3)))
+    assert(spec("v:a.b[2].c::int", "v" -> docs) === ResultSpec(true, false, Within(9, 9)))
+    assert(spec("v:a.b[2].c::int > 9", "v" -> docs) === bool(true, false, nullable = true))
+    // An invalid path raises when evaluated.
+    assert(spec("variant_get(v, 'a.b', 'int') > 9", "v" -> docs) === ResultSpec.bool(true, true, true, true))
+  }
+
+  test("CAST(get_json_object(...) AS BIGINT): integer literals prune; 3.0, strings, true raise under ANSI") {
+    val ints = text("""{"ts": 10}""", """{"ts": 50}""", """{"x": 1}""", null)
+    assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT)", "js" -> ints) === ResultSpec(true, false, Within(10L, 50L)))
+    for (a <- Seq(true, false)) {
+      assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT) > 50", "js" -> ints)(a) === bool(true, false, nullable = true))
+    }
+    for (odd <- Seq("""{"ts": 20.0}""", """{"ts": "20"}""", """{"ts": true}""", """{"ts": [20]}""")) {
+      val docs = text("""{"ts": 10}""", odd)
+      assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT) > 50", "js" -> docs).fallible, odd)
+      assert(!spec("CAST(get_json_object(js, '$.ts') AS BIGINT) > 50", "js" -> docs)(ansi = false).fallible, odd)
+      assert(!spec("TRY_CAST(get_json_object(js, '$.ts') AS BIGINT) > 50", "js" -> docs).fallible, odd)
+    }
+    // 20.0 truncates to 20 when legacy casts accept it: still provably <= 50.
+    assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT) > 50", "js" -> text("""{"ts": 20.0}"""))(ansi = false) ===
+      bool(true, false, nullable = true))
+    assert(spec("CAST(get_json_object(js, '$.ts') AS DOUBLE) > 50", "js" -> text("""{"ts": 20.5}""", """{"ts": 7}""")) ===
+      bool(true, false, nullable = true))
+  }
+
+  test("get_json_object never raises: a JSON conjunct no longer blocks pruning of the others") {
+    val strings = text("""{"name": "bob"}""", """{"name": "carl"}""")
+    assert(spec("get_json_object(js, '$.name')", "js" -> strings) === ResultSpec(true, false,
+      Within(UTF8String.fromString("bob"), UTF8String.fromString("carl"))))
+    assert(spec("get_json_object(js, '$.name') = 'alice'", "js" -> strings) === bool(true, false, nullable = true))
+    val unknown = ResultSpec.AnyValue
+    assert(spec("l > 5 AND get_json_object(js, '$.a[*]') = 'x'", "l" -> ResultSpec(false, false, Within(0L, 1L)),
+      "js" -> unknown) === F)
+    // Without JSON stats (a string column not declared JSON) the value is any string or null.
+    assert(spec("get_json_object(js, '$.name')", "js" -> unknown) === ResultSpec(true, false, All))
+  }
+}

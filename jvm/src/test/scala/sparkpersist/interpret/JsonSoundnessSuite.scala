@@ -1,0 +1,157 @@
+package sparkpersist.interpret
+
+import scala.util.control.NonFatal
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{StringType, VariantType}
+import org.apache.spark.types.variant.VariantBuilder
+import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+import org.scalacheck.Gen
+import org.scalatest.BeforeAndAfterAll
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
+
+import sparkpersist.stats.{JsonTextCollector, PartStats, VariantCollector}
+
+/**
+ * Soundness of JSON reads against Spark's evaluator: random JSON documents per part (mixed kinds
+ * at one key, missing keys, JSON nulls, nested objects and arrays, numbers beyond long and
+ * double), held both as a VARIANT `v` and as JSON text `js`, their stats collected by the real
+ * collectors, and random `variant_get` / `try_variant_get` / `v:path::type` / `get_json_object`
+ * reads with casts; every subexpression's spec must admit every row's concrete result
+ * ([[SoundnessCheck.checkRows]]), in both ANSI modes.
+ */
+class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with BeforeAndAfterAll {
+  import JsonSoundnessSuite._
+
+  private var spark: SparkSession = _
+  private lazy val analyzed = new Analyzed(spark, Seq(AttributeReference("v", VariantType)(),
+    AttributeReference("js", StringType)()))
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    spark = SparkSession.builder().master("local[1]").appName("JsonSoundnessSuite")
+      .config("spark.ui.enabled", "false").getOrCreate()
+  }
+
+  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
+
+  private def check(predicate: String, docs: Seq[String], ansi: Boolean): SoundnessCheck.Outcome = {
+    val condition = analyzed(predicate, ansi)
+    val variants = new VariantCollector(boundChars = 3)
+    val texts = new JsonTextCollector(boundChars = 3)
+    val rows = docs.map { d =>
+      val v = if (d == null) null else {
+        val parsed = VariantBuilder.parseJson(d, false)
+        new VariantVal(parsed.getValue, parsed.getMetadata)
+      }
+      val row = new GenericInternalRow(Array[Any](v, if (d == null) null else UTF8String.fromString(d), 0L))
+      variants.update(row, 0)
+      texts.update(row, 1)
+      row: InternalRow
+    }
+    val stats = PartStats(docs.size, 0L, Map(0 -> variants.result(), 1 -> texts.result()))
+    val specs = Array(new PartSpecs(0, VariantType)(stats), new PartSpecs(1, StringType)(stats))
+    SQLConf.withExistingConf(spark.sessionState.conf) {
+      SoundnessCheck.checkRows(analyzed, condition, specs, MzNowSpec.at(0L), rows,
+        s"  predicate: $predicate\n  documents: ${docs.mkString(" | ")}\n  stats: ${stats.columns}")
+    }
+  }
+
+  for (ansi <- Seq(true, false)) {
+    test(s"every concrete JSON read is admitted by its spec (ansi=$ansi)") {
+      var analyzedCases, pruned, checked = 0
+      forAll(predicate, part, minSuccessful(300)) { (p, docs) =>
+        val outcome = try Some(check(p, docs, ansi)) catch { case NonFatal(_) => None }
+        outcome.foreach { o =>
+          analyzedCases += 1
+          pruned += o.pruned
+          checked += o.checked
+          assert(o.violations.isEmpty, o.violations.take(3).mkString("\n"))
+        }
+      }
+      info(s"$analyzedCases cases analyzed, $checked (subexpression, row) checks, $pruned parts pruned")
+      assert(analyzedCases > 250)
+      assert(pruned > 20)
+    }
+  }
+}
+
+object JsonSoundnessSuite {
+  private val keys = Gen.oneOf("ts", "a", "b")
+
+  private val number: Gen[String] = Gen.oneOf(
+    Gen.choose(-20, 20).map(_.toString), Gen.choose(-3000000000L, 3000000000L).map(_.toString),
+    Gen.oneOf("9223372036854775807", "9223372036854775808", "-9223372036854775809", "123456789012345678901234567890",
+      "2.5", "-0.5", "3.0", "1e3", "1.5E3", "1e400", "-1e400", "1e-400", "0.1234567890123456789", "127", "128",
+      "-0", "2147483648"))
+
+  private val scalar: Gen[String] = Gen.frequency(
+    5 -> number,
+    2 -> Gen.oneOf("\"12\"", "\"abc\"", "\"3.0\"", "\" 7 \"", "\"true\"", "\"\"", "\"zz\"", "\"1e3\""),
+    1 -> Gen.oneOf("true", "false"),
+    1 -> Gen.const("null"))
+
+  private def value(depth: Int): Gen[String] =
+    if (depth <= 0) scalar
+    else Gen.frequency(6 -> scalar, 2 -> obj(depth - 1), 1 -> arr(depth - 1))
+
+  private def obj(depth: Int): Gen[String] = for {
+    ks <- Gen.someOf("ts", "a", "b", "arr")
+    vs <- Gen.listOfN(ks.size, value(depth))
+  } yield ks.zip(vs).map { case (k, v) => s""""$k": $v""" }.mkString("{", ", ", "}")
+
+  private def arr(depth: Int): Gen[String] =
+    Gen.choose(0, 3).flatMap(n => Gen.listOfN(n, value(depth))).map(_.mkString("[", ", ", "]"))
+
+  /** One part: 1 to 6 documents, mostly objects, sometimes SQL nulls or other top-level values. */
+  val part: Gen[Seq[String]] = for {
+    n <- Gen.choose(1, 6)
+    profile <- Gen.oneOf(Gen.const("int"), Gen.const("mixed"))
+    docs <- Gen.listOfN(n, Gen.frequency(
+      8 -> (if (profile == "int") Gen.choose(0, 50).map(i => s"""{"ts": $i, "a": {"b": ${i % 7}}}""") else obj(2)),
+      1 -> Gen.const(null), 1 -> value(2)))
+  } yield docs
+
+  private val path: Gen[String] = Gen.oneOf("$.ts", "$.a", "$.a.b", "$.arr[0]", "$.arr[1]", "$[0]", "$",
+    "$['ts']", "$.ts[0]", "$.b.ts", "$.a[*]", "$..a", "$.a b")
+
+  private val target = Gen.oneOf("bigint", "int", "tinyint", "smallint", "double", "float", "boolean", "string",
+    "decimal(5,2)", "date", "timestamp")
+
+  private def comparison(value: String, t: String): Gen[String] = for {
+    op <- Gen.oneOf("=", "<", "<=", ">", ">=", "<=>")
+    c <- t match {
+      case "string" => Gen.oneOf("'abc'", "'12'", "'3.0'", "''")
+      case "boolean" => Gen.oneOf("true", "false")
+      case "date" => Gen.const("DATE '2020-01-01'")
+      case "timestamp" => Gen.const("TIMESTAMP '2020-01-01 00:00:00'")
+      case _ => Gen.oneOf("0", "5", "20", "-3", "1000", "2.5", "3000000000")
+    }
+  } yield s"$value $op $c"
+
+  private val read: Gen[String] = for {
+    p <- path
+    t <- target
+    form <- Gen.choose(0, 7)
+    r <- form match {
+      case 0 => comparison(s"variant_get(v, '$p', '$t')", t)
+      case 1 => comparison(s"try_variant_get(v, '$p', '$t')", t)
+      case 2 => comparison(s"CAST(variant_get(v, '$p') AS $t)", t)
+      case 3 => comparison(s"TRY_CAST(variant_get(v, '$p') AS $t)", t)
+      case 4 => comparison(s"CAST(get_json_object(js, '$p') AS $t)", t)
+      case 5 => comparison(s"TRY_CAST(get_json_object(js, '$p') AS $t)", t)
+      case 6 => Gen.oneOf(s"get_json_object(js, '$p') IS NULL", s"variant_get(v, '$p') IS NULL",
+        s"get_json_object(js, '$p') = '5'", s"get_json_object(js, '$p') > 'a'")
+      case _ => Gen.oneOf(s"v:ts::$t IS NOT NULL", s"v:a.b::$t > 3", s"v:arr[0]::$t <=> 5")
+    }
+  } yield r
+
+  val predicate: Gen[String] = Gen.frequency(
+    6 -> read,
+    1 -> Gen.zip(read, read).map { case (a, b) => s"($a) AND ($b)" },
+    1 -> Gen.zip(read, read).map { case (a, b) => s"($a) OR NOT ($b)" })
+}

@@ -1,0 +1,148 @@
+package sparkpersist.stats
+
+import java.math.{BigDecimal => JBigDecimal}
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.types.variant.VariantBuilder
+import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+import org.scalatest.funsuite.AnyFunSuite
+
+/** The VARIANT and JSON text collectors: exact [[JsonStats]] per place, limits, invalid input. */
+class JsonCollectorSuite extends AnyFunSuite {
+
+  private def str(s: String) = UTF8String.fromString(s)
+  private def dec(s: String) = new JBigDecimal(s)
+  private def variant(json: String): VariantVal = {
+    val v = VariantBuilder.parseJson(json, false)
+    new VariantVal(v.getValue, v.getMetadata)
+  }
+
+  /** The column stats of `docs` (null: SQL NULL) through the VARIANT collector. */
+  private def ofVariant(docs: String*)(implicit limits: JsonLimits): ColumnStats = {
+    val c = new VariantCollector(boundChars = 8, limits)
+    docs.foreach(d => c.update(InternalRow(if (d == null) null else variant(d)), 0))
+    c.result()
+  }
+
+  private def ofText(docs: String*)(implicit limits: JsonLimits): ColumnStats = {
+    val c = new JsonTextCollector(boundChars = 8, limits)
+    docs.foreach(d => c.update(InternalRow(if (d == null) null else str(d)), 0))
+    c.result()
+  }
+
+  private implicit val defaults: JsonLimits = JsonLimits.Default
+
+  private def json(c: ColumnStats): JsonStats = c.nested.get.asInstanceOf[JsonStats]
+  private def numbers(count: Long, lo: String, hi: String, integral: Boolean) =
+    JsonNumberStats(count, Some(dec(lo)), Some(dec(hi)), integral)
+  private def strings(count: Long, lo: String, hi: String) = JsonScalarStats(count, Some(str(lo)), Some(str(hi)))
+  private def only(count: Long, jsonNulls: Long = 0, booleans: JsonScalarStats = JsonScalarStats.none,
+      numbers: JsonNumberStats = JsonNumberStats.none, strings: JsonScalarStats = JsonScalarStats.none,
+      objects: JsonObjectStats = JsonObjectStats.none, arrays: JsonArrayStats = JsonArrayStats.none,
+      others: Long = 0) = JsonStats(count, jsonNulls, booleans, numbers, strings, objects, arrays, others)
+
+  test("one place with mixed kinds keeps one bound per kind; missing keys and JSON nulls are counted") {
+    val docs = Seq("""{"ts": 5, "a": {"b": true}}""", """{"ts": "late"}""", """{"ts": null, "a": {"b": false}}""",
+      """{"ts": 2.5}""", null, """[1, "x"]""", "7")
+    val expectedTs = only(4, jsonNulls = 1, numbers = numbers(2, "2.5", "5", integral = false),
+      strings = strings(1, "late", "late"))
+    val expectedA = only(2, objects = JsonObjectStats(2, Map("b" -> only(2,
+      booleans = JsonScalarStats(2, Some(false), Some(true))))))
+    val expected = only(6, numbers = numbers(1, "7", "7", integral = true),
+      objects = JsonObjectStats(4, Map("ts" -> expectedTs, "a" -> expectedA)),
+      arrays = JsonArrayStats(1, 2, 2, Some(only(2, numbers = numbers(1, "1", "1", integral = true),
+        strings = strings(1, "x", "x")))))
+    val v = ofVariant(docs: _*)
+    assert(v === ColumnStats(1, None, None, Some(expected)))
+    val t = ofText(docs: _*)
+    assert(t.nullCount === 1)
+    // JSON text: 2.5 is recorded as the neighbours of its double, the rest is the same.
+    val textTs = expectedTs.copy(numbers = JsonNumberStats(2, Some(new JBigDecimal(Math.nextDown(2.5))),
+      Some(dec("5")), integral = false))
+    assert(json(t) === expected.copy(objects = JsonObjectStats(4, Map("ts" -> textTs, "a" -> expectedA))))
+    assert(t.lower === Some(str("7")))
+    assert(t.upper === Some(str("{\"ts\": o"))) // `{"ts": n` bumped
+  }
+
+  test("numbers: every VARIANT number type, exact bounds beyond long and double, integral flag") {
+    val v = json(ofVariant("9223372036854775808", "-12345678901234567890.5", "3.0", "1e300"))
+    assert(v.numbers === numbers(4, "-12345678901234567890.5", new JBigDecimal(1e300).toPlainString, integral = false))
+    assert(json(ofVariant("3.0", "-4", "1e3")).numbers === numbers(3, "-4", "1000", integral = true))
+    // Infinity (a double out of range) and NaN leave numbers unbounded, still counted.
+    val inf = json(ofVariant("1e400", "1"))
+    assert(inf.numbers === JsonNumberStats(2, None, None, integral = false))
+    // JSON text: integer literals exact (also beyond long), 3.0 is not an integer literal.
+    val t = json(ofText("123456789012345678901234567890", "-0", "7"))
+    assert(t.numbers === numbers(3, "0", "123456789012345678901234567890", integral = true))
+    assert(json(ofText("3.0")).numbers === JsonNumberStats(1, Some(new JBigDecimal(Math.nextDown(3.0))),
+      Some(new JBigDecimal(Math.nextUp(3.0))), integral = false))
+    assert(json(ofText("1e400", "2")).numbers === JsonNumberStats(2, None, None, integral = false))
+  }
+
+  test("strings are truncated as column bounds are; others are counted") {
+    val v = json(ofVariant("\"abcdefghijk\"", "\"b\""))
+    assert(v.strings === JsonScalarStats(2, Some(str("abcdefgh")), Some(str("b"))))
+    val w = json(ofVariant("\"zzzzzzzzzz\"", "\"a\""))
+    assert(w.strings === JsonScalarStats(2, Some(str("a")), Some(str("zzzzzzz{"))))
+    val c = new VariantCollector(8)
+    val date = new VariantBuilder(false)
+    date.appendDate(19000)
+    val d = date.result()
+    c.update(InternalRow(new VariantVal(d.getValue, d.getMetadata)), 0)
+    assert(json(c.result()) === only(1, others = 1))
+  }
+
+  test("nested arrays: sizes and element stats per level") {
+    val s = json(ofVariant("[[1, 2], []]", "[]", "[[3]]"))
+    val inner = only(3, numbers = numbers(3, "1", "3", integral = true))
+    assert(s === only(3, arrays = JsonArrayStats(3, 0, 2, Some(only(3,
+      arrays = JsonArrayStats(3, 0, 2, Some(inner)))))))
+    assert(json(ofText("[[1, 2], []]", "[]", "[[3]]")) === s)
+  }
+
+  test("depth limit: deeper places count their values but list no keys or elements") {
+    val shallow = JsonLimits(maxDepth = 1, maxKeys = 100)
+    val s = json(ofVariant("""{"a": {"b": 1}, "l": [[1]]}""")(shallow))
+    assert(s === only(1, objects = JsonObjectStats(1, Map(
+      "a" -> only(1, objects = JsonObjectStats(1, Map.empty)),
+      "l" -> only(1, arrays = JsonArrayStats(1, 1, 1, None))))))
+    assert(json(ofText("""{"a": {"b": 1}, "l": [[1]]}""")(shallow)) === s)
+  }
+
+  test("adversarial: depth 1000, 5000 distinct keys") {
+    val deep = "[" * 1000 + "]" * 1000
+    val deepVariant = json(ofVariant(deep))
+    assert(deepVariant.arrays.count === 1)
+    def depthOf(s: JsonStats): Int = s.arrays.elements.fold(0)(e => 1 + depthOf(e))
+    assert(depthOf(deepVariant) === JsonLimits.Default.maxDepth)
+    assert(json(ofText(deep)) === deepVariant)
+    // Beyond Jackson's nesting limit the document is refused: the JSON stats are absent.
+    assert(ofText("[" * 5000 + "]" * 5000).nested === None)
+    val wide = (0 until 5000).map(i => s""""k$i": $i""").mkString("{", ", ", "}")
+    for (s <- Seq(json(ofVariant(wide)), json(ofText(wide)))) {
+      assert(s.objects.count === 1)
+      assert(s.objects.keys.size === JsonLimits.Default.maxKeys)
+      s.objects.keys.foreach { case (k, v) =>
+        assert(v === only(1, numbers = numbers(1, k.drop(1), k.drop(1), integral = true)))
+      }
+    }
+  }
+
+  test("JSON text: any invalid row makes the part's JSON stats absent, string bounds stay") {
+    for (bad <- Seq("{\"a\": 1", "{'a': 1}", "{\"a\": NaN}", "{\"a\": 1} junk", "{\"a\": 1, \"a\": 2}", "",
+        "\"\\ud800\"", "01", "[1,]")) {
+      val c = ofText("{\"a\": 1}", bad, null)
+      assert(c.nested === None, bad)
+      assert(c.nullCount === 1)
+      assert(c.lower.isDefined)
+    }
+    assert(ofText(null, null) === ColumnStats(2, None, None))
+  }
+
+  test("the collector chosen per column: VARIANT always, strings only when declared JSON") {
+    import org.apache.spark.sql.types.{StringType, VariantType}
+    assert(StatsCollector.forType(VariantType, 8).isInstanceOf[VariantCollector])
+    assert(StatsCollector.forColumn(StringType, json = true, 8).isInstanceOf[JsonTextCollector])
+    assert(StatsCollector.forColumn(StringType, json = false, 8).isInstanceOf[StringCollector])
+  }
+}
