@@ -99,7 +99,7 @@ class NestedCollectorSuite extends AnyFunSuite {
   }
 
   test("part stats carry nested stats per column") {
-    val c = new PartStatsCollector(Array(1, 2), Array(attrs, ArrayType(IntegerType)), 2, 3, 64)
+    val c = new PartStatsCollector(Array(1, 2), Array(attrs, ArrayType(IntegerType)), TimeStamp.InRow(2, 3), 64)
     c.update(InternalRow(InternalRow(1, str("n"), null), array(3, 4), 10L, 1L))
     c.update(InternalRow(null, null, 11L, 1L))
     assert(c.result(0).columns === Map(
