@@ -28,15 +28,27 @@ $(VENV)/.installed: versions.properties python/requirements-dev.txt
 	$(PY) -m pip install -q "pyspark==$(spark_version)" -r python/requirements-dev.txt
 	touch $@
 
-jar: $(SBT_LAUNCHER)
+# The jar and the installed package are rebuilt only when their sources change, so re-running
+# `make demo` (or any target) does not start sbt again.
+JVM_INPUTS := build.sbt versions.properties $(wildcard project/*.sbt project/*.scala) $(shell find jvm/src/main -type f)
+PY_JAR     := python/sparkpersist/jars/$(notdir $(JAR))
+PY_INPUTS  := python/pyproject.toml python/setup.py $(shell find python/sparkpersist -name '*.py' -o -name py.typed)
+INSTALLED  := $(VENV)/.sparkpersist-installed
+
+jar: $(PY_JAR)
+
+$(PY_JAR): $(SBT_LAUNCHER) $(JVM_INPUTS)
 	$(SBT) sparkpersist/package
 	mkdir -p python/sparkpersist/jars
 	rm -f python/sparkpersist/jars/*.jar
 	cp $(JAR) python/sparkpersist/jars/
 
 # Installs the Python package (with the jar inside it) into the project's virtualenv.
-install: setup jar
+install: setup $(INSTALLED)
+
+$(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
 	$(PY) -m pip install -q --no-deps --force-reinstall ./python
+	touch $@
 
 # JVM suites, then the Python/end-to-end suite twice: as users run it, and with soft pushdown
 # failing on any violation (every part is read and every skipped part verified).
