@@ -9,7 +9,7 @@ from sparkpersist.demo import DemoConfig, DemoOutput, run
 from sparkpersist.demo.events import ensure_shard
 from sparkpersist.demo.queries import demo_queries
 
-CONFIG = DemoConfig(shard="demo_tiny", days=6, events_per_day=400, tasks_per_day=2, rows_per_part=100)
+CONFIG = DemoConfig(shard="demo_tiny", days=6, events_per_day=400, tasks_per_day=1, rows_per_part=100)
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def test_every_query_returns_the_same_rows_with_pushdown_on_and_off(demo) -> Non
     assert [r.name for r in demo.results] == [q.name for q in demo_queries(CONFIG)]
     for r in demo.results:
         assert r.rows_on == r.rows_off > 0, r.name
-        assert r.parts_total == 24  # 6 days x 2 tasks x 2 parts of 100 rows
+        assert r.parts_total == 24  # 6 days x 4 parts of 100 rows
         assert len(r.part_keys_read) == r.parts_read <= r.parts_total
 
 

@@ -61,9 +61,9 @@ def run_demo(data_dir: str) -> int:
         output = run(spark, config, root)
         parts = output.results[0].parts_total
         print(f"\nShard {config.table} under {root}: {config.days} daily batches, "
-              f"{config.days * config.events_per_day:,} events, {parts} parts. "
-              "Each query ran with spark.sparkpersist.pushdown.mode off and on (same rows, median of 3 runs);\n"
-              "parts and MB read are those with pushdown on.\n")
+              f"{config.days * config.events_per_day:,} events, {parts} parts.\n"
+              "Each query ran with spark.sparkpersist.pushdown.mode off and on: same rows; times are medians of "
+              "3 runs;\nparts and MB read are those of pushdown on.\n")
         print(output.table)
         print(f"\nresults: {output.json_path}\nparts read per query: {output.png_path}")
     finally:

@@ -125,6 +125,9 @@ def ensure_shard(spark: SparkSession, config: DemoConfig, *, progress: bool = Tr
             spark.sql(f"DROP TABLE {config.table}")
         else:
             done = written
+    if done == config.days:
+        print(f"Reusing shard {config.table}: its {config.days} days are written.")
+        return
     for day in tqdm(range(done, config.days), desc=f"writing {config.shard}", unit="day", initial=done,
                     total=config.days, disable=not progress):
         # When JSON text statistics land, pass json_columns=["payload_json"] here so that the
