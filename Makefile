@@ -49,14 +49,24 @@ test: setup install
 demo: setup install
 	$(PY) -m sparkpersist demo --data ./demo-data
 
-# Benchmarks (not tests): each prints a table and writes JSON under bench/out/.
-bench: setup install
-	$(SBT) "bench/runMain sparkpersist.bench.InterpretBench" \
-	  "bench/runMain sparkpersist.bench.InterpretBench soundness 2500 42" \
-	  "bench/runMain sparkpersist.bench.OpenShardBench" \
-	  "bench/runMain sparkpersist.bench.WriteBench 2000000 8 3" \
-	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000" \
-	  "bench/runMain sparkpersist.bench.PruningBench 1000 2000 7"
+# Benchmarks (not tests): each prints a table and writes JSON under bench/out/; plot.py draws the
+# PNGs from it. Sizes are arguments (see each bench's scaladoc), e.g. `make bench HISTORY="30 2000 5"`.
+HISTORY    ?= 60 5000 7 1,2,5,10
+INCUMBENTS ?= 200 5000 5
+PLANNING   ?= 1000,10000,100000
+WRITE      ?= 2000000 8 3
+PRUNING    ?= 1000 2000 7
+SNAPSHOT   ?= 1000000
+SOUNDNESS  ?= 2500 42
+bench: setup
+	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
+	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
+	  "bench/runMain sparkpersist.bench.PlanningBench $(PLANNING)" \
+	  "bench/runMain sparkpersist.bench.WriteBench $(WRITE)" \
+	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
+	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
+	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
+	$(PY) bench/plot.py
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache
