@@ -45,7 +45,8 @@ def incumbents(doc, ax_files, ax_time):
         ax.set_xticklabels(shapes, rotation=35, ha="right", fontsize=8)
         ax.set_ylabel(label)
     ax_files.set_title(f"files read of {doc['params']['files']} (same files)")
-    ax_time.set_title("query time")
+    ax_time.set_yscale("log")
+    ax_time.set_title("query time (log scale)")
 
 
 def planning(doc, ax_decide, ax_open):

@@ -18,6 +18,15 @@ object Bench {
     xs.sorted.apply(xs.size / 2)
   }
 
+  /**
+   * One untimed warm-up round (class loading, JIT, caches), then `runs` rounds; each round
+   * measures every compared system/setting side by side (alternating). The results by key.
+   */
+  def rounds[K, R](runs: Int)(round: Int => Seq[(K, R)]): Map[K, Seq[R]] = {
+    round(0)
+    (1 to runs).flatMap(round).groupBy(_._1).map { case (k, rs) => k -> rs.map(_._2) }
+  }
+
   /** Runs `body`, returning its result and its wall time in milliseconds. */
   def timedMs[A](body: => A): (A, Double) = {
     val start = System.nanoTime()

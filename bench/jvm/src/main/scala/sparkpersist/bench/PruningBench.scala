@@ -32,8 +32,8 @@ object PruningBench {
       val windowHours = math.max(1, parts / 100)
       val query = s"SELECT count(*), sum(amount) FROM persist.events " +
         s"WHERE mz_now() <= event_ts + INTERVAL $windowHours HOURS"
-      val byMode = (1 to runs).flatMap(_ => Seq("on", "off").map(mode => mode -> runPersist(spark, query, mode)))
-        .groupBy(_._1).map { case (mode, rs) => mode -> medianRun(rs.map(_._2)) }
+      val byMode = Bench.rounds(runs)(_ => Seq("on", "off").map(mode => mode -> runPersist(spark, query, mode)))
+        .map { case (mode, rs) => mode -> medianRun(rs) }
       val table = report(byMode("on"), byMode("off"), parts, runs, query)
       table.print()
       BenchOutput.write("pruning.json", "pruning",
@@ -46,7 +46,7 @@ object PruningBench {
 
   private def report(on: PersistRun, off: PersistRun, parts: Int, runs: Int, query: String): Table = {
     import Table.Column
-    Table(s"$query  ($parts parts, median of $runs alternating runs)",
+    Table(s"$query  ($parts parts, median of $runs alternating runs after a warm-up)",
       Seq(Column("pushdown", "pushdown"), Column("rows", "rows"), Column("parts read", "parts"),
         Column("MB read", "mbRead", 2), Column("wall ms", "wallMs"), Column("planning ms", "planningMs"),
         Column("pruning ms", "pruningMs", 2)),
