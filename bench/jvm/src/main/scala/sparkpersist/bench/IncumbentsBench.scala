@@ -122,7 +122,10 @@ object IncumbentsBench {
       val n = p.stats.get.columns(nId)
       (p.rowCount, n.lower.get.asInstanceOf[Long], n.upper.get.asInstanceOf[Long])
     }.toSeq
-    def triples(df: DataFrame) = df.collect().toSeq.map(r => (r.getLong(0), r.getLong(1), r.getLong(2)))
+    def triples(df: DataFrame) = df.collect().toSeq.map { r =>
+      require(!r.anyNull, s"a file without row count or bounds of n (Delta writes them unless stats collection is off): $r")
+      (r.getLong(0), r.getLong(1), r.getLong(2))
+    }
     val delta = triples(spark.read.json(s"$deltaDir/_delta_log/*.json").where("add IS NOT NULL")
       .select(expr("from_json(add.stats, 'numRecords BIGINT, minValues STRUCT<n: BIGINT>, maxValues STRUCT<n: BIGINT>')").as("s"))
       .select("s.numRecords", "s.minValues.n", "s.maxValues.n"))
