@@ -25,9 +25,11 @@ def history(doc, ax_time, ax_bytes):
     for mode, style in (("on", "o-"), ("off", "s--")):
         rs = [r for r in rows(doc) if r["pushdown"] == mode]
         days = [r["days"] for r in rs]
-        ax_time.plot(days, [r["wallMs"] for r in rs], style, label=f"pushdown {mode}")
+        ax_time.plot(days, [r["wallMs"] for r in rs], style, label=f"pushdown {mode}: wall")
+        if "cpuMs" in rs[0]:
+            ax_time.plot(days, [r["cpuMs"] for r in rs], style, alpha=0.4, label=f"pushdown {mode}: process CPU")
         ax_bytes.plot(days, [r["mbRead"] for r in rs], style, label=f"pushdown {mode}")
-    ax_time.set(xlabel="history (days)", ylabel="wall ms (median)", title="7-day mz_now() window: time")
+    ax_time.set(xlabel="history (days)", ylabel="ms (median)", title="7-day mz_now() window: time")
     ax_bytes.set(xlabel="history (days)", ylabel="MB read", title="7-day mz_now() window: bytes read")
 
 

@@ -27,6 +27,15 @@ object Bench {
     (1 to runs).flatMap(round).groupBy(_._1).map { case (k, rs) => k -> rs.map(_._2) }
   }
 
+  private val os = java.lang.management.ManagementFactory.getOperatingSystemMXBean
+    .asInstanceOf[com.sun.management.OperatingSystemMXBean]
+
+  /**
+   * This process's CPU time in milliseconds. Spark runs in local mode, so it counts every task of
+   * a query (and the JVM's own threads): on a shared machine it varies less than wall time.
+   */
+  def processCpuMs(): Double = os.getProcessCpuTime / 1e6
+
   /** Runs `body`, returning its result and its wall time in milliseconds. */
   def timedMs[A](body: => A): (A, Double) = {
     val start = System.nanoTime()
@@ -79,27 +88,29 @@ object Bench {
 
   /** One persist query run: its first result row's first column, and what its (single) scan read. */
   final case class PersistRun(result: String, partsRead: Long, partsTotal: Long, bytesRead: Long,
-      bytesTotal: Long, wallMs: Double, planningMs: Double, pruningMs: Double)
+      bytesTotal: Long, wallMs: Double, cpuMs: Double, planningMs: Double, pruningMs: Double)
 
   /**
-   * Runs `query` (over one persist table) with pushdown `mode` (`on` / `off`); reports wall time,
-   * Spark's planning phases (analysis, optimization, physical planning) and the scan's report.
+   * Runs `query` (over one persist table) with pushdown `mode` (`on` / `off`); reports wall and
+   * process CPU time, Spark's planning phases (analysis, optimization, physical planning) and the scan's report.
    */
   def runPersist(spark: SparkSession, query: String, mode: String): PersistRun = {
     spark.conf.set(PersistConf.PushdownMode.key, mode)
     val df = spark.sql(query)
+    val cpuStart = processCpuMs()
     val (rows, wallMs) = timedMs(df.collect())
+    val cpuMs = processCpuMs() - cpuStart
     val planningMs = df.queryExecution.tracker.phases.values.map(_.durationMs).sum.toDouble
     val scan = ScanReports.last(spark) match {
       case Seq(one) => one.metrics
       case other => throw new IllegalStateException(s"expected one persist scan for $query, got ${other.size}")
     }
     PersistRun(String.valueOf(rows.head.get(0)), scan.partsKept, scan.partsTotal, scan.bytesKept,
-      scan.bytesTotal, wallMs, planningMs, scan.pruningNanos / 1e6)
+      scan.bytesTotal, wallMs, cpuMs, planningMs, scan.pruningNanos / 1e6)
   }
 
   /** The medians of the timed fields of `runs` (counts from the first run: they do not vary). */
   def medianRun(runs: Seq[PersistRun]): PersistRun = runs.head.copy(
-    wallMs = median(runs.map(_.wallMs)), planningMs = median(runs.map(_.planningMs)),
+    wallMs = median(runs.map(_.wallMs)), cpuMs = median(runs.map(_.cpuMs)), planningMs = median(runs.map(_.planningMs)),
     pruningMs = median(runs.map(_.pruningMs)))
 }

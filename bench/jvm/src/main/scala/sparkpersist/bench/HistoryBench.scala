@@ -58,7 +58,8 @@ object HistoryBench {
     val rows = for (m <- multiples; mode <- modes) yield {
       val r = measured((m, mode))
       Seq[Any](s"${m}x", m * days, mode, r.result.toLong, s"${r.partsRead}/${r.partsTotal}", r.bytesRead / 1e6,
-        r.wallMs, r.planningMs, r.pruningMs, r.wallMs / base.wallMs, r.bytesRead.toDouble / base.bytesRead)
+        r.wallMs, r.cpuMs, r.planningMs, r.pruningMs, r.wallMs / base.wallMs, r.cpuMs / base.cpuMs,
+        r.bytesRead.toDouble / base.bytesRead)
     }
     val top = measured((multiples.last, "on"))
     val ratio = top.wallMs / base.wallMs
@@ -67,10 +68,12 @@ object HistoryBench {
       s"local[2], median of $runs alternating runs after a warm-up)",
       Seq(Column("history", "history"), Column("days", "days"), Column("pushdown", "pushdown"),
         Column("rows", "rows"), Column("parts read", "parts"), Column("MB read", "mbRead", 2),
-        Column("wall ms", "wallMs"), Column("planning ms", "planningMs"), Column("pruning ms", "pruningMs", 2),
-        Column("wall / 1x on", "wallRatio", 2), Column("bytes / 1x on", "bytesRatio", 2)),
+        Column("wall ms", "wallMs"), Column("cpu ms", "cpuMs"), Column("planning ms", "planningMs"),
+        Column("pruning ms", "pruningMs", 2), Column("wall / 1x on", "wallRatio", 2),
+        Column("cpu / 1x on", "cpuRatio", 2), Column("bytes / 1x on", "bytesRatio", 2)),
       rows,
       Seq(f"target: pushdown on, ${multiples.last}x history <= $Target%.1fx the ${multiples.head}x wall time: " +
-        f"$ratio%.2fx ($verdict); bytes read ${top.bytesRead.toDouble / base.bytesRead}%.2fx"))
+        f"$ratio%.2fx ($verdict); process CPU ${top.cpuMs / base.cpuMs}%.2fx; bytes read " +
+        f"${top.bytesRead.toDouble / base.bytesRead}%.2fx"))
   }
 }
