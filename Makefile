@@ -57,7 +57,7 @@ PLANNING   ?= 1000,10000,100000
 WRITE      ?= 2000000 8 3
 PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
-SOUNDNESS  ?= 2500 42
+SOUNDNESS  ?= 500 42
 bench: setup
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
