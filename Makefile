@@ -28,15 +28,27 @@ $(VENV)/.installed: versions.properties python/requirements-dev.txt
 	$(PY) -m pip install -q "pyspark==$(spark_version)" -r python/requirements-dev.txt
 	touch $@
 
-jar: $(SBT_LAUNCHER)
+# The jar and the installed package are rebuilt only when their sources change, so re-running
+# `make demo` (or any target) does not start sbt again.
+JVM_INPUTS := build.sbt versions.properties $(wildcard project/*.sbt project/*.scala) $(shell find jvm/src/main -type f)
+PY_JAR     := python/sparkpersist/jars/$(notdir $(JAR))
+PY_INPUTS  := python/pyproject.toml python/setup.py $(shell find python/sparkpersist -name '*.py' -o -name py.typed)
+INSTALLED  := $(VENV)/.sparkpersist-installed
+
+jar: $(PY_JAR)
+
+$(PY_JAR): $(SBT_LAUNCHER) $(JVM_INPUTS)
 	$(SBT) sparkpersist/package
 	mkdir -p python/sparkpersist/jars
 	rm -f python/sparkpersist/jars/*.jar
 	cp $(JAR) python/sparkpersist/jars/
 
 # Installs the Python package (with the jar inside it) into the project's virtualenv.
-install: setup jar
+install: setup $(INSTALLED)
+
+$(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
 	$(PY) -m pip install -q --no-deps --force-reinstall ./python
+	touch $@
 
 # JVM suites, then the Python/end-to-end suite twice: as users run it, and with soft pushdown
 # failing on any violation (every part is read and every skipped part verified).
@@ -49,15 +61,26 @@ test: setup install
 demo: setup install
 	$(PY) -m sparkpersist demo --data ./demo-data
 
-# Benchmarks (not tests): each prints a table and writes JSON under bench/out/.
-bench: setup install
-	$(SBT) "bench/runMain sparkpersist.bench.InterpretBench" \
-	  "bench/runMain sparkpersist.bench.InterpretBench soundness 2500 42" \
-	  "bench/runMain sparkpersist.bench.OpenShardBench" \
-	  "bench/runMain sparkpersist.bench.WriteBench 2000000 8 3" \
-	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000" \
-	  "bench/runMain sparkpersist.bench.PruningBench 1000 2000 7" \
-	  "bench/runMain sparkpersist.bench.StatsSizeBench 500 200"
+# Benchmarks (not tests): each prints a table and writes JSON under bench/out/; plot.py draws the
+# PNGs from it. Sizes are arguments (see each bench's scaladoc), e.g. `make bench HISTORY="30 2000 5"`.
+HISTORY    ?= 60 5000 7 1,2,5,10
+INCUMBENTS ?= 200 5000 5
+PLANNING   ?= 1000,10000,100000
+WRITE      ?= 2000000 8 3
+PRUNING    ?= 1000 2000 7
+SNAPSHOT   ?= 1000000
+SOUNDNESS  ?= 500 42
+STATS      ?= 500 200
+bench: setup
+	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
+	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
+	  "bench/runMain sparkpersist.bench.PlanningBench $(PLANNING)" \
+	  "bench/runMain sparkpersist.bench.WriteBench $(WRITE)" \
+	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
+	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
+	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
+	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
+	$(PY) bench/plot.py
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

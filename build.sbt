@@ -67,7 +67,11 @@ lazy val bench = (project in file("bench/jvm"))
   .dependsOn(sparkpersist % "compile->compile;compile->test")
   .settings(
     publish / skip := true,
-    libraryDependencies += "org.apache.spark" %% "spark-sql" % sparkVersion,
+    libraryDependencies ++= Seq(
+      "org.apache.spark" %% "spark-sql" % sparkVersion,
+      // The incumbent in IncumbentsBench: 4.3.1 is the newest delta-spark built against Spark 4.1
+      // (its pom: spark-sql 4.1.0, provided; 4.4.0 moved to Spark 4.2).
+      "io.delta" %% "delta-spark" % "4.3.1"),
     Compile / run / fork := true,
     Compile / run / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g"),
     Compile / run / outputStrategy := Some(StdoutOutput)

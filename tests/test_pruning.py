@@ -67,3 +67,11 @@ def test_udf_filters_read_every_part(spark, events) -> None:
     assert spark.sql(f"SELECT count(*) FROM persist.{events} WHERE double_it(n) = 22004").first()[0] == 1
     [scan] = sparkpersist.last_scans(spark)
     assert (scan["parts_read"], scan["parts_pruned"]) == (DAYS, 0)
+
+
+def test_last_scans_names_the_parts_read(spark, events) -> None:
+    spark.sql(f"SELECT n FROM persist.{events} WHERE mz_now() <= event_ts + INTERVAL 2 DAYS").collect()
+    [scan] = sparkpersist.last_scans(spark)
+    keys = [r.key for r in sparkpersist.parts(spark, events).orderBy("min_time").collect()]
+    # as-of = end of day 11: events from the end of day 9 on -> the parts of days 10 and 11.
+    assert scan["part_keys_read"] == (keys[-2:] if _mode(spark) == "on" else keys)

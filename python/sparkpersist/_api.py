@@ -82,8 +82,9 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
     """What each persist scan of the session's latest query read, one dict per scan.
 
     Keys: ``shard``, ``as_of`` (epoch ms), ``mode`` (pushdown on/soft/off), ``parts_total``,
-    ``parts_read``, ``parts_pruned``, ``bytes_total``, ``bytes_read``, ``pruning_ms`` and
-    ``soft_violations``. Call it right after the query's action (``collect()``, ``count()``...).
+    ``parts_read``, ``parts_pruned``, ``bytes_total``, ``bytes_read``, ``pruning_ms``,
+    ``soft_violations`` and ``part_keys_read`` (the ``key`` of each part read, as in
+    :func:`parts`). Call it right after the query's action (``collect()``, ``count()``...).
     """
     api = facade(spark, "last_scans")
     with translated_errors():
@@ -91,8 +92,13 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
 
 
 def _python(value: Any) -> Any:
-    """py4j hands back Java boxed numbers as Python ints/floats already; keep the rest as str."""
-    return value if value is None or isinstance(value, (int, float, bool)) else str(value)
+    """py4j hands back Java boxed numbers as Python ints/floats already, Java lists as sequences
+    (made Python lists here); keep the rest as str."""
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return [_python(v) for v in value]
+    return str(value)
 
 
 def shards(spark: SparkSession) -> list[str]:

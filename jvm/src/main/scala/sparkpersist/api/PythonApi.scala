@@ -82,9 +82,12 @@ object PythonApi {
     spark.table(SessionShards.partsTable(shard))
   }
 
-  /** One map per persist scan of the session's latest query (see [[ScanReport.toMap]]). */
+  /** One map per persist scan of the session's latest query (see [[ScanReport.toMap]]; lists as Java lists). */
   def lastScans(spark: SparkSession): java.util.List[java.util.Map[String, Any]] =
-    ScanReports.last(spark).map(_.toMap.asJava).asJava
+    ScanReports.last(spark).map(_.toMap.map {
+      case (k, values: Seq[_]) => k -> values.asJava
+      case other => other
+    }.asJava).asJava
 
   def shards(spark: SparkSession): java.util.List[String] =
     SessionShards.store(spark).list().asJava

@@ -105,7 +105,8 @@ final class PersistScan(
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {
-    ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations))
+    ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
+      parts.map(_.key)))
     val files = runs.map(_.map(partFile))
     mode match {
       case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))

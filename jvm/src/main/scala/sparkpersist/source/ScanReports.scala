@@ -9,15 +9,16 @@ import org.apache.spark.util.LongAccumulator
 /**
  * What one persist scan of an executed query read: its shard, as-of, pushdown mode, the parts
  * and bytes it could have read and read, how many parts the filter ruled out, the time the
- * decision took, and (soft mode) the violations found. `softViolations` is read when asked:
- * it is final once the query has returned.
+ * decision took, the keys of the parts read, and (soft mode) the violations found.
+ * `softViolations` is read when asked: it is final once the query has returned.
  */
 final case class ScanReport(
     shard: String,
     asOf: Option[Long],
     mode: PushdownMode,
     metrics: ScanMetrics,
-    softViolations: Option[LongAccumulator]) {
+    softViolations: Option[LongAccumulator],
+    partKeysRead: Seq[String] = Nil) {
 
   def toMap: Map[String, Any] = Map(
     "shard" -> shard,
@@ -29,7 +30,8 @@ final case class ScanReport(
     "bytes_total" -> metrics.bytesTotal,
     "bytes_read" -> metrics.bytesKept,
     "pruning_ms" -> metrics.pruningNanos / 1e6,
-    "soft_violations" -> softViolations.map(_.sum).getOrElse(0L))
+    "soft_violations" -> softViolations.map(_.sum).getOrElse(0L),
+    "part_keys_read" -> partKeysRead)
 }
 
 /**

@@ -136,7 +136,8 @@ class JsonCollectorSuite extends AnyFunSuite {
       assert(c.nullCount === 1)
       assert(c.lower.isDefined)
     }
-    assert(ofText(null, null) === ColumnStats(2, None, None))
+    // All null: no document seen, so the JSON stats count none (every nested collector reports its pieces).
+    assert(ofText(null, null) === ColumnStats(2, None, None, Some(JsonStats.empty)))
   }
 
   test("the collector chosen per column: VARIANT always, strings only when declared JSON") {

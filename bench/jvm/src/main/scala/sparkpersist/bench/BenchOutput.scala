@@ -1,9 +1,6 @@
 package sparkpersist.bench
 
-import java.nio.charset.StandardCharsets
 import java.nio.file.{Files, Path, Paths}
-
-import com.fasterxml.jackson.databind.JsonNode
 
 import sparkpersist.shard.Json
 
@@ -17,15 +14,19 @@ object BenchOutput {
       .find(d => Files.exists(d.resolve("versions.properties"))).getOrElse(cwd).resolve("bench/out")
   }
 
-  def write(fileName: String, json: JsonNode): Path =
-    write(fileName, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(json))
-
-  def write(fileName: String, json: String): Path = write(fileName, json.getBytes(StandardCharsets.UTF_8))
-
-  private def write(fileName: String, bytes: Array[Byte]): Path = {
+  /**
+   * Writes `{"benchmark": name, "params": {...}, "tables": [...]}` (see [[Table.toJson]]), the
+   * shape `bench/plot.py` reads, and returns the file.
+   */
+  def write(fileName: String, benchmark: String, params: Seq[(String, Any)], tables: Table*): Path = {
+    val out = Json.obj().put("benchmark", benchmark)
+    val ps = out.putObject("params")
+    params.foreach { case (k, v) => Table.put(ps, k, v) }
+    val ts = out.putArray("tables")
+    tables.foreach(t => ts.add(t.toJson))
     val file = dir.resolve(fileName)
     Files.createDirectories(dir)
-    Files.write(file, bytes)
+    Files.write(file, Json.mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(out))
     println(s"wrote $file")
     file
   }

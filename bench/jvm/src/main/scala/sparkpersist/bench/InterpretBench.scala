@@ -19,9 +19,8 @@ import sparkpersist.stats.{ColumnStats, PartStats}
 /**
  * Benchmarks of the abstract interpreter (issue 3).
  *
- *  - `InterpretBench [speed]`: time to decide 1k / 10k / 100k parts for
- *    `mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'` (the filter compiled once);
- *    prints a table and writes `bench/out/interpret.json`.
+ *  - [[decisionTimes]]: time to decide 1k / 10k / 100k parts for [[Predicate]] (the filter
+ *    compiled once), which [[PlanningBench]] reports;
  *  - `InterpretBench soundness N [seed]`: the soundness property of the test suite with `N`
  *    predicates per ANSI mode; exits with status 1 on any violation.
  */
@@ -29,36 +28,42 @@ object InterpretBench {
 
   def main(args: Array[String]): Unit = args.toList match {
     case "soundness" :: n :: rest => soundness(n.toInt, rest.headOption.map(_.toLong).getOrElse(1L))
-    case Nil | "speed" :: Nil => speed()
     case _ =>
-      System.err.println("usage: InterpretBench [speed] | soundness <predicates> [seed]")
+      System.err.println("usage: InterpretBench soundness <predicates> [seed]  (decision time: PlanningBench)")
       sys.exit(2)
   }
 
-  private def session(): SparkSession =
+  def session(): SparkSession =
     SparkSession.builder().master("local[1]").appName("InterpretBench")
       .config("spark.ui.enabled", "false").getOrCreate()
 
-  private val dayMicros = 86400L * 1000000L
+  /** The part decision time at one shard size: `parts` decided in `medianNanos`, `kept` kept. */
+  final case class Decision(parts: Int, kept: Int, medianNanos: Long) {
+    def nanosPerPart: Double = medianNanos.toDouble / parts
+  }
 
-  private def speed(): Unit = {
-    val spark = session()
+  val Predicate = "mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'"
+  val Runs = 15
+
+  /**
+   * Decides the first n of `sizes.max` synthetic parts (one hour each, a few countries per part)
+   * for each n in `sizes`, with [[Predicate]] compiled once: median of [[Runs]] after 20 warm-ups.
+   */
+  def decisionTimes(spark: SparkSession, sizes: Seq[Int]): Seq[Decision] = {
     val schema = ShardSchema.fromStruct(StructType(Seq(
       StructField("event_ts", TimestampType), StructField("country", StringType),
       StructField("amount", LongType))))
     val attrs = schema.columns.map(c => AttributeReference(c.name, c.dataType)())
     val mz = AttributeReference("mz", TimestampType, nullable = false)()
-    val parsed = spark.sessionState.sqlParser.parseExpression(
-      "mz <= event_ts + INTERVAL 30 DAYS AND country = 'US'")
+    val parsed = spark.sessionState.sqlParser.parseExpression(Predicate.replace("mz_now()", "mz"))
     val analyzed = spark.sessionState.analyzer.executeAndCheck(
       Filter(parsed, LocalRelation(attrs :+ mz)), new QueryPlanningTracker)
     val condition: Expression = ReplaceExpressions(analyzed).asInstanceOf[Filter].condition
       .transform { case a: AttributeReference if a.exprId == mz.exprId => MzNow() }
 
-    val parts = 100000
+    val parts = sizes.max
     val start = 1.7e15.toLong
     val countries = Array("AR", "BR", "DE", "FR", "IN", "JP", "US", "ZA").map(UTF8String.fromString)
-    // Parts in time order (one hour each), a few countries per part.
     val stats = Array.tabulate(parts) { i =>
       val lo = start + i * 3600L * 1000000L
       val c = i % (countries.length - 1)
@@ -81,26 +86,10 @@ object InterpretBench {
       kept
     }
     (1 to 20).foreach(_ => decide(parts)) // warm-up
-
-    val rows = Seq(1000, 10000, 100000).map { n =>
-      val runs = (1 to 15).map { _ =>
-        val t0 = System.nanoTime()
-        val kept = decide(n)
-        (System.nanoTime() - t0, kept)
-      }
-      val nanos = runs.map(_._1).sorted
-      val median = nanos(nanos.size / 2)
-      (n, median, runs.head._2)
+    sizes.map { n =>
+      val runs = (1 to Runs).map(_ => Bench.timedMs(decide(n)))
+      Decision(n, runs.head._1, (Bench.median(runs.map(_._2)) * 1e6).toLong)
     }
-    println(f"${"parts"}%8s ${"kept"}%8s ${"total ms"}%10s ${"ns/part"}%9s")
-    rows.foreach { case (n, ns, kept) => println(f"$n%8d $kept%8d ${ns / 1e6}%10.3f ${ns.toDouble / n}%9.1f") }
-    val json = rows.map { case (n, ns, kept) =>
-      s"""{"parts": $n, "kept": $kept, "total_ms": ${"%.3f".format(ns / 1e6)}, "ns_per_part": ${"%.1f".format(ns.toDouble / n)}}"""
-    }.mkString(
-      s"""{"benchmark": "interpret", "predicate": "mz_now() <= event_ts + INTERVAL 30 DAYS AND country = 'US'", "statistic": "median of 15 runs", "results": [""",
-      ", ", "]}\n")
-    BenchOutput.write("interpret.json", json)
-    spark.stop()
   }
 
   private def soundness(predicates: Int, seed: Long): Unit = {

@@ -10,7 +10,8 @@ import org.apache.commons.io.FileUtils
 import org.apache.hadoop.conf.Configuration
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{Json, ShardFixtures, ShardStore}
+import sparkpersist.bench.Bench.median
+import sparkpersist.shard.{ShardFixtures, ShardStore}
 
 /**
  * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):
@@ -22,25 +23,32 @@ import sparkpersist.shard.{Json, ShardFixtures, ShardStore}
  * log instances, so nothing is cached.
  *
  * Usage: `bench/runMain sparkpersist.bench.OpenShardBench [parts ...]`. Prints a table and
- * writes bench/out/open_shard.json.
+ * writes bench/out/open_shard.json; [[PlanningBench]] reports it beside the decision time.
  */
 object OpenShardBench {
   private val PartsPerBatch = 100
-  private val Opens = 10
+  val Opens = 10
   private val WarmUps = 5
 
   final case class Row(parts: Int, batches: Int, stateFiles: Int, stateBytes: Long, bytesReadOnOpen: Long,
       buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
 
   def main(args: Array[String]): Unit = {
-    val sizes = if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt)
+    val rows = measureAll(if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt))
+    val table = report(rows)
+    table.print()
+    BenchOutput.write("open_shard.json", "open_shard",
+      Seq("partsPerBatch" -> PartsPerBatch, "rollupEvery" -> PersistConf.RollupEvery.default,
+        "opens" -> Opens, "warmUps" -> WarmUps), table)
+  }
+
+  /** Builds a shard of each size in a temporary directory, measures its opens, deletes it. */
+  def measureAll(sizes: Seq[Int]): Seq[Row] = {
     val conf = new Configuration()
-    val rows = sizes.map { parts =>
+    sizes.map { parts =>
       val root = Files.createTempDirectory("open-shard-bench").toFile
       try measure(root, parts, conf) finally FileUtils.deleteDirectory(root)
     }
-    printTable(rows)
-    writeJson(rows)
   }
 
   private def measure(root: File, parts: Int, conf: Configuration): Row = {
@@ -76,35 +84,16 @@ object OpenShardBench {
       firstMs, median(openMs), median(cpuMs))
   }
 
-  private def median(xs: Seq[Double]): Double = xs.sorted.apply(xs.size / 2)
-
-  private def printTable(rows: Seq[Row]): Unit = {
-    println(s"Cold open of a shard (${PartsPerBatch} parts per batch, 6 columns of stats, rollup every " +
-      s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, and its thread CPU time;" +
-      " the machine's load inflates wall times, CPU time less so)")
-    println(f"${"parts"}%8s ${"batches"}%8s ${"files"}%6s ${"state MB"}%9s ${"read MB"}%8s ${"build s"}%8s ${"first ms"}%9s ${"median ms"}%10s ${"cpu ms"}%7s")
-    rows.foreach { r =>
-      println(f"${r.parts}%8d ${r.batches}%8d ${r.stateFiles}%6d ${r.stateBytes / 1e6}%9.1f " +
-        f"${r.bytesReadOnOpen / 1e6}%8.1f ${r.buildMs / 1e3}%8.1f ${r.firstOpenMs}%9.1f ${r.medianOpenMs}%10.1f ${r.medianOpenCpuMs}%7.1f")
-    }
+  private def report(rows: Seq[Row]): Table = {
+    import Table.Column
+    Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, rollup every " +
+      s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, " +
+      "and its thread CPU time)",
+      Seq(Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
+        Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
+        Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs")),
+      rows.map(r => Seq[Any](r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
+        r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs)),
+      Seq("the machine's load inflates wall times, CPU time less so"))
   }
-
-  private def writeJson(rows: Seq[Row]): Unit = {
-    val out = Json.obj()
-      .put("benchmark", "open_shard")
-      .put("partsPerBatch", PartsPerBatch)
-      .put("rollupEvery", PersistConf.RollupEvery.default)
-      .put("opens", Opens)
-      .put("warmUps", WarmUps)
-    val arr = out.putArray("results")
-    rows.foreach { r =>
-      arr.addObject()
-        .put("parts", r.parts).put("batches", r.batches).put("stateFiles", r.stateFiles)
-        .put("stateBytes", r.stateBytes).put("bytesReadOnOpen", r.bytesReadOnOpen).put("buildMs", r.buildMs)
-        .put("firstOpenMs", r.firstOpenMs).put("medianOpenMs", r.medianOpenMs)
-        .put("medianOpenCpuMs", r.medianOpenCpuMs)
-    }
-    BenchOutput.write("open_shard.json", out)
-  }
-
 }

@@ -6,7 +6,8 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, lit}
 
-import sparkpersist.shard.{Json, ShardSchema, ShardStore}
+import sparkpersist.bench.Bench.{median, timedMs}
+import sparkpersist.shard.{ShardSchema, ShardStore}
 import sparkpersist.source.PersistCatalog
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -39,8 +40,7 @@ object SnapshotReadBench {
       .getOrCreate()
     try {
       val results = measureAll(spark, new ShardStore(root.toURI.toString, spark.sparkContext.hadoopConfiguration), rows)
-      printTable(rows, results)
-      writeJson(rows, results)
+      report(rows, results)
     } finally {
       spark.stop()
       FileUtils.deleteDirectory(root)
@@ -77,25 +77,16 @@ object SnapshotReadBench {
 
   private def measure(name: String, parts: Int, run: => DataFrame): Row = {
     val rowsOut = run.collect().head.getLong(0)
-    val times = (1 to Runs).map { _ =>
-      val start = System.nanoTime()
-      run.collect()
-      (System.nanoTime() - start) / 1e6
-    }
-    Row(name, rowsOut, parts, times.sorted.apply(Runs / 2))
+    val times = (1 to Runs).map(_ => timedMs(run.collect())._2)
+    Row(name, rowsOut, parts, median(times))
   }
 
-  private def printTable(rows: Long, results: Seq[Row]): Unit = {
-    println(s"Snapshot reads of $rows rows (3 columns) written in $Batches batches, local[2], median of $Runs runs")
-    println(f"${"read"}%-26s ${"rows out"}%10s ${"parts"}%6s ${"median ms"}%10s")
-    results.foreach(r => println(f"${r.name}%-26s ${r.rowsOut}%10d ${r.parts}%6d ${r.medianMs}%10.1f"))
-  }
-
-  private def writeJson(rows: Long, results: Seq[Row]): Unit = {
-    val out = Json.obj().put("benchmark", "snapshot_read").put("rows", rows).put("runs", Runs)
-    val arr = out.putArray("results")
-    results.foreach(r => arr.addObject().put("read", r.name).put("rowsOut", r.rowsOut).put("parts", r.parts)
-      .put("medianMs", r.medianMs))
-    BenchOutput.write("snapshot_read.json", out)
+  private def report(rows: Long, results: Seq[Row]): Unit = {
+    import Table.Column
+    val table = Table(s"Snapshot reads of $rows rows (3 columns) written in $Batches batches, local[2], median of $Runs runs",
+      Seq(Column("read", "read"), Column("rows out", "rowsOut"), Column("parts", "parts"), Column("median ms", "medianMs")),
+      results.map(r => Seq[Any](r.name, r.rowsOut, r.parts, r.medianMs)))
+    table.print()
+    BenchOutput.write("snapshot_read.json", "snapshot_read", Seq("rows" -> rows, "runs" -> Runs), table)
   }
 }

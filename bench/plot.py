@@ -1,0 +1,109 @@
+"""Draws bench/out/<name>.png from the JSON the JVM benchmarks wrote in bench/out/.
+
+Usage: python bench/plot.py [out_dir]   (default: bench/out next to this script)
+Each JSON is {"benchmark", "params", "tables": [{"title", "columns", "rows", "notes"}]}; a
+missing JSON is skipped with a note, so any subset of benchmarks can be plotted.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+SYSTEMS = ["ours", "delta", "parquet"]
+
+
+def rows(doc):
+    return doc["tables"][0]["rows"]
+
+
+def history(doc, ax_time, ax_bytes):
+    for mode, style in (("on", "o-"), ("off", "s--")):
+        rs = [r for r in rows(doc) if r["pushdown"] == mode]
+        days = [r["days"] for r in rs]
+        ax_time.plot(days, [r["wallMs"] for r in rs], style, label=f"pushdown {mode}: wall")
+        if "cpuMs" in rs[0]:
+            ax_time.plot(days, [r["cpuMs"] for r in rs], style, alpha=0.4, label=f"pushdown {mode}: process CPU")
+        ax_bytes.plot(days, [r["mbRead"] for r in rs], style, label=f"pushdown {mode}")
+    ax_time.set(xlabel="history (days)", ylabel="ms (median)", title="7-day mz_now() window: time")
+    ax_bytes.set(xlabel="history (days)", ylabel="MB read", title="7-day mz_now() window: bytes read")
+
+
+def incumbents(doc, ax_files, ax_time):
+    rs = rows(doc)
+    shapes = list(dict.fromkeys(r["shape"] for r in rs))
+    width = 0.8 / len(SYSTEMS)
+    for i, system in enumerate(SYSTEMS):
+        by_shape = {r["shape"]: r for r in rs if r["system"] == system}
+        xs = [j + (i - 1) * width for j in range(len(shapes))]
+        ax_files.bar(xs, [int(by_shape[s]["files"].split("/")[0]) for s in shapes], width, label=system)
+        ax_time.bar(xs, [by_shape[s]["wallMs"] for s in shapes], width, label=system)
+    for ax, label in ((ax_files, "files read"), (ax_time, "wall ms (median)")):
+        ax.set_xticks(range(len(shapes)))
+        ax.set_xticklabels(shapes, rotation=35, ha="right", fontsize=8)
+        ax.set_ylabel(label)
+    ax_files.set_title(f"files read of {doc['params']['files']} (same files)")
+    ax_time.set_yscale("log")
+    ax_time.set_title("query time (log scale)")
+
+
+def planning(doc, ax_decide, ax_open):
+    rs = rows(doc)
+    parts = [r["parts"] for r in rs]
+    ax_decide.loglog(parts, [r["decideMs"] for r in rs], "o-", label="decide ms")
+    ax_decide.loglog(parts, [p * doc["params"]["targetNanosPerPart"] / 1e6 for p in parts], ":",
+                     label="target 1 µs/part")
+    ax_decide.set(xlabel="parts", ylabel="ms", title="part decision time")
+    ax_open.loglog(parts, [r["openMs"] for r in rs], "o-", label="open wall ms")
+    ax_open.loglog(parts, [r["openCpuMs"] for r in rs], "s--", label="open CPU ms")
+    ax_open.set(xlabel="parts", ylabel="ms", title="cold shard open")
+
+
+def write(doc, ax_wall, ax_cpu):
+    rs = rows(doc)
+    scenarios = [r["scenario"] for r in rs]
+    series = (("plain", "plainSeconds", "plainCpuSeconds"),
+              ("plain + time/diff", "plainWithTimeDiffSeconds", "plainWithTimeDiffCpuSeconds"),
+              ("shard (stats + commit)", "shardSeconds", "shardCpuSeconds"))
+    width = 0.8 / len(series)
+    for i, (label, wall, cpu) in enumerate(series):
+        xs = [j + (i - 1) * width for j in range(len(rs))]
+        ax_wall.bar(xs, [r[wall] for r in rs], width, label=label)
+        ax_cpu.bar(xs, [r[cpu] for r in rs], width, label=label)
+    for ax, label in ((ax_wall, "wall s (median)"), (ax_cpu, "process CPU s (median)")):
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels(scenarios, fontsize=8)
+        ax.set_ylabel(label)
+    ax_wall.set_title(f"write of {doc['params']['rows']} rows: wall")
+    ax_cpu.set_title("write: CPU")
+
+
+PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write}
+
+
+def main():
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "out"
+    for name, draw in PLOTS.items():
+        source = out / f"{name}.json"
+        if not source.exists():
+            print(f"skip {name}: no {source}")
+            continue
+        doc = json.loads(source.read_text())
+        fig, axes = plt.subplots(1, 2, figsize=(13, 4.8), constrained_layout=True)
+        draw(doc, *axes)
+        for ax in axes:
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle(doc["tables"][0]["title"], fontsize=8)
+        target = out / f"{name}.png"
+        fig.savefig(target, dpi=110)
+        plt.close(fig)
+        print(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
