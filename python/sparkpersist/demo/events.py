@@ -20,6 +20,8 @@ from pyspark.sql import functions as F
 from .._session import CATALOG
 
 DAY_MS = 86_400_000
+#: String columns holding JSON text, declared so that they get JSON statistics.
+JSON_COLUMNS = ["payload_json"]
 _COUNTRIES = ("US", "DE", "FR", "JP", "BR", "IN")
 _KINDS = ("page_view", "page_view", "page_view", "page_view", "page_view", "page_view",
           "add_to_cart", "add_to_cart", "purchase", "refund")
@@ -96,8 +98,11 @@ def _days_written(spark: SparkSession, config: DemoConfig) -> Optional[int]:
     import sparkpersist
 
     expected = [(f.name, f.dataType) for f in day_events(spark, config, 0).drop("ingest_ms").schema]
-    if [(f.name, f.dataType) for f in spark.table(config.table).schema] != expected:
+    schema = spark.table(config.table).schema
+    if [(f.name, f.dataType) for f in schema] != expected:
         return None
+    if not all(schema[c].metadata.get("sparkpersist.json") is True for c in JSON_COLUMNS):
+        return None  # written before its JSON text columns were declared: no JSON statistics
     batches = (sparkpersist.parts(spark, config.shard).groupBy("batch_upper")
                .agg(F.sum("row_count").alias("rows")).orderBy("batch_upper").collect())
     days = [config.ingest_ms(d) + 1 for d in range(len(batches))]
@@ -130,7 +135,6 @@ def ensure_shard(spark: SparkSession, config: DemoConfig, *, progress: bool = Tr
         return
     for day in tqdm(range(done, config.days), desc=f"writing {config.shard}", unit="day", initial=done,
                     total=config.days, disable=not progress):
-        # When JSON text statistics land, pass json_columns=["payload_json"] here so that the
-        # get_json_object(payload_json, ...) queries can skip parts too.
         sparkpersist.write(day_events(spark, config, day), config.shard, time_col="ingest_ms",
-                           max_rows_per_part=config.rows_per_part, order_by=["event_ts"])
+                           max_rows_per_part=config.rows_per_part, order_by=["event_ts"],
+                           json_columns=JSON_COLUMNS)
