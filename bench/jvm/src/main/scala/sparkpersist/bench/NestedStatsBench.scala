@@ -6,7 +6,6 @@ import org.apache.spark.sql.catalyst.util.{ArrayBasedMapData, GenericArrayData}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.shard.Json
 import sparkpersist.stats.StatsCollector
 
 /**
@@ -60,13 +59,10 @@ object NestedStatsBench {
       val sorted = timings.map(_(s)).sorted
       scenarios(s)._1 -> sorted(sorted.size / 2).toDouble / rows
     }
-    println(f"${"scenario"}%-28s ${"ns/row"}%8s")
-    results.foreach { case (name, ns) => println(f"$name%-28s $ns%8.1f") }
-    val json = Json.mapper.createObjectNode()
-    json.put("rows", rows)
-    json.put("passes", passes)
-    val arr = json.putArray("scenarios")
-    results.foreach { case (name, ns) => arr.addObject().put("scenario", name).put("nsPerRow", ns) }
-    BenchOutput.write("nested_stats.json", json)
+    val table = Table(s"Stats collectors, $rows rows, median of $passes passes",
+      Seq(Table.Column("scenario", "scenario"), Table.Column("ns/row", "nsPerRow")),
+      results.map { case (name, ns) => Seq(name, ns) })
+    table.print()
+    BenchOutput.write("nested_stats.json", "nested_stats", Seq("rows" -> rows, "passes" -> passes), table)
   }
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{Json, PartMeta, ShardSchema, ShardStore}
+import sparkpersist.shard.{PartMeta, ShardSchema, ShardStore}
 import sparkpersist.stats.{PartStats, StatsBudget}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -94,26 +94,26 @@ object StatsSizeBench {
     def pct(xs: Seq[Long], p: Double) = xs(math.min(xs.size - 1, math.ceil(p * xs.size).toInt - 1))
     val trimmedParts = budgeted.count(_.trimmed.nonEmpty)
     val byColumn = schema.columns.map(c => c.name -> budgeted.count(_.trimmed(c.id))).filter(_._2 > 0)
-    println(f"StatsSizeBench: $parts%d parts x $rowsPerPart%d rows, ${schema.columns.size}%d columns, " +
-      f"budget ${budget.budgetBytes}%d bytes")
-    println(f"${"stats"}%-14s ${"p50 B"}%7s ${"p99 B"}%7s ${"max B"}%7s ${"trimmed"}%8s")
-    val out = Json.obj().put("benchmark", "stats_size").put("parts", parts).put("rowsPerPart", rowsPerPart)
-      .put("budgetBytes", budget.budgetBytes)
-    Seq("no budget" -> full, "budgeted" -> budgeted).foreach { case (label, stats) =>
+    val rows = Seq("no budget" -> full, "budgeted" -> budgeted).map { case (label, stats) =>
       val s = sizes(stats)
-      val trimmed = stats.count(_.trimmed.nonEmpty).toDouble / stats.size
-      println(f"$label%-14s ${pct(s, 0.5)}%7d ${pct(s, 0.99)}%7d ${s.last}%7d ${trimmed * 100}%7.1f%%")
-      out.putObject(if (label == "no budget") "unbudgeted" else "budgeted")
-        .put("p50Bytes", pct(s, 0.5)).put("p99Bytes", pct(s, 0.99)).put("maxBytes", s.last)
-        .put("meanBytes", s.sum.toDouble / s.size).put("fractionTrimmed", trimmed)
+      Seq(label, pct(s, 0.5), pct(s, 0.99), s.last, s.sum.toDouble / s.size,
+        stats.count(_.trimmed.nonEmpty) * 100.0 / stats.size)
     }
-    println(s"columns trimmed (parts): ${byColumn.map { case (n, k) => s"$n $k" }.mkString(", ")}")
-    println(f"budget time per part: ${micros._1}%.1f us on stats that fit (the budgeted ones), " +
-      f"${micros._2}%.1f us on the unbudgeted ones")
-    val columns = out.putObject("trimmedParts")
-    byColumn.foreach { case (n, k) => columns.put(n, k) }
-    out.put("trimmedPartsTotal", trimmedParts)
-      .put("budgetMicrosWhenFits", micros._1).put("budgetMicrosWhenTrimmed", micros._2)
-    BenchOutput.write("stats_size.json", out)
+    val table = Table(
+      s"Encoded stats per part: $parts parts x $rowsPerPart rows, ${schema.columns.size} columns, " +
+        s"budget ${budget.budgetBytes} bytes",
+      Seq(Table.Column("stats", "stats"), Table.Column("p50 B", "p50Bytes"), Table.Column("p99 B", "p99Bytes"),
+        Table.Column("max B", "maxBytes"), Table.Column("mean B", "meanBytes"),
+        Table.Column("parts trimmed %", "trimmedPercent")),
+      rows,
+      notes = Seq(
+        s"columns trimmed (parts): ${byColumn.map { case (n, k) => s"$n $k" }.mkString(", ")}",
+        f"budget time per part: ${micros._1}%.1f us on stats that fit (the budgeted ones), " +
+          f"${micros._2}%.1f us on the unbudgeted ones"))
+    table.print()
+    BenchOutput.write("stats_size.json", "stats_size",
+      Seq("parts" -> parts, "rowsPerPart" -> rowsPerPart, "budgetBytes" -> budget.budgetBytes,
+        "trimmedParts" -> trimmedParts, "budgetMicrosWhenFits" -> micros._1, "budgetMicrosWhenTrimmed" -> micros._2),
+      table)
   }
 }
