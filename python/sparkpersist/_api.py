@@ -22,7 +22,8 @@ class Batch:
 
 
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
-          max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None) -> Batch:
+          max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
+          json_columns: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -36,6 +37,12 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         diff_col: a bigint column giving each update's multiplicity (+1 insert, -1 retract).
         max_rows_per_part: split a write task's output into parts of at most this many rows.
         order_by: columns that rows inside a part are sorted by (fixed when the shard is created).
+        json_columns: STRING columns holding JSON text. Each part then keeps JSON statistics of
+            them (per key: kinds, number and string bounds), so filters such as
+            ``CAST(get_json_object(js, '$.ts') AS BIGINT) > x`` can skip parts. Fixed when the
+            shard is created (recorded as the column metadata ``sparkpersist.json``); later
+            writes may omit it, or must name exactly the same columns. VARIANT columns always
+            get JSON statistics.
 
     Returns:
         The committed :class:`Batch`.
@@ -48,12 +55,15 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         raise InvalidInputError(f"max_rows_per_part must be a positive integer, got {max_rows_per_part}")
     if isinstance(order_by, str):
         order_by = [order_by]
+    if isinstance(json_columns, str):
+        json_columns = [json_columns]
     spark = df.sparkSession
     api = facade(spark, "write")
     with translated_errors():
         result = api.write(df._jdf, shard, time_col, diff_col,
                            None if max_rows_per_part is None else int(max_rows_per_part),
-                           None if order_by is None else list(order_by))
+                           None if order_by is None else list(order_by),
+                           None if json_columns is None else list(json_columns))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 
