@@ -56,7 +56,8 @@ bench: setup install
 	  "bench/runMain sparkpersist.bench.OpenShardBench" \
 	  "bench/runMain sparkpersist.bench.WriteBench 2000000 8 3" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench 1000000" \
-	  "bench/runMain sparkpersist.bench.PruningBench 1000 2000 7"
+	  "bench/runMain sparkpersist.bench.PruningBench 1000 2000 7" \
+	  "bench/runMain sparkpersist.bench.StatsSizeBench 500 200"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

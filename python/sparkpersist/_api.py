@@ -23,7 +23,8 @@ class Batch:
 
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
-          json_columns: Optional[Sequence[str]] = None) -> Batch:
+          json_columns: Optional[Sequence[str]] = None,
+          keep_stats: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -37,12 +38,11 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         diff_col: a bigint column giving each update's multiplicity (+1 insert, -1 retract).
         max_rows_per_part: split a write task's output into parts of at most this many rows.
         order_by: columns that rows inside a part are sorted by (fixed when the shard is created).
-        json_columns: STRING columns holding JSON text. Each part then keeps JSON statistics of
-            them (per key: kinds, number and string bounds), so filters such as
-            ``CAST(get_json_object(js, '$.ts') AS BIGINT) > x`` can skip parts. Fixed when the
-            shard is created (recorded as the column metadata ``sparkpersist.json``); later
-            writes may omit it, or must name exactly the same columns. VARIANT columns always
-            get JSON statistics.
+        json_columns: string columns holding JSON text, which then get JSON statistics (paths,
+            kinds and bounds) so that ``get_json_object`` filters prune parts. Declared on the
+            write that creates the shard; later writes may omit it or must name the same columns.
+        keep_stats: columns whose part statistics are trimmed last when a part's statistics
+            exceed ``spark.sparkpersist.stats.budgetBytes`` (time-like columns are kept too).
 
     Returns:
         The committed :class:`Batch`.
@@ -57,13 +57,16 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         order_by = [order_by]
     if isinstance(json_columns, str):
         json_columns = [json_columns]
+    if isinstance(keep_stats, str):
+        keep_stats = [keep_stats]
     spark = df.sparkSession
     api = facade(spark, "write")
     with translated_errors():
         result = api.write(df._jdf, shard, time_col, diff_col,
                            None if max_rows_per_part is None else int(max_rows_per_part),
                            None if order_by is None else list(order_by),
-                           None if json_columns is None else list(json_columns))
+                           None if json_columns is None else list(json_columns),
+                           None if keep_stats is None else list(keep_stats))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 

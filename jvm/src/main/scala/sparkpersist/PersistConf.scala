@@ -86,6 +86,11 @@ object PersistConf {
   val StringBoundChars = long(Prefix + "stats.stringBoundChars", 64L,
     "Longest string/binary prefix kept as a lower or upper bound in part statistics.", min = 1)
 
+  val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1024L,
+    "Largest encoded size (bytes) of one part's statistics. Past it, string bounds are shortened, " +
+      "then nested stats and whole columns' stats dropped, sparing kept and time-like columns; " +
+      "0 disables the budget.", min = 0)
+
   val RollupEvery = long(Prefix + "state.rollupEvery", 100L,
     "A full state rollup is written every this many state versions, so opening a shard replays " +
       "at most this many diffs.", min = 1)

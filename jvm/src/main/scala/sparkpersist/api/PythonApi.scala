@@ -33,7 +33,8 @@ object PythonApi {
       diffCol: String,
       maxRowsPerPart: java.lang.Long,
       orderBy: java.util.List[String],
-      jsonColumns: java.util.List[String]): java.util.Map[String, Any] = {
+      jsonColumns: java.util.List[String],
+      keepStats: java.util.List[String]): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
     val order = Option(orderBy).map(_.asScala.toSeq)
     val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
@@ -58,7 +59,7 @@ object PythonApi {
         h
       }
     val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
-      jsonColumns = json)
+      jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil))
     val batch =
       try ShardWriter.write(df, handle, options)
       catch {

@@ -5,7 +5,7 @@ import scala.util.control.NonFatal
 import org.apache.spark.sql.catalyst.expressions
 import org.apache.spark.sql.catalyst.expressions._
 import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
-import org.apache.spark.sql.types.{DataType, DoubleType, FloatType, StringType, StructType, VariantType}
+import org.apache.spark.sql.types.{ArrayType, DataType, DoubleType, FloatType, MapType, StringType, StructType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalyst.MzNow
@@ -17,7 +17,8 @@ import sparkpersist.interpret.SpecNode.Comparison
  *
  * Literals and constant subexpressions are exact; boolean logic follows SQL's three values;
  * comparisons, `IN`, `IS [NOT] NULL`, `COALESCE`, `IF`/`CASE WHEN`, `GREATEST`/`LEAST`,
- * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are JSON reads:
+ * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are struct fields, array
+ * elements, map values, sizes and `array_contains` ([[CollectionNodes]]), and JSON reads:
  * `variant_get`/`try_variant_get` (and `v:path`), casts of VARIANT values, `get_json_object` and
  * numeric casts of it (see [[JsonCasts]]); functions in the [[Monotonicity]]
  * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
@@ -112,12 +113,47 @@ object Interpreter {
           case _ => anything
         }
       case g: GetStructField =>
-        val name = g.name.getOrElse(g.child.dataType.asInstanceOf[StructType](g.ordinal).name)
-        new SpecNode.StructField(compile(g.child), name)
+        uniqueField(g.child.dataType, g.ordinal)
+          .map(new CollectionNodes.StructField(compile(g.child), _)).getOrElse(anything)
+      case g: GetArrayStructFields =>
+        uniqueField(g.child.dataType.asInstanceOf[ArrayType].elementType, g.ordinal)
+          .map(new CollectionNodes.ArrayStructFields(compile(g.child), _)).getOrElse(anything)
+      case s: Size => new CollectionNodes.Size(compile(s.child), s.legacySizeOfNull)
+      case c: expressions.ArrayContains =>
+        new CollectionNodes.ArrayContains(compile(c.left), compile(c.right),
+          ValueOrdering.of(c.right.dataType).orNull)
+      case g: GetArrayItem => arrayItem(g.child, g.ordinal, oneBased = false, g.failOnError, None)
+      case g: GetMapValue => mapValue(g.child, g.key)
+      case a: ElementAt if a.left.dataType.isInstanceOf[MapType] => mapValue(a.left, a.right)
+      case a: ElementAt =>
+        arrayItem(a.left, a.right, oneBased = true, a.failOnError, a.defaultValueOutOfBound)
       case _ => Monotonicity.lookup(e).map(monotone(e, _)).getOrElse(anything)
     }
 
     private def anything: SpecNode = new Const(ResultSpec.Anything)
+
+    /**
+     * The name of field `ordinal` of `struct`, if no other field has it: stats are keyed by the
+     * field's name as the schema spells it (the expression's own name may differ in case).
+     */
+    private def uniqueField(struct: DataType, ordinal: Int): Option[String] = {
+      val fields = struct.asInstanceOf[StructType].fields
+      Some(fields(ordinal).name).filter(n => fields.count(_.name == n) == 1)
+    }
+
+    private def arrayItem(array: Expression, index: Expression, oneBased: Boolean,
+        failOnError: Boolean, default: Option[Literal]): SpecNode = {
+      val elementType = array.dataType.asInstanceOf[ArrayType].elementType
+      val outOfRange = default.fold(ResultSpec.AlwaysNull)(l => constantSpec(l.value, elementType))
+      new CollectionNodes.ArrayItem(compile(array), compile(index), oneBased, failOnError,
+        outOfRange, ValueOrdering.of(elementType).orNull)
+    }
+
+    private def mapValue(map: Expression, key: Expression): SpecNode = {
+      val mapType = map.dataType.asInstanceOf[MapType]
+      new CollectionNodes.MapValue(compile(map), compile(key),
+        ValueOrdering.of(mapType.keyType).orNull, ValueOrdering.of(mapType.valueType).orNull)
+    }
 
     /**
      * `variant_get(v, path, type)`: the value at a constant path, read as `type` (a VARIANT

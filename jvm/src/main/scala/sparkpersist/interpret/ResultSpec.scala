@@ -45,9 +45,12 @@ object Values {
   def union(a: Values, b: Values, ord: Ordering[Any]): Values = (a, b) match {
     case (Empty, x) => x
     case (x, Empty) => x
-    case (Within(l1, h1), Within(l2, h2)) => Within(ord.min(l1, l2), ord.max(h1, h2))
+    case (Within(l1, h1), Within(l2, h2)) =>
+      // No ordering: the union of struct (array, map) specs reached fields with ranges.
+      if (ord == null) All else Within(ord.min(l1, l2), ord.max(h1, h2))
     case (n1 @ Nested(f1), n2 @ Nested(f2)) =>
       // A field missing on either side may hold anything, so only common fields stay.
+      // Field ranges need the field's ordering, which `ord` (the struct's) is not: they widen.
       Nested(f1.collect { case (k, s) if f2.contains(k) => k -> s.union(f2(k), ord) },
         for (j1 <- n1.json; j2 <- n2.json) yield j1.union(j2))
     case _ => All
@@ -57,6 +60,7 @@ object Values {
     case (Empty, _) | (_, Empty) => Empty
     case (All, x) => x
     case (x, All) => x
+    case (Within(_, _), Within(_, _)) if ord == null => a
     case (Within(l1, h1), Within(l2, h2)) =>
       val lo = ord.max(l1, l2)
       val hi = ord.min(h1, h2)

@@ -297,20 +297,6 @@ private[interpret] object SpecNode {
     }
   }
 
-  /** A struct field: a [[Values.Nested]] spec knows it, anything else admits anything. */
-  final class StructField(child: SpecNode, name: String) extends SpecNode {
-    def eval(columns: Array[ResultSpec]): ResultSpec = {
-      val c = child.eval(columns)
-      c.values match {
-        case Nested(fields) =>
-          val f = fields.getOrElse(name, ResultSpec.AnyValue)
-          ResultSpec(f.nullable || c.nullable, f.fallible || c.fallible, f.values)
-        case Empty => ResultSpec(c.nullable, c.fallible, Empty)
-        case _ => ResultSpec(nullable = true, c.fallible, All)
-      }
-    }
-  }
-
   /**
    * A function monotone in its arguments (see [[Monotone]]): the result range is the function
    * at the range endpoints, evaluated with Spark's own `eval` on `template` (the function, or

@@ -16,17 +16,33 @@ abstract class StatsCollector {
 
   /** Adds the value at `ordinal` of `row` (null or not). */
   final def update(row: SpecializedGetters, ordinal: Int): Unit =
-    if (row.isNullAt(ordinal)) nulls += 1
+    if (row.isNullAt(ordinal)) updateNull()
     else {
       values += 1
       updateNonNull(row, ordinal)
     }
 
+  /** Adds a null value (also for a value whose enclosing struct is null, see [[StructCollector]]). */
+  final def updateNull(): Unit = {
+    nulls += 1
+    nestedNull()
+  }
+
   final def nullCount: Long = nulls
 
   /** The stats of every value seen so far. Bounds are absent when no non-null value was seen. */
   final def result(): ColumnStats =
-    if (values == 0) ColumnStats(nulls, None, None) else ColumnStats(nulls, lower, upper, nested)
+    if (values == 0) ColumnStats(nulls, None, None, nested)
+    else ColumnStats(nulls, lower, upper, nested)
+
+  /** Called for every null value: collectors of nested values count it inside too. */
+  protected def nestedNull(): Unit = ()
+
+  /**
+   * What the values hold inside (struct fields, array elements, map entries, JSON documents);
+   * none by default.
+   */
+  protected def nested: Option[NestedStats] = None
 
   protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit
 
@@ -35,17 +51,16 @@ abstract class StatsCollector {
 
   /** Upper bound of the non-null values; called only when at least one was seen. */
   protected def upper: Option[Any]
-
-  /** What is inside the non-null values, if this collector knows; called as `lower` is. */
-  protected def nested: Option[NestedStats] = None
 }
 
 object StatsCollector {
 
   /**
-   * The collector for a column of type `dataType`. Types without an order that bounds can
-   * express (struct, array, map, variant, intervals, collated strings, ...) only count nulls;
-   * readers then treat their values as "anything".
+   * The collector for a column of type `dataType`. Structs, arrays and maps get nested stats
+   * from the collectors of their fields, elements, keys and values ([[StructCollector]],
+   * [[ArrayCollector]], [[MapCollector]]); VARIANT gets JSON stats ([[VariantCollector]]). Other
+   * types without an order that bounds can express (intervals, collated strings, ...) only count
+   * nulls; readers then treat their values as "anything".
    *
    * @param boundChars longest prefix (in code points for strings, bytes for binary) kept as a
    *                   string/binary bound; see [[Bounds]].
@@ -63,6 +78,9 @@ object StatsCollector {
     case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY
       new StringCollector(boundChars)
     case BinaryType => new BinaryCollector(boundChars)
+    case s: StructType => new StructCollector(s, boundChars)
+    case a: ArrayType => new ArrayCollector(a.elementType, boundChars)
+    case m: MapType => new MapCollector(m.keyType, m.valueType, boundChars)
     case VariantType => new VariantCollector(boundChars)
     case _ => new NullCountCollector
   }

@@ -8,21 +8,22 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import sparkpersist.shard.{JsonColumns, PartMeta, ShardSchema}
-import sparkpersist.stats.{PartStatsCollector, TimeStamp}
+import sparkpersist.stats.{PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
 final case class WrittenPart(path: String, meta: PartMeta)
 
 /**
  * Writes one part: feeds each row to Spark's Parquet writer and to the part's stats collector in
- * the same loop, so the stats cost no second pass. Rows have the layout of
- * [[PartFormat.partSchema]]: data columns, then `time`, then `diff` — or only the data columns
- * when the part is stamped with `stampTime` (the configuration `conf` must say the same).
+ * the same loop, so the stats cost no second pass, then fits the stats into the `budget`. Rows
+ * have the layout of [[PartFormat.partSchema]]: data columns, then `time`, then `diff` — or only
+ * the data columns when the part is stamped with `stampTime` (the configuration `conf` must say
+ * the same).
  *
  * The file is created, never overwritten: a part path that already exists is an error.
  */
 final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int,
-    stampTime: Option[Long]) {
+    stampTime: Option[Long], budget: StatsBudget) {
   private val stats = new PartStatsCollector(
     schema.columns.map(_.id).toArray,
     schema.columns.map(_.dataType).toArray,
@@ -49,7 +50,7 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
       minTime = stats.minTime,
       maxTime = stats.maxTime,
       hasRetractions = stats.hasRetractions,
-      stats = Some(stats.result(bytes))))
+      stats = Some(budget(stats.result(bytes)))))
   }
 
   /** Closes the file, swallowing errors: used only on a failure path before deleting it. */

@@ -8,12 +8,14 @@ import org.apache.spark.sql.catalyst.InternalRow
 
 import sparkpersist.PersistConf
 import sparkpersist.shard.ShardSchema
+import sparkpersist.stats.StatsBudget
 
 /**
  * Everything a write task needs, shipped from the driver: where the batch's parts go, the shard's
  * schema, the Parquet configuration, and the part size limit.
  *
  * @param batchDir  directory of this batch's parts (nothing else lives there)
+ * @param budget    fits each part's stats into `spark.sparkpersist.stats.budgetBytes`
  * @param stampTime for append-only writes stamped with the commit time: the rows hold only the
  *                  data columns, and the parts are stamped with this time (see [[PartFormat]]:
  *                  they store no `time` and `diff`). Absent: rows end with `time` and `diff`.
@@ -24,7 +26,8 @@ final case class RunSpec(
     conf: SerializableConf,
     maxRowsPerPart: Long,
     boundChars: Int,
-    stampTime: Option[Long]) {
+    stampTime: Option[Long],
+    budget: StatsBudget) {
 
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
@@ -34,11 +37,12 @@ final case class RunSpec(
 object RunSpec {
   /**
    * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
-   * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`) and the string
-   * bound length from the session's configuration.
+   * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`), the string
+   * bound length and the stats budget from the session's configuration; the budget trims the
+   * stats of the `keepStats` column ids last.
    */
   def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
-      maxRowsPerPart: Option[Long], stampTime: Option[Long]): RunSpec = {
+      maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty): RunSpec = {
     val settings = spark.conf.getAll
     RunSpec(
       batchDir.toString,
@@ -46,7 +50,8 @@ object RunSpec {
       new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema, stampTime)),
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
-      stampTime)
+      stampTime,
+      new StatsBudget(schema, keepStats, PersistConf.StatsBudgetBytes.get(settings)))
   }
 }
 
@@ -61,7 +66,8 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
   def write(row: InternalRow): Unit = {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
-      current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime)
+      current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime,
+        spec.budget)
     }
     current.write(row)
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()

@@ -36,8 +36,9 @@ object ShardWriter {
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
+    val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
     val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,
-      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime))
+      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime), keepStats)
     val runs = commit.onFailureDelete {
       df.sparkSession.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
         RunWriter.writeAll(spec, task.partitionId(), task.attemptNumber(), rows))

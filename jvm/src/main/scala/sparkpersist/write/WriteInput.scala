@@ -82,6 +82,16 @@ object WriteInput {
     }
   }
 
+  /** The ids of the shard columns named in `keepStats`; fails on a name that is not one. */
+  def keepStatsIds(shardName: String, schema: ShardSchema, keepStats: Seq[String]): Set[Int] = {
+    val unknown = keepStats.filter(schema.column(_).isEmpty)
+    if (unknown.nonEmpty) {
+      fail(shardName, s"keep_stats names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of " +
+        s"the shard (shard columns: ${schema.columns.map(_.name).mkString(", ")}). Name shard columns.")
+    }
+    keepStats.flatMap(schema.column(_)).map(_.id).toSet
+  }
+
   /** The time write tasks stamp on rows of a pure append (no time, no diff column), if it is one. */
   def stampTime(options: WriteOptions, commitTime: Long): Option[Long] =
     if (options.timeCol.isEmpty && options.diffCol.isEmpty) Some(commitTime) else None

@@ -9,6 +9,8 @@ package sparkpersist.write
  * @param diffCol        column holding each update's diff (bigint; +1 insert, -1 retraction).
  *                       Absent: every row is an insert (+1).
  * @param maxRowsPerPart largest part; default `spark.sparkpersist.write.maxRowsPerPart`.
+ * @param keepStats      columns whose part stats the stats budget trims last, as time-like
+ *                       columns ([[sparkpersist.stats.StatsBudget]]); names of shard columns.
  * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.shard.JsonColumns]]):
  *                       declared on the write that creates the shard; later writes may omit it,
  *                       or must name exactly the shard's JSON columns.
@@ -17,7 +19,8 @@ final case class WriteOptions(
     timeCol: Option[String] = None,
     diffCol: Option[String] = None,
     maxRowsPerPart: Option[Long] = None,
-    jsonColumns: Seq[String] = Nil) {
+    jsonColumns: Seq[String] = Nil,
+    keepStats: Seq[String] = Nil) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 
   /** An update write names its diffs; append-only writes only insert. */

@@ -52,7 +52,7 @@ class JsonPruningSuite extends SharedSparkSession {
       val rows = (0 until 10).map(i => (p * 10 + i).toLong -> doc(p, i))
       val df = spark.createDataFrame(rows).toDF("n", "js")
         .select(col("n"), parse_json(col("js")).as("payload"), col("js")).coalesce(1)
-      PythonApi.write(df, "docs", null, null, null, null, java.util.List.of("js"))
+      PythonApi.write(df, "docs", null, null, null, null, java.util.List.of("js"), null)
     }
   }
 
@@ -88,7 +88,7 @@ class JsonPruningSuite extends SharedSparkSession {
     }
     val e = intercept[IllegalArgumentException](PythonApi.write(
       spark.range(1).select(col("id").as("n"), parse_json(lit("{}")).as("payload"), lit("{}").as("js")),
-      "docs", null, null, null, null, java.util.List.of("n")))
+      "docs", null, null, null, null, java.util.List.of("n"), null))
     assert(e.getMessage === "Cannot write to shard 'docs': its JSON columns are (js), fixed when the shard was " +
       "created; json_columns (n) differs. Omit json_columns or pass exactly those.")
   }

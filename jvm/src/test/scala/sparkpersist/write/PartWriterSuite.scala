@@ -10,19 +10,21 @@ import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import sparkpersist.PersistConf
 import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
 import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
-import sparkpersist.stats.{ColumnStats, PartStats}
+import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 
 /** One part written alone: its footer describes it, its rows read back, its stats match. */
 class PartWriterSuite extends QueryTest with SharedSparkSession {
 
   private val schema = ShardSchema.fromStruct(
     StructType(Seq(StructField("k", LongType, nullable = false), StructField("s", StringType))), Seq("k"))
+  private val budget = new StatsBudget(schema, Set.empty, PersistConf.StatsBudgetBytes.default)
 
   private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
-    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None)
+    val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None, budget)
     RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
   }
 
@@ -47,7 +49,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   test("a stamped part stores only the data columns and names its time in the footer") {
     val dir = Files.createTempDirectory("stamped").toFile
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = Some(42L)))
-    val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L))
+    val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L), budget)
     val Seq(part) = RunWriter.writeAll(spec, partition = 0, attempt = 0,
       Iterator(InternalRow(1L, UTF8String.fromString("a")), InternalRow(2L, null)))
     assert((part.meta.rowCount, part.meta.minTime, part.meta.maxTime, part.meta.hasRetractions) === (2L, 42L, 42L, false))
@@ -85,7 +87,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
     val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
     val e = intercept[IllegalStateException](
-      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None), 0, 0, rows))
+      RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None, budget), 0, 0, rows))
     assert(e.getMessage === "boom")
     assert(dir.listFiles().filter(_.getName.endsWith(".parquet")).toSeq === Nil)
   }
