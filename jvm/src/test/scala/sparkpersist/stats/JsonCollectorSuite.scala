@@ -136,7 +136,7 @@ class JsonCollectorSuite extends AnyFunSuite {
       assert(c.nullCount === 1)
       assert(c.lower.isDefined)
     }
-    assert(ofText(null, null) === ColumnStats(2, None, None))
+    assert(ofText(null, null) === ColumnStats(2, None, None, Some(JsonStats.empty)))
   }
 
   test("the collector chosen per column: VARIANT always, strings only when declared JSON") {
