@@ -19,7 +19,8 @@ import sparkpersist.interpret.Values._
  *  - `CAST(get_json_object(text, path) AS type)`: the JSON text of the value is cast from
  *    STRING. An integer literal prints as its digits; any other number prints as its double
  *    (`1.5e3` is `1500.0`, `1e400` is `"Infinity"`), which an ANSI cast to an integral type
- *    refuses, as it refuses `true` and JSON text of objects and arrays.
+ *    refuses, as it refuses `true` and JSON text of objects and arrays. A JSON null is NULL
+ *    under a key but the text `null` at the top level (`get_json_object('null', '$')`).
  *
  * Each returns the [[Outcome]] over the non-null kinds: the values that may come out, and whether
  * some value may be invalid. Targets not listed below: anything, maybe invalid.
@@ -55,13 +56,20 @@ object JsonCasts {
       out.add(if (integral(target) && !js.integral) n.copy(invalid = true) else n)
     }
     if (js.strings != Empty || js.others) out.add(anyInvalid)
-    if (js.booleans != Empty || js.objects || js.arrays) out.add(Outcome(Empty, invalid = true))
+    if (js.booleans != Empty || js.objects || js.arrays || js.jsonNull) out.add(Outcome(Empty, invalid = true))
     out.result
   }
 
-  /** `get_json_object` itself: a string value unquoted, anything else as JSON text. */
+  /**
+   * `get_json_object` itself: a string value unquoted, anything else as JSON text. A JSON null
+   * is SQL NULL under a key, but the text `null` when the path selects a top-level null.
+   */
   def text(js: JsonSpec): Outcome =
-    Outcome(if (js.onlyStrings) js.strings else All, invalid = false)
+    if (!js.onlyStrings) Outcome(All, invalid = false)
+    else if (js.jsonNull) Outcome(Values.union(js.strings, Values.point(NullText), JsonSpec.StringOrder), invalid = false)
+    else Outcome(js.strings, invalid = false)
+
+  private val NullText = UTF8String.fromString("null")
 
   private val anyValid = Outcome(All, invalid = false)
   private val anyInvalid = Outcome(All, invalid = true)

@@ -127,7 +127,9 @@ object JsonScalarStats {
 /**
  * `count` JSON numbers, with exact bounds (absent when unknown, e.g. a VARIANT double that is
  * NaN or infinite); `integral` is true when every one of them has no fractional part (whatever
- * its VARIANT type: 3, 3.0 and 3e0 all count as integral).
+ * its VARIANT type: 3, 3.0 and 3e0 all count as integral). For JSON text, `integral` is stricter:
+ * every number was written as an integer literal (no fraction, no exponent), because that is
+ * what decides whether `CAST(get_json_object(...) AS BIGINT)` accepts its text under ANSI.
  */
 final case class JsonNumberStats(
     count: Long,

@@ -147,6 +147,10 @@ class JsonInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
     val unknown = ResultSpec.AnyValue
     assert(spec("l > 5 AND get_json_object(js, '$.a[*]') = 'x'", "l" -> ResultSpec(false, false, Within(0L, 1L)),
       "js" -> unknown) === F)
+    // A top-level JSON null reads as the text 'null' (a null under a key as NULL).
+    assert(spec("get_json_object(js, '$')", "js" -> text("\"x\"", "null")) === ResultSpec(true, false,
+      Within(UTF8String.fromString("null"), UTF8String.fromString("x"))))
+    assert(spec("CAST(get_json_object(js, '$') AS INT) > 5", "js" -> text("1", "null")).fallible)
     // Without JSON stats (a string column not declared JSON) the value is any string or null.
     assert(spec("get_json_object(js, '$.name')", "js" -> unknown) === ResultSpec(true, false, All))
   }

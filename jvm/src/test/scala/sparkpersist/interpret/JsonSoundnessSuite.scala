@@ -110,13 +110,17 @@ object JsonSoundnessSuite {
   /** One part: 1 to 6 documents, mostly objects, sometimes SQL nulls or other top-level values. */
   val part: Gen[Seq[String]] = for {
     n <- Gen.choose(1, 6)
-    profile <- Gen.oneOf(Gen.const("int"), Gen.const("mixed"))
+    profile <- Gen.oneOf("int", "scalar", "mixed")
     docs <- Gen.listOfN(n, Gen.frequency(
-      8 -> (if (profile == "int") Gen.choose(0, 50).map(i => s"""{"ts": $i, "a": {"b": ${i % 7}}}""") else obj(2)),
+      8 -> (profile match {
+        case "int" => Gen.choose(0, 50).map(i => s"""{"ts": $i, "a": {"b": ${i % 7}}}""")
+        case "scalar" => scalar.map(v => s"""{"ts": $v}""")
+        case _ => obj(2)
+      }),
       1 -> Gen.const(null), 1 -> value(2)))
   } yield docs
 
-  private val path: Gen[String] = Gen.oneOf("$.ts", "$.a", "$.a.b", "$.arr[0]", "$.arr[1]", "$[0]", "$",
+  private val path: Gen[String] = Gen.oneOf("$.ts", "$.ts", "$.ts", "$.a", "$.a.b", "$.arr[0]", "$.arr[1]", "$[0]", "$",
     "$['ts']", "$.ts[0]", "$.b.ts", "$.a[*]", "$..a", "$.a b")
 
   private val target = Gen.oneOf("bigint", "int", "tinyint", "smallint", "double", "float", "boolean", "string",
