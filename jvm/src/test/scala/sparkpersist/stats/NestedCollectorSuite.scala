@@ -98,6 +98,21 @@ class NestedCollectorSuite extends AnyFunSuite {
         Some(StructStats(Map("z" -> ColumnStats(1, Some(5), Some(5)))))))))))
   }
 
+  test("collected nested stats come back unchanged through the state's stats codec") {
+    val types = Array[DataType](attrs, ArrayType(StructType(Seq(StructField("k", IntegerType)))),
+      MapType(StringType, ArrayType(DoubleType)), ArrayType(ArrayType(StringType)))
+    val c = new PartStatsCollector(Array(1, 2, 3, 4), types, TimeStamp.InRow(4, 5), 4)
+    c.update(InternalRow(InternalRow(1, str("long name"), InternalRow(5L)), array(InternalRow(2), null),
+      map(str("k") -> array(1.5, null)), array(array(str("x")), array()), 10L, 1L))
+    c.update(InternalRow(null, array(), map(), null, 11L, 1L))
+    c.update(InternalRow(InternalRow(null, null, null), null, null, array(null), 12L, 1L))
+    val stats = c.result(100)
+    val codec = new StatsCodec(Map(1 -> types(0), 2 -> types(1), 3 -> types(2), 4 -> types(3)))
+    assert(codec.decode(codec.encode(stats)) === stats)
+    assert(stats.columns(1).nested.get.asInstanceOf[StructStats].fields("name") ===
+      ColumnStats(2, Some(str("long")), Some(str("lonh"))))
+  }
+
   test("part stats carry nested stats per column") {
     val c = new PartStatsCollector(Array(1, 2), Array(attrs, ArrayType(IntegerType)), TimeStamp.InRow(2, 3), 64)
     c.update(InternalRow(InternalRow(1, str("n"), null), array(3, 4), 10L, 1L))
