@@ -76,6 +76,8 @@ def check_scenario(result: dict) -> None:
     assert scan.pop("pruning_ms") >= 0
     # Soft mode prunes the same part but reads both, and verifies that the pruned one has no row in the window.
     read_all = mode == "soft"
+    keys = scan.pop("part_keys_read")
+    assert len(keys) == (2 if read_all else 1) and all(k.startswith("parts/") and k.endswith(".parquet") for k in keys)
     assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": mode, "parts_total": 2,
                     "parts_read": 2 if read_all else 1, "parts_pruned": 1, "bytes_total": bytes1 + bytes2,
                     "bytes_read": bytes1 + bytes2 if read_all else bytes2, "soft_violations": 0}

@@ -1,15 +1,11 @@
 package sparkpersist.catalyst
 
-import java.nio.file.Files
-
-import org.apache.spark.SparkConf
 import org.apache.spark.sql.functions.{col, lit, parse_json}
-import org.apache.spark.sql.test.SharedSparkSession
 
-import sparkpersist.{PersistConf, PersistExtensions}
+import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.api.PythonApi
-import sparkpersist.shard.{JsonColumns, ShardStore}
-import sparkpersist.source.{PersistCatalog, ScanReport, ScanReports}
+import sparkpersist.shard.JsonColumns
+import sparkpersist.source.ScanReports
 import sparkpersist.stats.JsonStats
 
 /**
@@ -24,16 +20,9 @@ import sparkpersist.stats.JsonStats
  *  3. ts 4000..4009, `ts` missing in half the rows
  *  4. ts 5000..5009, one row with ts 5000.5 (a decimal) and one with ts a JSON null
  */
-class JsonPruningSuite extends SharedSparkSession {
+class JsonPruningSuite extends PersistSparkSession {
 
-  private lazy val root = Files.createTempDirectory("persist-json").toFile
   private val Parts = 5
-
-  override protected def sparkConf: SparkConf = super.sparkConf
-    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
-    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
-    .set("spark.sql.catalog.persist.root", root.toURI.toString)
-    .set("spark.sql.session.timeZone", "UTC")
 
   private def doc(part: Int, i: Int): String = {
     val ts = 1000 * (part + 1) + i
@@ -54,20 +43,6 @@ class JsonPruningSuite extends SharedSparkSession {
         .select(col("n"), parse_json(col("js")).as("payload"), col("js")).coalesce(1)
       PythonApi.write(df, "docs", null, null, null, null, java.util.List.of("js"), null)
     }
-  }
-
-  private def store = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
-
-  private def inEveryMode(query: String): (Seq[String], Map[String, Seq[ScanReport]]) = {
-    val runs = Seq("on", "soft", "off").map { mode =>
-      withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
-        val rows = sql(query).collect().map(_.toString).toSeq.sorted
-        mode -> (rows, ScanReports.last(spark))
-      }
-    }
-    val results = runs.map(_._2._1).distinct
-    assert(results.size === 1, s"modes disagree on $query: $runs")
-    (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
   }
 
   /** Asserts `query` returns `expected` (sorted `n`s) and reads `kept` parts with pushdown on. */

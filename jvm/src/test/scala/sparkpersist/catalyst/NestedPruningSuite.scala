@@ -1,15 +1,10 @@
 package sparkpersist.catalyst
 
-import java.nio.file.Files
-
-import org.apache.spark.SparkConf
 import org.apache.spark.sql.functions.{array, col, lit, map, struct, when}
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.test.SharedSparkSession
 
-import sparkpersist.{PersistConf, PersistExtensions}
-import sparkpersist.shard.ShardStore
-import sparkpersist.source.{PersistCatalog, ScanReports}
+import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.source.ScanReports
 import sparkpersist.stats.{ArrayStats, ColumnStats}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -19,17 +14,9 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * shard's state), queried with pushdown on and off. Results must be identical and the parts read
  * are asserted exactly.
  */
-class NestedPruningSuite extends SharedSparkSession {
+class NestedPruningSuite extends PersistSparkSession {
 
-  private lazy val root = Files.createTempDirectory("persist-nested-pruning").toFile
   private val Parts = 5
-
-  override protected def sparkConf: SparkConf = super.sparkConf
-    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
-    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
-    .set("spark.sql.catalog.persist.root", root.toURI.toString)
-
-  private def store = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
 
   /** Tags of part d's arrays: sizes 1, 2, 2, 3 and 5. */
   private val tagsOf = IndexedSeq(Seq("a"), Seq("a", "b"), Seq("x", "y"), Seq("b", "c", "d"), Seq("c", "d", "e", "f", "g"))

@@ -1,18 +1,14 @@
 package sparkpersist.catalyst
 
-import java.nio.file.Files
-
 import org.apache.hadoop.fs.FileUtil
-import org.apache.spark.SparkConf
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
-import org.apache.spark.sql.test.SharedSparkSession
 
-import sparkpersist.{PersistConf, PersistExtensions}
-import sparkpersist.shard.{BatchMeta, RunMeta, ShardStore}
-import sparkpersist.source.{PersistCatalog, ScanReport, ScanReports, SoftPushdownViolation}
+import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.shard.{BatchMeta, RunMeta}
+import sparkpersist.source.{ScanReports, SoftPushdownViolation}
 import sparkpersist.stats.ColumnStats
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -21,20 +17,11 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * extension installed. Every query runs with pushdown `on`, `soft` (failing on violations) and
  * `off`; results must be identical and the parts read are asserted exactly.
  */
-class PruningSuite extends SharedSparkSession {
+class PruningSuite extends PersistSparkSession {
 
-  private lazy val root = Files.createTempDirectory("persist-pruning").toFile
   private val Start = 1767225600000L // 2026-01-01T00:00:00Z
   private val Day = 86400000L
   private val Days = 10
-
-  override protected def sparkConf: SparkConf = super.sparkConf
-    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
-    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
-    .set("spark.sql.catalog.persist.root", root.toURI.toString)
-    .set("spark.sql.session.timeZone", "UTC")
-
-  private def store = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
 
   /** Day d: 20 events at d + i hours, n = 100 d + i; amount is null on day 3 only; code 'x' on day 5. */
   override def beforeAll(): Unit = {
@@ -52,22 +39,6 @@ class PruningSuite extends SharedSparkSession {
       ShardWriter.write(day, shard, WriteOptions(timeCol = Some("ingest_ms")))
     }
     assert(shard.state.partCount === Days)
-  }
-
-  /** Runs `query` in every pushdown mode; returns its sorted rows and, per mode, the scan reports. */
-  private def inEveryMode(query: String): (Seq[String], Map[String, Seq[ScanReport]]) = {
-    val runs = Seq("on", "soft", "off").map { mode =>
-      withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
-        val rows = sql(query).collect().map(_.toString).toSeq.sorted
-        mode -> (rows, ScanReports.last(spark))
-      }
-    }
-    val results = runs.map(_._2._1).distinct
-    assert(results.size === 1, s"modes disagree on $query: $runs")
-    runs.foreach { case (mode, (_, reports)) =>
-      reports.foreach(r => assert(r.softViolations.forall(_.sum == 0), s"$mode: $r"))
-    }
-    (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
   }
 
   /** Asserts `query` reads `kept` of the ten parts with pushdown on, and all of them otherwise. */

@@ -1,16 +1,12 @@
 package sparkpersist.write
 
-import java.nio.file.Files
-
-import org.apache.spark.SparkConf
 import org.apache.spark.sql.functions.{col, concat, lit, repeat, timestamp_millis, when}
-import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.{PersistConf, PersistExtensions}
+import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.api.PythonApi
-import sparkpersist.shard.{PartMeta, ShardStore}
-import sparkpersist.source.{PersistCatalog, ScanReports}
+import sparkpersist.shard.PartMeta
+import sparkpersist.source.ScanReports
 import sparkpersist.stats.StatsBudget
 
 /**
@@ -18,19 +14,10 @@ import sparkpersist.stats.StatsBudget
  * budget and to one without a budget. The long `note` column is trimmed, the kept `country`
  * and the time-like `event_ts` are not, and every query answers the same on both shards.
  */
-class StatsBudgetWriteSuite extends SharedSparkSession {
+class StatsBudgetWriteSuite extends PersistSparkSession {
 
-  private lazy val root = Files.createTempDirectory("persist-budget").toFile
   private val Start = 1767225600000L // 2026-01-01T00:00:00Z
   private val Hour = 3600000L
-
-  override protected def sparkConf: SparkConf = super.sparkConf
-    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
-    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
-    .set("spark.sql.catalog.persist.root", root.toURI.toString)
-    .set("spark.sql.session.timeZone", "UTC")
-
-  private def store = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
 
   /** Part d: 50 rows, notes of 150 times letter d then the id, countries AR/US, one hour each. */
   private def part(d: Int) = spark.range(50).select(

@@ -1,0 +1,49 @@
+package sparkpersist
+
+import java.io.File
+import java.nio.file.Files
+
+import org.apache.spark.SparkConf
+import org.apache.spark.sql.test.SharedSparkSession
+
+import sparkpersist.shard.ShardStore
+import sparkpersist.source.{PersistCatalog, ScanReport, ScanReports}
+
+/**
+ * A suite's one Spark session with sparkpersist installed as users install it: the extension
+ * (`mz_now()`, part pruning), the catalog `persist` over a fresh temporary root, UTC session time.
+ */
+trait PersistSparkSession extends SharedSparkSession {
+
+  /** The catalog's root: a fresh temporary directory per suite. */
+  protected lazy val root: File = Files.createTempDirectory(getClass.getSimpleName).toFile
+
+  override protected def sparkConf: SparkConf = super.sparkConf
+    .set("spark.sql.extensions", classOf[PersistExtensions].getName)
+    .set("spark.sql.catalog.persist", classOf[PersistCatalog].getName)
+    .set("spark.sql.catalog.persist.root", root.toURI.toString)
+    .set("spark.sql.session.timeZone", "UTC")
+
+  /** The shards under [[root]]. */
+  protected def store: ShardStore = new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
+
+  /**
+   * Runs `query` with pushdown `on`, `soft` (failing on any violation) and `off`: all three must
+   * return the same rows, and soft mode must count no violation. Returns the sorted rows and,
+   * per mode, the scan reports.
+   */
+  protected def inEveryMode(query: String): (Seq[String], Map[String, Seq[ScanReport]]) = {
+    val runs = Seq("on", "soft", "off").map { mode =>
+      withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
+        val rows = sql(query).collect().map(_.toString).toSeq.sorted
+        mode -> (rows, ScanReports.last(spark))
+      }
+    }
+    val results = runs.map(_._2._1).distinct
+    assert(results.size === 1, s"modes disagree on $query: $runs")
+    runs.foreach { case (mode, (_, reports)) =>
+      reports.foreach(r => assert(r.softViolations.forall(_.sum == 0), s"$mode: $r"))
+    }
+    (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
+  }
+}
