@@ -12,6 +12,7 @@ import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis, when}
 
 import sparkpersist.SessionShards
 import sparkpersist.bench.Bench.{arg, median, runPersist, timedMs}
+import sparkpersist.shard.{JsonColumns, ShardSchema}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -97,10 +98,12 @@ object IncumbentsBench {
       .withColumn("ingest_ms", lit(now))
 
   private def writeAll(spark: SparkSession, rows: DataFrame, deltaDir: String, parquetDir: String, rowsPerPart: Int): Unit = {
-    spark.sql("CREATE TABLE persist.events (event_ts TIMESTAMP, n BIGINT, country STRING, amount DOUBLE, js STRING)")
     val data = rows.drop("ingest_ms")
+    // `js` is declared JSON text, as a user of ours would declare it, so it gets JSON statistics.
+    val shard = SessionShards.store(spark).create("events",
+      ShardSchema.fromStruct(JsonColumns.declare("events", data.schema, Seq("js"))))
     val writes = Seq(
-      "ours" -> (() => ShardWriter.write(rows, SessionShards.store(spark).open("events"),
+      "ours" -> (() => ShardWriter.write(rows, shard,
         WriteOptions(timeCol = Some("ingest_ms"), maxRowsPerPart = Some(rowsPerPart)))),
       "delta" -> (() => data.write.format("delta").save(deltaDir)),
       "parquet" -> (() => data.write.parquet(parquetDir)))
