@@ -69,7 +69,7 @@ PLANNING   ?= 1000,10000,100000
 WRITE      ?= 2000000 8 3
 PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
-SOUNDNESS  ?= 500 42
+SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 bench: setup
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
