@@ -2,31 +2,20 @@ package sparkpersist.interpret
 
 import java.time.{Instant, LocalDate}
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.interpret.Values._
 
 /** The interpreter and each registry entry, on predicates analyzed by Spark. */
-class InterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
+class InterpreterSuite extends AnyFunSuite with LocalSpark {
 
-  private var spark: SparkSession = _
   private lazy val columns = Seq("i" -> IntegerType, "l" -> LongType, "d" -> DoubleType,
     "s" -> StringType, "dt" -> DateType, "ts" -> TimestampType, "b" -> BooleanType,
     "m" -> DecimalType(10, 2)).map { case (n, t) => AttributeReference(n, t)() }
   private lazy val analyzed = new Analyzed(spark, columns)
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("InterpreterSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
 
   private def range(lo: Any, hi: Any) = ResultSpec(nullable = false, fallible = false, Within(lo, hi))
   private def micros(ts: String) = {

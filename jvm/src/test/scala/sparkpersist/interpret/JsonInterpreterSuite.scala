@@ -1,32 +1,21 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.types._
 import org.apache.spark.types.variant.VariantBuilder
 import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.interpret.Values._
 import sparkpersist.stats.{JsonTextCollector, VariantCollector}
 
 /** JSON reads (`variant_get`, `v:path::type`, `get_json_object` and casts) over collected stats. */
-class JsonInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
+class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
 
-  private var spark: SparkSession = _
   private lazy val columns = Seq("v" -> VariantType, "js" -> StringType, "l" -> LongType)
     .map { case (n, t) => AttributeReference(n, t)() }
   private lazy val analyzed = new Analyzed(spark, columns)
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("JsonInterpreterSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
 
   /** The spec of a VARIANT column holding `docs` (null: SQL NULL), from collected stats. */
   private def variant(docs: String*): ResultSpec = {

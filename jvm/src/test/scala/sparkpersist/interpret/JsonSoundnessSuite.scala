@@ -2,7 +2,6 @@ package sparkpersist.interpret
 
 import scala.util.control.NonFatal
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, GenericInternalRow}
 import org.apache.spark.sql.internal.SQLConf
@@ -10,7 +9,6 @@ import org.apache.spark.sql.types.{StringType, VariantType}
 import org.apache.spark.types.variant.VariantBuilder
 import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
 import org.scalacheck.Gen
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
@@ -24,20 +22,11 @@ import sparkpersist.stats.{JsonTextCollector, PartStats, VariantCollector}
  * reads with casts; every subexpression's spec must admit every row's concrete result
  * ([[SoundnessCheck.checkRows]]), in both ANSI modes.
  */
-class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with BeforeAndAfterAll {
+class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with LocalSpark {
   import JsonSoundnessSuite._
 
-  private var spark: SparkSession = _
   private lazy val analyzed = new Analyzed(spark, Seq(AttributeReference("v", VariantType)(),
     AttributeReference("js", StringType)()))
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("JsonSoundnessSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
 
   private def check(predicate: String, docs: Seq[String], ansi: Boolean): SoundnessCheck.Outcome = {
     val condition = analyzed(predicate, ansi)

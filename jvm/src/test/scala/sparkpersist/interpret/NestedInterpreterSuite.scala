@@ -1,11 +1,9 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeReference}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.interpret.Values._
@@ -15,23 +13,14 @@ import sparkpersist.stats._
  * Struct fields, array elements, map values, sizes and `array_contains`, interpreted over specs built by
  * [[PartSpecs]] from nested stats, on predicates analyzed by Spark in both ANSI modes.
  */
-class NestedInterpreterSuite extends AnyFunSuite with BeforeAndAfterAll {
+class NestedInterpreterSuite extends AnyFunSuite with LocalSpark {
 
-  private var spark: SparkSession = _
   private val inner = StructType(Seq(StructField("x", LongType)))
   private val attrsType = StructType(Seq(StructField("level", IntegerType), StructField("inner", inner)))
   private val eventsType = ArrayType(StructType(Seq(StructField("k", IntegerType))))
   private val types = Seq("attrs" -> attrsType, "tags" -> ArrayType(StringType),
     "m" -> MapType(StringType, IntegerType), "events" -> eventsType)
   private lazy val analyzed = new Analyzed(spark, types.map { case (n, t) => AttributeReference(n, t)() })
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("NestedInterpreterSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
 
   private val Rows = 10L
   private def str(s: String) = UTF8String.fromString(s)

@@ -1,7 +1,5 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
@@ -9,17 +7,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
  * Soundness of the interpreter over nested columns against Spark's own evaluator, with stats
  * from the writer's collectors (see [[NestedSoundnessCheck]]), in both ANSI modes.
  */
-class NestedSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with BeforeAndAfterAll {
-
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("NestedSoundnessSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = try spark.stop() finally super.afterAll()
+class NestedSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with LocalSpark {
 
   for (ansi <- Seq(true, false)) {
     test(s"every concrete result, down to fields and elements, is admitted (ansi=$ansi)") {

@@ -1,7 +1,5 @@
 package sparkpersist.interpret
 
-import org.apache.spark.sql.SparkSession
-import org.scalatest.BeforeAndAfterAll
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
@@ -9,19 +7,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
  * Soundness of the interpreter against Spark's own evaluator, over random predicates and parts
  * (see [[SoundnessCheck]]), in both ANSI modes. `InterpretBench soundness N` runs it larger.
  */
-class SoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with BeforeAndAfterAll {
-
-  private var spark: SparkSession = _
-
-  override def beforeAll(): Unit = {
-    super.beforeAll()
-    spark = SparkSession.builder().master("local[1]").appName("SoundnessSuite")
-      .config("spark.ui.enabled", "false").getOrCreate()
-  }
-
-  override def afterAll(): Unit = {
-    try spark.stop() finally super.afterAll()
-  }
+class SoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with LocalSpark {
 
   for (ansi <- Seq(true, false)) {
     test(s"every concrete result is admitted by the abstract spec (ansi=$ansi)") {
