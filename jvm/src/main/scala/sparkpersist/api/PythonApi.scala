@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.SessionShards
-import sparkpersist.shard.{JsonColumns, ShardSchema}
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -24,7 +24,7 @@ object PythonApi {
    * time/diff columns) on first write. A shard created here is dropped again if that first
    * write fails, so a failed write leaves nothing behind. `jsonColumns` (null: none) names string
    * columns holding JSON text: recorded in the schema of a shard created here, checked against
-   * it otherwise (see [[sparkpersist.shard.JsonColumns]]).
+   * it otherwise (see [[sparkpersist.schema.JsonColumns]]).
    */
   def write(
       df: DataFrame,

@@ -2,6 +2,7 @@ package sparkpersist.catalyst
 
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
+import sparkpersist.interpret.MzNow
 
 /** The SQL function `mz_now()`, as registered by [[sparkpersist.PersistExtensions]]. */
 object MzNowFunction {

@@ -6,6 +6,7 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.TimestampType
 
+import sparkpersist.interpret.MzNow
 import sparkpersist.source.{PersistTable, ScanRequest}
 
 /**

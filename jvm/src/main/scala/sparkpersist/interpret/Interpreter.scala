@@ -8,7 +8,6 @@ import org.apache.spark.sql.catalyst.expressions.variant.VariantGet
 import org.apache.spark.sql.types.{ArrayType, DataType, DoubleType, FloatType, MapType, StringType, StructType, VariantType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.catalyst.MzNow
 import sparkpersist.interpret.SpecNode.Comparison
 
 /**

@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
 
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.PartStats
 
 /**

@@ -11,6 +11,7 @@ import org.apache.hadoop.fs.{FileSystem, Path}
 import org.slf4j.LoggerFactory
 
 import sparkpersist.PersistConf
+import sparkpersist.codec.Check
 
 /**
  * The [[StateLog]] of one shard as files in `stateDir` on any Hadoop FileSystem:

@@ -4,6 +4,8 @@ import java.util.UUID
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import sparkpersist.codec.Check
+
 /**
  * A handle on one shard: its directory, its state log, and where its parts go. Parts live
  * under `<dir>/parts/<batchId>/`; [[PartMeta.key]] is a part's path relative to `dir`, so a

@@ -1,5 +1,6 @@
 package sparkpersist.shard
 
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.PartStats
 
 /**

@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 import sparkpersist.PersistConf
+import sparkpersist.schema.ShardSchema
 
 /**
  * All shards under one root directory (any Hadoop FileSystem URI), one sub-directory per

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.{DataType, Metadata}
 
+import sparkpersist.codec.{Check, Json, JsonReader}
+import sparkpersist.schema.{ColumnDef, ShardSchema}
 import sparkpersist.stats.{PartStats, StatsCodec}
 
 /**

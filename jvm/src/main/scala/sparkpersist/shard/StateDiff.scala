@@ -1,5 +1,8 @@
 package sparkpersist.shard
 
+import sparkpersist.codec.Check
+import sparkpersist.schema.ShardSchema
+
 /**
  * What one state version changes. Version 0 of every shard is a [[CreateShard]]; every later
  * version is a [[StateChange]] applied to the version before it.

@@ -9,7 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, Row
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 
 /**
  * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs that sums the

@@ -9,7 +9,8 @@ import org.apache.spark.sql.execution.datasources.parquet.{ParquetFileFormat, Pa
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
-import sparkpersist.shard.{PartMeta, ReservedColumns, ShardSchema}
+import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.shard.PartMeta
 
 /**
  * One part as an executor reads it: its file, size and latest time; `verify` marks a part read

@@ -3,7 +3,8 @@ package sparkpersist.source
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
 
 import sparkpersist.interpret.{MzNowSpec, PartFilter}
-import sparkpersist.shard.{PartMeta, ShardSchema}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.PartMeta
 
 /**
  * Turns the filter of a [[ScanRequest]] into the scan's [[PartSelection]]: the condition is

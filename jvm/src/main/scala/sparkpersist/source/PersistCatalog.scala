@@ -12,7 +12,8 @@ import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{ShardSchema, ShardStore}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.ShardStore
 
 /**
  * The catalog that shows persist shards to SQL. Register it with

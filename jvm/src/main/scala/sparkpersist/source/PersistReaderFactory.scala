@@ -5,7 +5,7 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 
 /** How a scan turns parts into rows. */
 sealed trait ReadMode extends Serializable

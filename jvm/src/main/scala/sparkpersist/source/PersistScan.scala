@@ -8,7 +8,8 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{PartMeta, ReservedColumns, ShardHandle, ShardState}
+import sparkpersist.schema.ReservedColumns
+import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
 
 /**
  * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level

@@ -10,7 +10,8 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import sparkpersist.shard.{ShardHandle, ShardSchema}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.ShardHandle
 import sparkpersist.write.PersistWriteBuilder
 
 /**

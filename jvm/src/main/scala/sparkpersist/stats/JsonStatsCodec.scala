@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 
-import sparkpersist.shard.Json
+import sparkpersist.codec.Json
 
 /**
  * JSON encoding of [[JsonStats]]. Kinds that do not occur are left out:

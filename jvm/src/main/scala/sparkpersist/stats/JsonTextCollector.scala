@@ -11,7 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * The stats of a string column declared to hold JSON text (see
- * [[sparkpersist.shard.JsonColumns]]): the usual string bounds, plus [[JsonStats]] of the parsed
+ * [[sparkpersist.schema.JsonColumns]]): the usual string bounds, plus [[JsonStats]] of the parsed
  * documents, as `get_json_object` sees them.
  *
  * Each value is parsed with a Jackson streaming parser (no tree per row). A value that is not

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types._
 
-import sparkpersist.shard.Json
+import sparkpersist.codec.Json
 
 /**
  * JSON encoding of [[NestedStats]], the value of a column's `nested` field:

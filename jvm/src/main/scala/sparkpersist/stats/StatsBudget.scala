@@ -7,7 +7,7 @@ import com.fasterxml.jackson.core.{JsonFactoryBuilder, StreamWriteConstraints}
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
-import sparkpersist.shard.{ColumnDef, ShardSchema}
+import sparkpersist.schema.{ColumnDef, ShardSchema}
 
 /**
  * Fits each part's statistics into a byte budget: their [[StatsCodec]] encoding is at most
@@ -171,7 +171,7 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
 
 object StatsBudget {
   /**
-   * Writes JSON as [[sparkpersist.shard.Json.write]] does, to a byte counter, at any nesting depth: stats over the
+   * Writes JSON as [[sparkpersist.codec.Json.write]] does, to a byte counter, at any nesting depth: stats over the
    * budget may be deeper than Jackson's default write limit (1,000 levels) until trimmed.
    */
   private val counter = new ObjectMapper(new JsonFactoryBuilder()

@@ -11,7 +11,8 @@ import com.fasterxml.jackson.databind.node.{BooleanNode, IntNode, LongNode, Obje
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.shard.{Json, JsonReader, ShardSchema}
+import sparkpersist.codec.{Json, JsonReader}
+import sparkpersist.schema.ShardSchema
 
 /**
  * JSON encoding of [[PartStats]], exact for every supported type:

@@ -87,7 +87,7 @@ object StatsCollector {
 
   /**
    * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
-   * ([[sparkpersist.shard.JsonColumns]]), else [[forType]].
+   * ([[sparkpersist.schema.JsonColumns]]), else [[forType]].
    */
   def forColumn(dataType: DataType, json: Boolean, boundChars: Int): StatsCollector =
     if (json && dataType.isInstanceOf[StringType]) new JsonTextCollector(boundChars)

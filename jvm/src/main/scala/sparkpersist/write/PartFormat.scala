@@ -8,7 +8,8 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
 
-import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
+import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.shard.ShardState
 
 /**
  * How a shard's parts are laid out as Parquet files, so that a part read alone describes itself:

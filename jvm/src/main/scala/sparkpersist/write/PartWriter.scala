@@ -7,7 +7,8 @@ import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
-import sparkpersist.shard.{JsonColumns, PartMeta, ShardSchema}
+import sparkpersist.schema.{JsonColumns, ShardSchema}
+import sparkpersist.shard.PartMeta
 import sparkpersist.stats.{PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */

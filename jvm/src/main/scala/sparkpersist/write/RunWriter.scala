@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.StatsBudget
 
 /**

@@ -6,7 +6,8 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
-import sparkpersist.shard.{BatchMeta, JsonColumns, ShardHandle, ShardState}
+import sparkpersist.schema.JsonColumns
+import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
 
 /**
  * Writes a DataFrame to a shard as one batch.

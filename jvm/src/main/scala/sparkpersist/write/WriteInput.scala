@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.RowOrdering
 import org.apache.spark.sql.functions.{coalesce, col, lit, raise_error, unix_millis}
 import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType, TimestampType}
 
-import sparkpersist.shard.{ReservedColumns, ShardSchema}
+import sparkpersist.schema.{ReservedColumns, ShardSchema}
 
 /**
  * Checks a DataFrame against a shard's schema and shapes it as the part layout

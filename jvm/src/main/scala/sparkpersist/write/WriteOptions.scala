@@ -11,7 +11,7 @@ package sparkpersist.write
  * @param maxRowsPerPart largest part; default `spark.sparkpersist.write.maxRowsPerPart`.
  * @param keepStats      columns whose part stats the stats budget trims last, as time-like
  *                       columns ([[sparkpersist.stats.StatsBudget]]); names of shard columns.
- * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.shard.JsonColumns]]):
+ * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.schema.JsonColumns]]):
  *                       declared on the write that creates the shard; later writes may omit it,
  *                       or must name exactly the shard's JSON columns.
  */

@@ -2,11 +2,11 @@ package sparkpersist.catalyst
 
 import org.apache.spark.sql.functions.{col, lit, parse_json}
 
-import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.api.PythonApi
-import sparkpersist.shard.JsonColumns
+import sparkpersist.schema.JsonColumns
 import sparkpersist.source.ScanReports
 import sparkpersist.stats.JsonStats
+import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
  * Pruning on JSON documents end to end: a shard with a VARIANT column `payload` and a STRING

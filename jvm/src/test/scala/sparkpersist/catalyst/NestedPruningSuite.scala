@@ -3,10 +3,10 @@ package sparkpersist.catalyst
 import org.apache.spark.sql.functions.{array, col, lit, map, struct, when}
 import org.apache.spark.sql.internal.SQLConf
 
-import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.source.ScanReports
 import sparkpersist.stats.{ArrayStats, ColumnStats}
 import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
  * Part pruning on struct fields, array elements, map values and sizes, end to end: a shard of

@@ -6,11 +6,11 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
 
-import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.shard.{BatchMeta, RunMeta}
 import sparkpersist.source.{ScanReports, SoftPushdownViolation}
 import sparkpersist.stats.ColumnStats
 import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
  * Part pruning end to end: a shard of ten daily parts (one batch a day), queried with the

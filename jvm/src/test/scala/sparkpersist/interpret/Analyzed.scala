@@ -7,7 +7,6 @@ import org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LocalRelation}
 import org.apache.spark.sql.internal.SQLConf
 
-import sparkpersist.catalyst.MzNow
 
 /**
  * SQL predicates analyzed the way the pruning rule sees them: parsed against a relation of

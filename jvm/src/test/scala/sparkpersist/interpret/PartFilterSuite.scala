@@ -5,8 +5,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
-import sparkpersist.catalyst.MzNow
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /** Deciding parts from their stats, on expressions built directly (as the rule will pass them). */

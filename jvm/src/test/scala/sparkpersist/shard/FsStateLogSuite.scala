@@ -14,6 +14,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkpersist.schema.{ColumnDef, ShardSchema}
 import sparkpersist.shard.ShardFixtures._
 import sparkpersist.stats.{ColumnStats, PartStats}
 

@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /** Shard schemas, batches with realistic per-part stats, and temp roots for shard tests and benchmarks. */

@@ -5,6 +5,7 @@ import java.io.File
 import org.apache.hadoop.fs.Path
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardFixtures._
 
 class ShardStoreSuite extends AnyFunSuite {

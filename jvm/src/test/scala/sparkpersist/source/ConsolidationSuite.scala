@@ -7,7 +7,7 @@ import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 
 class ConsolidationSuite extends SharedSparkSession {
 

@@ -5,7 +5,7 @@ import java.io.File
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.classic.SparkSession
 
-import sparkpersist.shard.{ReservedColumns, ShardSchema}
+import sparkpersist.schema.{ReservedColumns, ShardSchema}
 
 /**
  * Writes Parquet parts the way a shard stores them (fields named by Parquet field id), with

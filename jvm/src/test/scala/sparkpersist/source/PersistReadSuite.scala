@@ -11,7 +11,8 @@ import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{ShardHandle, ShardSchema, ShardStore}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.{ShardHandle, ShardStore}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /** Reads of shards written by the sparkpersist writer, through the catalog. */

@@ -10,7 +10,7 @@ import org.scalacheck.Gen
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 import sparkpersist.interpret.{Analyzed, MzNowSpec, NestedSoundnessGen, PartFilter, SoundnessGen}
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 
 /**
  * Trimmed stats never prune more: for random predicates (the soundness suites', over every

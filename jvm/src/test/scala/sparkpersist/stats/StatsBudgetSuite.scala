@@ -7,7 +7,7 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{ColumnDef, ShardSchema}
+import sparkpersist.schema.{ColumnDef, ShardSchema}
 
 class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 

@@ -6,7 +6,7 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-import sparkpersist.shard.{ColumnDef, ShardSchema}
+import sparkpersist.schema.{ColumnDef, ShardSchema}
 
 class StatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 

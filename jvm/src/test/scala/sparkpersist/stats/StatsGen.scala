@@ -5,7 +5,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 
 import sparkpersist.interpret.{SoundnessGen, ValueOrdering}
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 
 /**
  * Random part statistics, flat and nested, for the stats budget properties: long and multi-byte

@@ -12,7 +12,7 @@ import sparkpersist.interpret.ValueOrdering
  */
 object Widening {
 
-  def problems(original: PartStats, trimmed: PartStats, schema: sparkpersist.shard.ShardSchema): Seq[String] = {
+  def problems(original: PartStats, trimmed: PartStats, schema: sparkpersist.schema.ShardSchema): Seq[String] = {
     val header =
       (if (trimmed.rowCount != original.rowCount || trimmed.bytes != original.bytes) Seq("row count or bytes changed")
       else Nil) ++

@@ -11,7 +11,8 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{ReservedColumns, ShardSchema, ShardState}
+import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.shard.ShardState
 import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 

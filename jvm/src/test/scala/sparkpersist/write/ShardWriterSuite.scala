@@ -10,7 +10,8 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardSchema, ShardStore, UpperMismatch}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.{BatchMeta, ShardHandle, ShardStore, UpperMismatch}
 import sparkpersist.stats.ColumnStats
 
 /** ShardWriter end to end: parts, runs and the committed batch; every refusal leaves no trace. */

@@ -3,11 +3,11 @@ package sparkpersist.write
 import org.apache.spark.sql.functions.{col, concat, lit, repeat, timestamp_millis, when}
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.api.PythonApi
 import sparkpersist.shard.PartMeta
 import sparkpersist.source.ScanReports
 import sparkpersist.stats.StatsBudget
+import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
  * The stats budget on the write path: the same four parts written to a shard under a 350-byte

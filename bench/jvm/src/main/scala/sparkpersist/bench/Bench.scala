@@ -5,9 +5,9 @@ import java.io.File
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
 
-import sparkpersist.{PersistConf, PersistExtensions, SessionShards}
 import sparkpersist.source.{PersistCatalog, ScanReports}
 import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.{PersistConf, PersistExtensions, SessionShards}
 
 /** What every benchmark shares: its session, timing, medians and the arguments it reads. */
 object Bench {

@@ -2,7 +2,7 @@ package sparkpersist.bench
 
 import java.nio.file.{Files, Path, Paths}
 
-import sparkpersist.shard.Json
+import sparkpersist.codec.Json
 
 /** Where benchmarks write their JSON: `bench/out/` of the repository. */
 object BenchOutput {

@@ -12,7 +12,7 @@ import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis, when}
 
 import sparkpersist.SessionShards
 import sparkpersist.bench.Bench.{arg, median, runPersist, timedMs}
-import sparkpersist.shard.{JsonColumns, ShardSchema}
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

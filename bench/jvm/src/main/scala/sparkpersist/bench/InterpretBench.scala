@@ -11,9 +11,9 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 import org.scalacheck.rng.Seed
 
-import sparkpersist.catalyst.MzNow
+import sparkpersist.interpret.MzNow
 import sparkpersist.interpret.{MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen}
-import sparkpersist.shard.ShardSchema
+import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /**

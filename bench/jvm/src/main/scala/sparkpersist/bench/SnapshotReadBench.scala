@@ -7,7 +7,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, lit}
 
 import sparkpersist.bench.Bench.{median, timedMs}
-import sparkpersist.shard.{ShardSchema, ShardStore}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.ShardStore
 import sparkpersist.source.PersistCatalog
 import sparkpersist.write.{ShardWriter, WriteOptions}
 

@@ -7,7 +7,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import sparkpersist.PersistConf
-import sparkpersist.shard.{PartMeta, ShardSchema, ShardStore}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.{PartMeta, ShardStore}
 import sparkpersist.stats.{PartStats, StatsBudget}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 

@@ -2,7 +2,7 @@ package sparkpersist.bench
 
 import com.fasterxml.jackson.databind.node.{ArrayNode, ObjectNode}
 
-import sparkpersist.shard.Json
+import sparkpersist.codec.Json
 
 /**
  * A benchmark's result table: printed with aligned columns, and written as JSON (one object per

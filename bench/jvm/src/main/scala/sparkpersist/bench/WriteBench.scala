@@ -9,7 +9,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import sparkpersist.bench.Bench.median
-import sparkpersist.shard.{ShardHandle, ShardSchema, ShardStore}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.{ShardHandle, ShardStore}
 import sparkpersist.stats.StatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 

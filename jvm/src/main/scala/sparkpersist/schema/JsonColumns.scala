@@ -1,4 +1,4 @@
-package sparkpersist.shard
+package sparkpersist.schema
 
 import java.util.Locale
 

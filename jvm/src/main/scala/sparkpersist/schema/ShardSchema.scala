@@ -1,4 +1,4 @@
-package sparkpersist.shard
+package sparkpersist.schema
 
 import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, StructType}
 

@@ -1,7 +1,7 @@
-package sparkpersist.shard
+package sparkpersist.codec
 
 /** `require` without its "requirement failed: " prefix, for messages written for users. */
-private[shard] object Check {
+private[sparkpersist] object Check {
   def arg(condition: Boolean, message: => String): Unit =
     if (!condition) throw new IllegalArgumentException(message)
 }

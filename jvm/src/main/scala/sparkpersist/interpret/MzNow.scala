@@ -1,4 +1,4 @@
-package sparkpersist.catalyst
+package sparkpersist.interpret
 
 import org.apache.spark.sql.catalyst.expressions.{LeafExpression, Unevaluable}
 import org.apache.spark.sql.types.{DataType, TimestampType}

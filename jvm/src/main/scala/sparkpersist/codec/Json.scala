@@ -1,4 +1,4 @@
-package sparkpersist.shard
+package sparkpersist.codec
 
 import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import com.fasterxml.jackson.databind.node.ObjectNode

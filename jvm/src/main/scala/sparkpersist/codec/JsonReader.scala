@@ -1,4 +1,4 @@
-package sparkpersist.shard
+package sparkpersist.codec
 
 import scala.util.control.NonFatal
 
