@@ -47,7 +47,7 @@ object PythonApi {
         // Spark's inferred nullability is unreliable across sources: shard columns admit nulls.
         val struct = JsonColumns.declare(shard,
           org.apache.spark.sql.types.StructType(dataFields.map(_.copy(nullable = true))), json)
-        store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil)))
+        store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil), s"Cannot create shard '$shard'"))
       } else {
         val h = store.open(shard)
         order.foreach { o =>

@@ -1,10 +1,16 @@
 package sparkpersist.schema
 
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, StructType}
 
 /**
  * One data column of a shard. `id` is stable for the life of the shard: Parquet parts name
  * their fields by it (field ids), so a column keeps its id across renames.
+ *
+ * `dataType` is the type parts store. A CHAR(n)/VARCHAR(n) column is stored as STRING with its
+ * declared type in the metadata, exactly as Spark's own tables keep it
+ * ([[CharVarcharUtils.replaceCharVarcharWithStringInSchema]]): Spark then checks lengths on write
+ * and pads CHAR on read; [[declaredType]] gives the type back.
  */
 final case class ColumnDef(
     id: Int,
@@ -13,6 +19,9 @@ final case class ColumnDef(
     nullable: Boolean,
     metadata: Metadata = Metadata.empty) {
   def toField: StructField = StructField(name, dataType, nullable, metadata)
+
+  /** The type as declared: CHAR(n)/VARCHAR(n) for such columns, else [[dataType]]. */
+  def declaredType: DataType = CharVarcharUtils.getRawType(metadata).getOrElse(dataType)
 }
 
 /**
@@ -22,29 +31,46 @@ final case class ColumnDef(
 final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String]) {
   require(columns.map(_.id).distinct.size == columns.size, "column ids must be unique")
 
-  /** The data columns, as the snapshot read shows them. */
+  /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))
+
+  /** The data columns with their declared types (CHAR/VARCHAR as such), as tables show them. */
+  def declaredSchema: StructType = CharVarcharUtils.getRawSchema(dataSchema)
 
   /** The data columns followed by the reserved `time` and `diff` columns. */
   def updatesSchema: StructType =
     StructType(columns.map(_.toField) ++ ReservedColumns.fields)
 
+  /**
+   * The column named `name`: its exact name first, then ignoring case (names are distinct ignoring
+   * case, [[ColumnNames]], so the second finds at most one column in any shard created under it).
+   */
   def column(name: String): Option[ColumnDef] =
-    columns.find(_.name.equalsIgnoreCase(name))
+    columns.find(_.name == name).orElse(columns.find(_.name.equalsIgnoreCase(name)))
 
   def columnById(id: Int): Option[ColumnDef] = columns.find(_.id == id)
 }
 
 object ShardSchema {
-  /** Assigns ids 1..n to the fields of a Spark schema. */
-  def fromStruct(struct: StructType, orderBy: Seq[String] = Nil): ShardSchema = {
+  /**
+   * The schema of a new shard: ids 1..n for the fields of a Spark schema, CHAR/VARCHAR stored as
+   * Spark stores them. Fails with an `IllegalArgumentException` that says what to change when a
+   * name is reserved or clashes with another ignoring case ([[ColumnNames]]), when a type cannot
+   * be stored ([[StorableTypes]]), or when an order_by column does not exist. `context` starts
+   * those messages (for example "Cannot create shard 'events'").
+   */
+  def fromStruct(struct: StructType, orderBy: Seq[String] = Nil,
+      context: String = "Cannot create a shard with this schema"): ShardSchema = {
     struct.fields.foreach(f => ReservedColumns.requireNotReserved(f.name))
+    ColumnNames.requireDistinct(struct, context)
+    StorableTypes.requireStorable(struct, context)
     orderBy.foreach { c =>
       require(struct.fieldNames.exists(_.equalsIgnoreCase(c)),
         s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
     }
+    val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(struct)
     ShardSchema(
-      struct.fields.toIndexedSeq.zipWithIndex.map { case (f, i) =>
+      stored.fields.toIndexedSeq.zipWithIndex.map { case (f, i) =>
         ColumnDef(i + 1, f.name, f.dataType, f.nullable, f.metadata)
       },
       orderBy)

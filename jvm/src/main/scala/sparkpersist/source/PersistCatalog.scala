@@ -101,7 +101,7 @@ class PersistCatalog extends TableCatalog {
     })
     ShardStore.validateName(shard)
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
-    store.create(shard, ShardSchema.fromStruct(struct, orderBy))
+    store.create(shard, ShardSchema.fromStruct(struct, orderBy, s"Cannot create table $catalogName.$shard"))
     loadTable(ident)
   }
 

@@ -4,6 +4,7 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
@@ -33,7 +34,11 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
 
   override def name(): String = tableName
 
-  override def schema(): StructType = view match {
+  /** The columns as declared (CHAR/VARCHAR as such, so Spark checks lengths on write and pads on read). */
+  override def schema(): StructType = CharVarcharUtils.getRawSchema(storedSchema)
+
+  /** The columns as parts store them: what scans read. */
+  private def storedSchema: StructType = view match {
     case TableView.Updates => shardSchema.updatesSchema
     case _ => shardSchema.dataSchema
   }
@@ -46,7 +51,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def properties(): util.Map[String, String] = tableProperties.asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PersistScanBuilder(shard, view, schema(), request)
+    new PersistScanBuilder(shard, view, storedSchema, request)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
     case TableView.Snapshot => new PersistWriteBuilder(shard, info)

@@ -86,7 +86,7 @@ object SoftCheck extends PredicateHelper {
 
   private def bind(expr: Expression, rowSchema: StructType): Expression = expr.transform {
     case a: AttributeReference =>
-      val ordinal = rowSchema.fieldNames.indexWhere(_.equalsIgnoreCase(a.name))
+      val ordinal = rowSchema.fieldNames.indexOf(a.name)
       require(ordinal >= 0, s"soft check: column ${a.name} is not read by the scan")
       BoundReference(ordinal, a.dataType, a.nullable)
   }

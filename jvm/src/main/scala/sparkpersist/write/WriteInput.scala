@@ -1,11 +1,14 @@
 package sparkpersist.write
 
 import org.apache.spark.sql.{Column, DataFrame}
-import org.apache.spark.sql.catalyst.expressions.RowOrdering
-import org.apache.spark.sql.functions.{coalesce, col, lit, raise_error, unix_millis}
+import org.apache.spark.sql.catalyst.expressions.{Attribute, RowOrdering}
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
+import org.apache.spark.sql.functions.{coalesce, lit, raise_error, unix_millis}
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.sparkpersist.CatalystColumns
 import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType, TimestampType}
 
-import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.schema.{ColumnNames, ReservedColumns, ShardSchema}
 
 /**
  * Checks a DataFrame against a shard's schema and shapes it as the part layout
@@ -14,11 +17,15 @@ import sparkpersist.schema.{ReservedColumns, ShardSchema}
  * yields only the data columns: the write tasks stamp time and diff ([[RunSpec.stampTime]]), and a
  * DataFrame whose columns already are the shard's, in order, is written without any projection.
  *
- * Columns match the shard's by name, ignoring case; types must be equal (nullability aside). The
- * time column may also be a data column (an event timestamp that is also the update's time).
- * Any mismatch fails before a single row is written, naming the column, the expected and the
- * actual type. A null in a NOT NULL column, in the time column or in the diff column fails the
- * write when the row is reached.
+ * Columns match the shard's by name, ignoring case: names are distinct ignoring case in shards and
+ * must be so in the DataFrame too ([[ColumnNames]]), at every level, so the match is one to one
+ * whatever `spark.sql.caseSensitive` says. Once matched, a column is taken by its resolved
+ * attribute, never looked up by name again. Types must be equal (nullability aside); a CHAR(n) or
+ * VARCHAR(n) column takes a STRING and gets Spark's own write-side length check (CHAR values are
+ * padded), as `INSERT` into Spark's tables does. The time column may also be a data column (an
+ * event timestamp that is also the update's time). Any mismatch fails before a single row is
+ * written, naming the column, the expected and the actual type. A null in a NOT NULL column, in
+ * the time column or in the diff column fails the write when the row is reached.
  *
  * Sort order within a part ([[sortKeys]]): the shard's order key, then time; update writes then
  * sort by the remaining (orderable) data columns, so equal rows of one key and time are adjacent
@@ -33,32 +40,52 @@ object WriteInput {
     val timeField = options.timeCol.map(special(shardName, fields, _, ReservedColumns.Time, Seq(LongType, TimestampType)))
     val diffField = options.diffCol.map(special(shardName, fields, _, ReservedColumns.Diff, Seq(LongType)))
     val matched = check(shardName, schema, fields, (timeField ++ diffField).map(_.name).toSet)
+    val attributes = df.queryExecution.analyzed.output
+    def attribute(f: StructField): Attribute = attributes(fields.indexOf(f))
+    def column(f: StructField): Column = CatalystColumns.column(attribute(f))
 
     val data = schema.columns.zip(matched).map { case (c, f) =>
-      val value = col(quote(f.name))
-      val checked = if (!c.nullable && f.nullable) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value
-      if (checked eq value && f.name == c.name) value else checked.as(c.name)
+      val lengthChecked = c.declaredType != c.dataType && !SQLConf.get.charVarcharAsString
+      val notNullChecked = !c.nullable && f.nullable
+      if (!lengthChecked && !notNullChecked && f.name == c.name) column(f)
+      else {
+        val value = CatalystColumns.column(
+          if (lengthChecked) CharVarcharUtils.stringLengthCheck(attribute(f), c.declaredType) else attribute(f))
+        (if (notNullChecked) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value).as(c.name)
+      }
     }
     val reserved = if (stampTime(options, commitTime).isDefined) Nil else {
       val time = timeField.fold(lit(commitTime)) { f =>
-        val v = if (f.dataType == TimestampType) unix_millis(col(quote(f.name))) else col(quote(f.name))
+        val v = if (f.dataType == TimestampType) unix_millis(column(f)) else column(f)
         notNull(v, s"the time column '${f.name}' holds a null time")
       }
-      val diff = diffField.fold(lit(1L))(f => notNull(col(quote(f.name)), s"the diff column '${f.name}' holds a null diff"))
+      val diff = diffField.fold(lit(1L))(f => notNull(column(f), s"the diff column '${f.name}' holds a null diff"))
       Seq(time.as(ReservedColumns.Time), diff.as(ReservedColumns.Diff))
     }
     val shaped = df.select(data ++ reserved: _*)
 
     val keys = sortKeys(schema, options.timeCol.isDefined, options.isUpdate)
-    if (keys.isEmpty) shaped else shaped.sortWithinPartitions(keys.map(k => col(quote(k))): _*)
+    if (keys.isEmpty) shaped
+    else {
+      val byName = shaped.queryExecution.analyzed.output.map(a => a.name -> CatalystColumns.column(a)).toMap
+      shaped.sortWithinPartitions(keys.map(byName): _*)
+    }
   }
 
   /**
    * Checks that `fields` are exactly the shard's columns (ignoring case and order) with the
    * shard's types, apart from the time/diff columns named in `special`; returns the field of each
-   * shard column, in the shard's order.
+   * shard column, in the shard's order. Names equal ignoring case, in the DataFrame or (for
+   * shards created before the rule) in the shard, fail the write.
    */
   def check(shardName: String, schema: ShardSchema, fields: Seq[StructField], special: Set[String]): Seq[StructField] = {
+    ColumnNames.requireDistinct(StructType(fields), s"Cannot write to shard '$shardName'")
+    val shardClashes = ColumnNames.clashes(schema.dataSchema)
+    if (shardClashes.nonEmpty) {
+      fail(shardName, s"it was created before sparkpersist refused names equal ignoring case " +
+        s"(${shardClashes.map(_.describe).mkString("; ")}), so its columns cannot be told apart. Create a new " +
+        "shard with distinct names and copy the data with INSERT INTO ... SELECT, renaming one of each pair.")
+    }
     def find(name: String) = fields.find(_.name.equalsIgnoreCase(name))
     val extra = fields.filterNot(f => special(f.name) || schema.column(f.name).isDefined)
     extra.foreach(f => ReservedColumns.requireNotReserved(f.name))
@@ -69,14 +96,14 @@ object WriteInput {
     val missing = schema.columns.filter(c => find(c.name).isEmpty)
     if (missing.nonEmpty) {
       fail(shardName, s"the DataFrame lacks the shard column(s) " +
-        s"${missing.map(c => s"'${c.name}' ${sql(c.dataType)}").mkString(", ")}. " +
+        s"${missing.map(c => s"'${c.name}' ${sql(c.declaredType)}").mkString(", ")}. " +
         "Add them (a null literal cast to the type, if the column is nullable).")
     }
     schema.columns.map { c =>
       val f = find(c.name).get
       if (!DataType.equalsIgnoreNullability(f.dataType, c.dataType)) {
-        fail(shardName, s"column '${c.name}' must be ${sql(c.dataType)}, but the DataFrame's is " +
-          s"${sql(f.dataType)}. Cast it to the shard's type.")
+        fail(shardName, s"column '${c.name}' must be ${sql(c.declaredType)}, but the DataFrame's is " +
+          s"${sql(f.dataType)}. Cast it to ${sql(c.dataType)}.")
       }
       f
     }
@@ -102,7 +129,8 @@ object WriteInput {
       schema.columns.filter(c => !schema.orderBy.exists(_.equalsIgnoreCase(c.name)) &&
         RowOrdering.isOrderable(c.dataType)).map(_.name)
     } else Nil
-    schema.orderBy ++ (if (timeVaries) Seq(ReservedColumns.Time) else Nil) ++ rest
+    val orderKey = schema.orderBy.map(n => schema.column(n).fold(n)(_.name)) // as the columns spell them
+    orderKey ++ (if (timeVaries) Seq(ReservedColumns.Time) else Nil) ++ rest
   }
 
   /** Backticks `name` so that Spark parses it as one column name. */

@@ -1,0 +1,15 @@
+package org.apache.spark.sql.sparkpersist
+
+import org.apache.spark.sql.Column
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.classic.ExpressionUtils
+
+/**
+ * The one bridge sparkpersist needs into Spark's `private[sql]` API: a DataFrame column from a
+ * Catalyst expression. The writer uses it to take a DataFrame's columns by their resolved
+ * attributes (no name lookup through the session's resolver) and to apply Spark's own CHAR/VARCHAR
+ * write-side check. Delta and Iceberg place the same kind of helper in a package like this one.
+ */
+object CatalystColumns {
+  def column(expression: Expression): Column = ExpressionUtils.column(expression)
+}
