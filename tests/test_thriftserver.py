@@ -147,3 +147,18 @@ def test_errors_reach_the_client(server: int) -> None:
     assert done.returncode != 0
     assert ("[TABLE_OR_VIEW_NOT_FOUND] The table or view `persist`.`no_such_shard` cannot be found."
             in done.stderr), without_stack_frames(done.stderr)
+
+
+def test_char_varchar_through_beeline(server: int) -> None:
+    """CHAR/VARCHAR columns behave as in Spark's own tables: padded CHAR, lengths checked on INSERT."""
+    done = beeline(server, [
+        "CREATE TABLE persist.beeline_chars (c CHAR(4), v VARCHAR(3))",
+        "INSERT INTO persist.beeline_chars VALUES ('ab', 'xy')",
+        "SELECT concat('[', c, ']') AS padded, v FROM persist.beeline_chars WHERE c = 'ab'",
+    ])
+    assert done.returncode == 0, without_stack_frames(done.stderr)
+    [rows] = result_sets(done.stdout, ["padded,v"])
+    assert table(rows) == [["[ab  ]", "xy"]]
+    too_long = beeline(server, ["INSERT INTO persist.beeline_chars VALUES ('abcde', 'x')"])
+    assert too_long.returncode != 0
+    assert "EXCEED_LIMIT_LENGTH" in too_long.stderr, without_stack_frames(too_long.stderr)

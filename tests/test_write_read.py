@@ -152,3 +152,34 @@ def test_sql_create_insert_select_drop(spark, shard_name) -> None:
     assert shard_name in sparkpersist.shards(spark)
     spark.sql(f"DROP TABLE persist.{shard_name}")
     assert shard_name not in sparkpersist.shards(spark)
+
+
+@pytest.mark.parametrize("case_sensitive", ["true", "false"])
+def test_names_equal_ignoring_case_are_refused_and_leave_nothing(spark, shard_name, root: Path,
+                                                                 case_sensitive: str) -> None:
+    spark.conf.set("spark.sql.caseSensitive", case_sensitive)
+    try:
+        with pytest.raises(sparkpersist.InvalidInputError, match="'a' and 'A' are equal ignoring case"):
+            sparkpersist.write(spark.sql("SELECT 1 AS a, 100 AS A"), shard_name)
+        with pytest.raises(sparkpersist.InvalidInputError, match="fields of struct s 'x' and 'X'"):
+            sparkpersist.write(spark.sql("SELECT named_struct('x', 1, 'X', 2) AS s"), shard_name)
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+    assert shard_name not in sparkpersist.shards(spark)
+    assert not (root / shard_name).exists()
+
+
+def test_char_varchar_write_checks_length_and_pads(spark, shard_name) -> None:
+    spark.sql(f"CREATE TABLE persist.{shard_name} (c CHAR(4), v VARCHAR(3))")
+    spark.sql(f"INSERT INTO persist.{shard_name} VALUES ('ab', 'xy')")
+    sparkpersist.write(spark.createDataFrame([("q", "r")], "c string, v string"), shard_name)
+    assert sorted(_rows(spark, f"SELECT c, v FROM persist.{shard_name}")) == [("ab  ", "xy"), ("q   ", "r")]
+    with pytest.raises(Exception, match="EXCEED_LIMIT_LENGTH"):
+        sparkpersist.write(spark.createDataFrame([("q", "long")], "c string, v string"), shard_name)
+    assert len(_rows(spark, f"SELECT * FROM persist.{shard_name}")) == 2
+
+
+def test_calendar_interval_is_refused_before_writing(spark, shard_name, root: Path) -> None:
+    with pytest.raises(sparkpersist.InvalidInputError, match="column 'i' has type INTERVAL"):
+        sparkpersist.write(spark.sql("SELECT make_interval(1, 2) AS i"), shard_name)
+    assert not (root / shard_name).exists()
