@@ -31,6 +31,10 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
     it from ``time_col``. Update writes pass ``diff_col`` (and usually ``time_col``). Times must
     be at or after the shard's current upper; otherwise nothing is written.
 
+    Names at one level (top-level columns, or the fields of one struct) must be distinct ignoring
+    case, under either ``spark.sql.caseSensitive`` setting; CHAR/VARCHAR columns of the shard get
+    Spark's own length check. A schema the shard cannot hold is refused before anything is written.
+
     Args:
         df: the rows; its columns (minus ``time_col``/``diff_col``) must match the shard's.
         shard: the shard's name (letters, digits and underscores).
