@@ -22,6 +22,10 @@ object PersistConf {
     def get(settings: Map[String, String]): T =
       settings.get(key).map(parseChecked).getOrElse(default)
 
+    /** From a Hadoop configuration (a session's SQL settings are copied into its `newHadoopConf()`). */
+    def get(hadoopConf: org.apache.hadoop.conf.Configuration): T =
+      Option(hadoopConf.get(key)).map(parseChecked).getOrElse(default)
+
     def parseChecked(value: String): T =
       try parse(value)
       catch {
@@ -56,6 +60,14 @@ object PersistConf {
       val v = s.trim.toLowerCase(Locale.ROOT)
       require(allowed.contains(v), s"expected one of ${allowed.mkString(", ")}")
       v
+    }))
+
+  /** A comma-separated list of names, stored trimmed, lower-cased and comma-joined. */
+  private def names(key: String, default: String, doc: String) =
+    register(Entry[String](key, default, doc, { s =>
+      val names = s.split(",").map(_.trim.toLowerCase(Locale.ROOT)).filter(_.nonEmpty)
+      require(names.forall(_.matches("[a-z][a-z0-9+.-]*")), "expected comma-separated URI schemes")
+      names.mkString(",")
     }))
 
   private def optionalLong(key: String, doc: String) =
@@ -94,4 +106,9 @@ object PersistConf {
   val RollupEvery = long(Prefix + "state.rollupEvery", 100L,
     "A full state rollup is written every this many state versions, so opening a shard replays " +
       "at most this many diffs.", min = 1)
+
+  val RenameSchemes = names(Prefix + "commit.renameSchemes", "hdfs",
+    "File system schemes (comma-separated) whose rename is atomic and refuses to overwrite, so state " +
+      "versions commit by rename there. file: commits by hard link and stores with conditional create " +
+      "(S3A) by If-None-Match; a store in none of these refuses commits.")
 }

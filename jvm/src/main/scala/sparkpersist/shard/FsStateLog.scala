@@ -36,7 +36,7 @@ final class FsStateLog(
   Check.arg(rollupEvery >= 1, s"rollupEvery must be at least 1, got $rollupEvery")
 
   private val fs: FileSystem = stateDir.getFileSystem(hadoopConf)
-  private val putIfAbsent = new PutIfAbsent(fs, hadoopConf)
+  private val putIfAbsent = PutIfAbsent.forStore(fs, stateDir, hadoopConf)
   private var cached: Option[ShardState] = None
 
   def current(): ShardState = synchronized {

@@ -35,7 +35,7 @@ final class ShardStore(
     fs.mkdirs(stateDir)
     val created = CreateShard(name, UUID.randomUUID().toString, schema)
     val bytes = StateCodec.encodeDiff(0L, created, schema)
-    if (!new PutIfAbsent(fs, hadoopConf)(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
+    if (!PutIfAbsent.forStore(fs, stateDir, hadoopConf)(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
       throw new ShardAlreadyExists(name, qualifiedRoot.toString)
     }
     handle(name)

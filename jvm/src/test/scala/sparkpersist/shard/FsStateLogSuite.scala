@@ -9,6 +9,7 @@ import scala.concurrent.{Await, ExecutionContext, Future}
 import scala.concurrent.duration._
 import scala.util.Random
 
+import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
@@ -321,7 +322,7 @@ class FsStateLogSuite extends AnyFunSuite {
   test("put-if-absent by rename refuses an existing target, as on HDFS") {
     withTempDir { dir =>
       val fs = new Path(dir.toURI).getFileSystem(hadoopConf)
-      val put = new PutIfAbsent(fs, hadoopConf, useHardLinks = false)
+      val put = new PutIfAbsent.RenameNoOverwrite(fs, hadoopConf)
       val target = new Path(dir.toURI.toString, "v.json")
       assert(put(target, "one".getBytes))
       assert(!put(target, "two".getBytes))
@@ -330,10 +331,39 @@ class FsStateLogSuite extends AnyFunSuite {
       assert(intercept[java.io.FileNotFoundException](put(new Path(dir.toURI.toString, "gone/v.json"), Array[Byte]()))
         .getMessage.contains("gone"))
       assert(!new File(dir, "gone").exists())
-      val linked = new PutIfAbsent(fs, hadoopConf, useHardLinks = true)
+      val linked = new PutIfAbsent.HardLink(fs)
       assert(!linked(target, "three".getBytes))
       assert(linked(new Path(dir.toURI.toString, "w.json"), "four".getBytes))
       assert(dir.list().toSeq.filterNot(_.endsWith(".crc")).sorted === Seq("v.json", "w.json"))
     }
   }
+  test("each store gets its atomic primitive; a store without one refuses commits, naming the setting") {
+    withTempDir { dir =>
+      val local = new Path(dir.toURI).getFileSystem(hadoopConf)
+      val target = new Path(dir.toURI.toString, "v.json")
+      assert(PutIfAbsent.forStore(local, target.getParent, hadoopConf).name === "hard link")
+
+      val other = new OtherSchemeFileSystem
+      other.initialize(dir.toURI, hadoopConf)
+      val refused = PutIfAbsent.forStore(other, target.getParent, hadoopConf)
+      assert(refused.name === "none")
+      val e = intercept[NoAtomicCommit](refused(target, "one".getBytes))
+      assert(e.getMessage.contains("sparkpersist knows no atomic create-if-absent on 'other' stores"), e.getMessage)
+      assert(e.getMessage.contains(s"add 'other' to ${sparkpersist.PersistConf.RenameSchemes.key}"), e.getMessage)
+      assert(!new File(dir, "v.json").exists())
+
+      val declared = new Configuration(hadoopConf)
+      declared.set(sparkpersist.PersistConf.RenameSchemes.key, "hdfs, Other")
+      val renaming = PutIfAbsent.forStore(other, target.getParent, declared)
+      assert(renaming.name === "rename without overwrite")
+      assert(renaming(target, "one".getBytes) && !renaming(target, "two".getBytes))
+      assert(new String(Files.readAllBytes(new File(dir, "v.json").toPath)) === "one")
+    }
+  }
+
+}
+
+/** The local file system under another scheme name: a store sparkpersist knows no commit primitive for. */
+final class OtherSchemeFileSystem extends org.apache.hadoop.fs.RawLocalFileSystem {
+  override def getScheme: String = "other"
 }
