@@ -22,7 +22,9 @@ object PythonApi {
   /**
    * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the
    * time/diff columns) on first write. A shard created here is dropped again if that first
-   * write fails, so a failed write leaves nothing behind. `jsonColumns` (null: none) names string
+   * write fails and no other writer has committed to it meanwhile
+   * ([[sparkpersist.shard.ShardStore.dropIfUnwritten]]), so a failed write leaves nothing behind
+   * and never takes another writer's batch with it. `jsonColumns` (null: none) names string
    * columns holding JSON text: recorded in the schema of a shard created here, checked against
    * it otherwise (see [[sparkpersist.schema.JsonColumns]]).
    */
@@ -64,7 +66,7 @@ object PythonApi {
       try ShardWriter.write(df, handle, options)
       catch {
         case e: Throwable =>
-          if (created) store.drop(shard)
+          if (created) store.dropIfUnwritten(shard)
           throw e
       }
     val parts = batch.parts.toSeq

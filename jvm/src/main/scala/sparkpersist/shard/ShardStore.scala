@@ -14,9 +14,10 @@ import sparkpersist.schema.ShardSchema
  * A shard exists once its state version 0 exists; that file is written put-if-absent, so of two
  * racing `create`s exactly one succeeds.
  *
- * Only Hadoop FileSystem APIs are used, so `file:` and `hdfs:` roots work as they are. On S3A a
- * rename is a copy, so concurrent writers are only safe with S3 conditional writes (see
- * [[PutIfAbsent]]); a single writer per shard is safe anywhere.
+ * Only Hadoop FileSystem APIs are used. Commits need an atomic create-if-absent, which
+ * [[PutIfAbsent]] picks per store (hard link on `file:`, conditional create on S3A, rename on
+ * HDFS); on a store with none, creating a shard or committing to one fails with [[NoAtomicCommit]]
+ * before anything is written.
  */
 final class ShardStore(
     val root: String,
@@ -32,10 +33,12 @@ final class ShardStore(
   def create(name: String, schema: ShardSchema): ShardHandle = {
     validateName(name)
     val stateDir = stateDirOf(name)
+    val put = PutIfAbsent.forStore(fs, stateDir, hadoopConf)
+    put.requireAtomic()
     fs.mkdirs(stateDir)
     val created = CreateShard(name, UUID.randomUUID().toString, schema)
     val bytes = StateCodec.encodeDiff(0L, created, schema)
-    if (!PutIfAbsent.forStore(fs, stateDir, hadoopConf)(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
+    if (!put(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
       throw new ShardAlreadyExists(name, qualifiedRoot.toString)
     }
     handle(name)
@@ -73,6 +76,14 @@ final class ShardStore(
       val aside = new Path(qualifiedRoot, s".dropped-$name-${UUID.randomUUID()}")
       fs.rename(new Path(qualifiedRoot, name), aside) && fs.delete(aside, true)
     }
+
+  /**
+   * Drops shard `name` only if nothing was ever committed to it (its state is still version 0):
+   * for undoing a creation whose first write failed, while another writer that found the new
+   * shard and committed to it keeps its batch. False if the shard was kept or did not exist.
+   */
+  def dropIfUnwritten(name: String): Boolean =
+    exists(name) && handle(name).log.current().seqNo == 0L && drop(name)
 
   private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
 

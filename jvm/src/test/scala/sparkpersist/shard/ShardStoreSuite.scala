@@ -33,6 +33,18 @@ class ShardStoreSuite extends AnyFunSuite {
     }
   }
 
+  test("dropIfUnwritten undoes a bare creation but keeps a shard another writer committed to") {
+    withStore { (store, _) =>
+      store.create("fresh", eventSchema)
+      assert(store.dropIfUnwritten("fresh") && !store.exists("fresh"))
+      val used = store.create("used", eventSchema)
+      used.log.compareAndAppend(0L, eventBatch("b1", 0L, 10L, 1, new scala.util.Random(1)))
+      assert(!store.dropIfUnwritten("used"))
+      assert(store.open("used").state.batches.map(_.id) === Seq("b1"))
+      assert(!store.dropIfUnwritten("never_created"))
+    }
+  }
+
   test("a list of a root that does not exist yet is empty; create makes it") {
     withTempDir { dir =>
       val store = new ShardStore(new File(dir, "nested/root").toURI.toString, hadoopConf)
