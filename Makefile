@@ -13,7 +13,7 @@ SBT := java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.supershell=false -Dsbt.server.forcestart=false -Dsbt.ci=true \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar test test-jvm test-py demo bench clean
+.PHONY: setup jar test test-jvm test-py demo bench clean s3a-jars
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -50,10 +50,22 @@ $(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
 	$(PY) -m pip install -q --no-deps --force-reinstall ./python
 	touch $@
 
+# hadoop-aws and the AWS SDK it was built with, for the object-store tests only (never bundled in
+# the jar): S3A reaches the S3 server the tests start. Users add them with --packages (README).
+S3A_JARS := build/s3a/.fetched
+s3a-jars: $(S3A_JARS)
+
+$(S3A_JARS): versions.properties
+	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=org.apache.hadoop:hadoop-aws:$(hadoop_version) -DoutputDirectory=build/s3a
+	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=software.amazon.awssdk:bundle:$(aws_sdk_version) -DoutputDirectory=build/s3a
+	touch $@
+
 # JVM suites, then the Python/end-to-end suite twice: as users run it, and with soft pushdown
 # failing on any violation (every part is read and every skipped part verified).
 SOFT := spark.sparkpersist.pushdown.mode=soft,spark.sparkpersist.pushdown.soft.failOnViolation=true
-test: setup install
+test: setup install $(S3A_JARS)
 	$(SBT) sparkpersist/test
 	$(PY) -m pytest -q tests
 	SPARKPERSIST_TEST_CONF="$(SOFT)" $(PY) -m pytest -q tests

@@ -22,7 +22,8 @@ class UpperMismatchError(SparkPersistError):
 
 
 class InvalidInputError(SparkPersistError, ValueError):
-    """Bad input: a shard name, a schema or type mismatch, an as-of time, an option."""
+    """Bad input: a shard name, a schema or type mismatch, an as-of time, an option, a store
+    that cannot commit atomically (the message names the setting that makes it safe)."""
 
 
 class ConnectNotSupportedError(SparkPersistError):
@@ -36,6 +37,7 @@ _BY_JVM_CLASS = {
     "ShardAlreadyExists": ShardExistsError,
     "UpperMismatch": UpperMismatchError,
     "IllegalArgumentException": InvalidInputError,
+    "NoAtomicCommit": InvalidInputError,
     "AnalysisException": InvalidInputError,
 }
 

@@ -31,6 +31,9 @@ private[shard] abstract class PutIfAbsent {
 
   /** The primitive's name, for logs and errors. */
   def name: String
+
+  /** Fails with [[NoAtomicCommit]] if this store cannot commit at all (checked before creating anything). */
+  def requireAtomic(): Unit = ()
 }
 
 private[shard] object PutIfAbsent {
@@ -138,6 +141,8 @@ private[shard] object PutIfAbsent {
     override def name: String = "none"
 
     override def apply(target: Path, bytes: Array[Byte]): Boolean = throw new NoAtomicCommit(store, scheme)
+
+    override def requireAtomic(): Unit = throw new NoAtomicCommit(store, scheme)
   }
 }
 
