@@ -5,8 +5,17 @@
         shard if needed and retrying a batch that loses the commit race, then touches ``done_file``;
         with ``wait_file``, waits for it, then reads the shard's keys, the scan report and EXPLAIN
         of ``SELECT k ... WHERE k >= min_k``. Prints {"acknowledged": [[first_k, rows], ...], ...}
+    s3a_app.py <endpoint> <root> query <shard> <min_k>
+        the same read alone
     s3a_app.py <endpoint> <root> unsafe <shard>
         writes with S3A's conditional create switched off; prints the error it gets
+    s3a_app.py <endpoint> <root> latency <shard> <appends> <local_root>
+        alternates one-row INSERTs into the shard on S3 and into a shard of the same name under
+        ``local_root`` (a second catalog, ``persist_local``, on ``file:``), in one session; prints
+        each store's append latencies in ms
+
+Each acknowledged append is also printed at once as ``ACK <first_k> <rows>``, so that a process
+killed part-way still tells which of its appends were acknowledged.
 
 Extra Spark configs come from ``SPARKPERSIST_TEST_CONF`` (``k=v,k=v``), as in the other apps.
 """
@@ -53,6 +62,7 @@ def append(spark, shard: str, first_k: int, rows: int, batches: int) -> dict:
             try:
                 sparkpersist.write(df, shard, order_by=["k"])
                 acknowledged.append([start, rows])
+                print(f"ACK {start} {rows}", flush=True)
                 break
             except (sparkpersist.UpperMismatchError, sparkpersist.ShardExistsError):
                 retries += 1  # lost the race to commit (or to create the shard): nothing was written
@@ -77,6 +87,18 @@ def query(spark, shard: str, min_k: int) -> dict:
     return {"keys": keys, "selected": selected, "scan": scan, "explain": plan}
 
 
+def latency(spark, shard: str, appends: int) -> dict:
+    for catalog in ("persist", "persist_local"):
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {catalog}.{shard} (k BIGINT, v STRING)")
+    millis: dict[str, list[float]] = {"s3a": [], "file": []}
+    for i in range(appends):
+        for store, catalog in (("s3a", "persist"), ("file", "persist_local")):
+            start = time.perf_counter()
+            spark.sql(f"INSERT INTO {catalog}.{shard} VALUES ({i}, 'v{i}')")
+            millis[store].append((time.perf_counter() - start) * 1000)
+    return {"millis": millis}
+
+
 def unsafe(spark, shard: str) -> dict:
     try:
         sparkpersist.write(spark.range(3).selectExpr("id AS k", "'x' AS v"), shard)
@@ -90,6 +112,9 @@ def main(argv: list[str]) -> None:
     conf = s3a_conf(endpoint)
     if mode == "unsafe":
         conf["spark.hadoop.fs.s3a.create.conditional.enabled"] = "false"
+    if mode == "latency":
+        conf["spark.sql.catalog.persist_local"] = "sparkpersist.source.PersistCatalog"
+        conf["spark.sql.catalog.persist_local.root"] = Path(args[1]).resolve().as_uri()
     spark = sparkpersist.session(root, master="local[2]", app_name=f"s3a-{mode}", **conf)
     spark.sparkContext.setLogLevel("ERROR")
     try:
@@ -101,6 +126,10 @@ def main(argv: list[str]) -> None:
                 wait_file, min_k = then_query
                 wait_for(Path(wait_file))
                 out.update(query(spark, shard, int(min_k)))
+        elif mode == "query":
+            out = query(spark, shard, int(args[0]))
+        elif mode == "latency":
+            out = latency(spark, shard, int(args[0]))
         elif mode == "unsafe":
             out = unsafe(spark, shard)
         else:
