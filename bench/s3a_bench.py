@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,12 +28,11 @@ import threading
 import time
 from pathlib import Path
 
-import boto3
-from moto.server import ThreadedMotoServer
-
 from sparkpersist.thriftserver import spark_env
 
 APP = Path(__file__).resolve().parents[1] / "tests" / "apps" / "s3a_app.py"
+sys.path.insert(0, str(APP.parent))
+from s3_server import local_s3  # noqa: E402  (the tests' S3 server helper)
 OUT = Path(__file__).resolve().parent / "out"
 BUCKET = "shards-bucket"
 ROOT = f"s3a://{BUCKET}/shards"
@@ -116,22 +114,11 @@ def latency(endpoint: str, appends: int, tmp: Path) -> dict:
 
 def main(argv: list[str]) -> None:
     processes, appends, kills, latency_appends = (list(map(int, argv)) + [4, 20, 3, 30][len(argv):])[:4]
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
-                 aws_secret_access_key="test").create_bucket(Bucket=BUCKET)
     rnd = random.Random(42)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            rows = [race(endpoint, processes, appends, Path(tmp))]
-            rows += [kill(endpoint, i, rnd) for i in range(kills)]
-            rows.append(latency(endpoint, latency_appends, Path(tmp)))
-    finally:
-        server.stop()
+    with local_s3(BUCKET) as endpoint, tempfile.TemporaryDirectory() as tmp:
+        rows = [race(endpoint, processes, appends, Path(tmp))]
+        rows += [kill(endpoint, i, rnd) for i in range(kills)]
+        rows.append(latency(endpoint, latency_appends, Path(tmp)))
     for row in rows:
         print("  ".join(f"{k}={v}" for k, v in row.items()))
     OUT.mkdir(exist_ok=True)

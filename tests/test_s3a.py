@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 from typing import Iterator
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
-from moto.server import ThreadedMotoServer
 
 from sparkpersist.thriftserver import spark_env
+
+from apps.s3_server import client, local_s3
 
 APP = Path(__file__).parent / "apps" / "s3a_app.py"
 BUCKET = "shards-bucket"
@@ -27,22 +26,8 @@ ROOT = f"s3a://{BUCKET}/shards"
 
 @pytest.fixture(scope="module")
 def endpoint() -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    url = f"http://127.0.0.1:{port}"
-    client(url).create_bucket(Bucket=BUCKET)
-    try:
+    with local_s3(BUCKET) as url:
         yield url
-    finally:
-        server.stop()
-
-
-def client(url: str):
-    return boto3.client("s3", endpoint_url=url, region_name="us-east-1",
-                        aws_access_key_id="test", aws_secret_access_key="test")
 
 
 def start(endpoint: str, *args: object) -> subprocess.Popen:
