@@ -25,6 +25,12 @@ import sparkpersist.codec.Check
  * Any other file (a crashed writer's temp file) is ignored. The newest state is cached; later
  * calls read only the versions after it. Safe for concurrent use by threads of one process
  * and by any number of instances in any number of processes.
+ *
+ * Garbage collection ([[truncateBefore]]) deletes old versions, oldest first, but never version
+ * 0 nor the newest rollup. So when the version after the cached one is missing, the cache is
+ * current unless the cached version itself is gone too: then the log reloads from the newest
+ * rollup instead of taking a truncated history for the newest state (and then committing over
+ * a deleted version number).
  */
 final class FsStateLog(
     val shard: String,
@@ -41,7 +47,9 @@ final class FsStateLog(
 
   def current(): ShardState = synchronized {
     val state = cached match {
-      case Some(s) => replayAfter(s)
+      case Some(s) =>
+        val replayed = replayAfter(s)
+        if (truncatedPast(replayed.seqNo)) load() else replayed
       case None => load()
     }
     cached = Some(state)
@@ -61,6 +69,41 @@ final class FsStateLog(
   def downgradeSince(newSince: Long): ShardState =
     commit(state => if (newSince == state.since) None else Some(DowngradeSince(newSince)))
 
+  def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement]) = synchronized {
+    var applied = Seq.empty[BatchReplacement]
+    val state = commit { s =>
+      applied = replacements.filter(_.positionIn(s).isDefined)
+      if (applied.isEmpty) None else Some(ReplaceBatches(applied))
+    }
+    (state, applied)
+  }
+
+  def listing(): StateListing = {
+    val files = listStatuses()
+    def of(pick: String => Option[Long]) = files.flatMap { f =>
+      pick(f.getPath.getName).map(StateFile(_, f.getModificationTime, f.getPath.getName))
+    }.sortBy(_.seqNo).toIndexedSeq
+    StateListing(of(Version.unapply), of(Rollup.unapply))
+  }
+
+  def statesFrom(seqNo: Long): Iterator[ShardState] = {
+    val base = loadBase(listStateFiles().collect { case Rollup(n) if n <= seqNo => n }.maxOption)
+      .getOrElse(throw new IllegalStateException(s"Shard '$shard': the rollup below version $seqNo vanished"))
+    val first = Iterator.iterate(Option(base))(_.flatMap(nextVersion)).takeWhile(_.isDefined).flatten
+      .find(_.seqNo == seqNo)
+      .getOrElse(throw new IllegalStateException(s"Shard '$shard' holds no state version $seqNo"))
+    Iterator.iterate(Option(first))(_.flatMap(nextVersion)).takeWhile(_.isDefined).flatten
+  }
+
+  def truncateBefore(seqNo: Long): Seq[String] = {
+    val files = listing()
+    Check.arg(files.rollups.exists(_.seqNo == seqNo),
+      s"Shard '$shard': cannot truncate its state log before version $seqNo, which is not a rollup.")
+    val doomed = files.versions.filter(v => v.seqNo > 0 && v.seqNo < seqNo) ++ files.rollups.filter(_.seqNo < seqNo)
+    doomed.foreach(f => fs.delete(new Path(stateDir, f.name), false))
+    doomed.map(_.name)
+  }
+
   /**
    * Writes the change `decide` picks for the newest state as the next version. A lost race for
    * that version re-reads and decides again, so a change is re-validated against the winner's
@@ -76,7 +119,7 @@ final class FsStateLog(
           val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
           if (writeVersion(next.seqNo, bytes)) {
             cached = Some(next)
-            if (next.seqNo % rollupEvery == 0) writeRollup(next)
+            if (next.seqNo % rollupEvery == 0 || change.rollsUp) writeRollup(next)
             next
           } else if (n >= MaxAttempts) {
             throw new SeqNoConflict(shard, next.seqNo)
@@ -88,44 +131,70 @@ final class FsStateLog(
     attempt(1)
   }
 
-  /** Cold start: the newest rollup (or version 0), then every version after it. */
+  /**
+   * Cold start: the newest rollup (or version 0), then every version after it. Garbage collection
+   * running meanwhile may delete the rollup or versions just listed: then the listing is retried.
+   */
   private def load(): ShardState = {
-    val listed = listStateFiles()
-    val rollup = listed.collect { case Rollup(seqNo) => seqNo }.maxOption
-    val base = rollup match {
-      case Some(seqNo) =>
-        val file = rollupPath(seqNo)
-        decoding(file)(StateCodec.decodeRollup(file.toString, read(file), seqNo))
-      case None =>
-        val file = versionPath(0)
-        val bytes = readIfExists(file).getOrElse(throw noState)
-        decoding(file)(StateCodec.decodeDiff(file.toString, bytes, 0, None)) match {
-          case c: CreateShard => c.state
-          case other => throw new CorruptState(shard, file.toString,
-            new IllegalArgumentException(s"version 0 must create the shard, found $other"))
-        }
+    @tailrec def attempt(n: Int): ShardState = {
+      val loaded = loadBase(listStateFiles().collect { case Rollup(seqNo) => seqNo }.maxOption).map { base =>
+        val state = replayAfter(base)
+        // A committer died before its rollup: write one now.
+        if (state.seqNo - base.seqNo >= rollupEvery) writeRollup(state)
+        state
+      }
+      loaded match {
+        case Some(state) if !truncatedPast(state.seqNo) => state
+        case _ if n < MaxAttempts => attempt(n + 1)
+        case _ => throw new IllegalStateException(
+          s"Shard '$shard': its state log under $stateDir kept being truncated while it was read.")
+      }
     }
-    val state = replayAfter(base)
-    // A committer died before its rollup: write one now.
-    if (state.seqNo - base.seqNo >= rollupEvery) writeRollup(state)
-    state
+    attempt(1)
+  }
+
+  /** The state at `rollup` (or version 0 when None); None if that rollup was deleted meanwhile. */
+  private def loadBase(rollup: Option[Long]): Option[ShardState] = rollup match {
+    case Some(seqNo) =>
+      val file = rollupPath(seqNo)
+      readIfExists(file).map(bytes => decoding(file)(StateCodec.decodeRollup(file.toString, bytes, seqNo)))
+    case None =>
+      val file = versionPath(0)
+      val bytes = readIfExists(file).getOrElse(throw noState)
+      Some(decoding(file)(StateCodec.decodeDiff(file.toString, bytes, 0, None)) match {
+        case c: CreateShard => c.state
+        case other => throw new CorruptState(shard, file.toString,
+          new IllegalArgumentException(s"version 0 must create the shard, found $other"))
+      })
   }
 
   /** Applies versions base.seqNo + 1, + 2, ... until the next one does not exist. */
-  @tailrec private def replayAfter(state: ShardState): ShardState = {
+  @tailrec private def replayAfter(state: ShardState): ShardState = nextVersion(state) match {
+    case None => state
+    case Some(next) => replayAfter(next)
+  }
+
+  /** The state at the version after `state`'s, if that version exists. */
+  private def nextVersion(state: ShardState): Option[ShardState] = {
     val file = versionPath(state.seqNo + 1)
-    readIfExists(file) match {
-      case None => state
-      case Some(bytes) =>
-        val next = decoding(file) {
-          StateCodec.decodeDiff(file.toString, bytes, state.seqNo + 1, Some(state.schema)) match {
-            case change: StateChange => change.applyTo(state)
-            case other => throw new IllegalArgumentException(s"only version 0 may be $other")
-          }
+    readIfExists(file).map { bytes =>
+      decoding(file) {
+        StateCodec.decodeDiff(file.toString, bytes, state.seqNo + 1, Some(state.schema)) match {
+          case change: StateChange => change.applyTo(state)
+          case other => throw new IllegalArgumentException(s"only version 0 may be $other")
         }
-        replayAfter(next)
+      }
     }
   }
+
+  /**
+   * Whether garbage collection truncated the log past version `seqNo`, the newest one found: its
+   * file is gone (versions are deleted oldest first), or, for version 0, which is never deleted,
+   * a rollup exists although version 1 does not.
+   */
+  private def truncatedPast(seqNo: Long): Boolean =
+    if (seqNo == 0) listStateFiles().exists { case Rollup(n) => n > 0; case _ => false }
+    else !fs.exists(versionPath(seqNo))
 
   /** Put-if-absent of a version; the state directory vanishing under a writer means a drop. */
   private def writeVersion(seqNo: Long, bytes: Array[Byte]): Boolean =
@@ -154,8 +223,10 @@ final class FsStateLog(
       case NonFatal(e) => throw new CorruptState(shard, file.toString, e)
     }
 
-  private def listStateFiles(): Seq[String] =
-    try fs.listStatus(stateDir).toSeq.map(_.getPath.getName)
+  private def listStateFiles(): Seq[String] = listStatuses().map(_.getPath.getName)
+
+  private def listStatuses(): Seq[org.apache.hadoop.fs.FileStatus] =
+    try fs.listStatus(stateDir).toSeq
     catch {
       case _: FileNotFoundException => Nil
     }
@@ -183,6 +254,14 @@ object FsStateLog {
   private val MaxAttempts = 100
 
   private[shard] def versionName(seqNo: Long): String = f"$seqNo%020d.json"
+
+  private object Version {
+    private val pattern = """(\d{20})\.json""".r
+    def unapply(name: String): Option[Long] = name match {
+      case pattern(n) => Some(n.toLong)
+      case _ => None
+    }
+  }
 
   private object Rollup {
     private val pattern = """rollup-(\d{20})\.json""".r

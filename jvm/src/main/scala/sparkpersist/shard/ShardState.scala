@@ -20,14 +20,26 @@ final case class PartMeta(
 /** A sorted sequence of parts (one write task's output). */
 final case class RunMeta(parts: IndexedSeq[PartMeta])
 
-/** The updates of one append: every update has `lower <= time < upper`. */
+/**
+ * The updates of one append, or of several adjacent appends a compaction merged: every update
+ * has `lower <= time < upper`. `appends` counts the appended batches it holds (1 for an append).
+ */
 final case class BatchMeta(
     id: String,
     lower: Long,
     upper: Long,
     runs: IndexedSeq[RunMeta],
-    committedAtMs: Long) {
+    committedAtMs: Long,
+    appends: Long = 1L) {
   def parts: Iterator[PartMeta] = runs.iterator.flatMap(_.parts)
+
+  def partCount: Int = runs.iterator.map(_.parts.size).sum
+
+  def rowCount: Long = parts.map(_.rowCount).sum
+
+  def bytes: Long = parts.map(_.bytes).sum
+
+  def hasRetractions: Boolean = parts.exists(_.hasRetractions)
 }
 
 /**
@@ -58,4 +70,11 @@ final case class ShardState(
 object ShardState {
   /** The on-disk format version this code writes (state and part footers). */
   val FormatVersion = 2
+
+  /**
+   * The format version of a state version that replaces batches ([[ReplaceBatches]]): a reader
+   * older than compaction refuses it as too new instead of misreading it. Every other state file
+   * stays at [[FormatVersion]], so a shard that was never compacted stays readable by them.
+   */
+  val CompactionFormatVersion = 3
 }

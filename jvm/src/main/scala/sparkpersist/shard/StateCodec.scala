@@ -13,17 +13,23 @@ import sparkpersist.stats.{PartStats, StatsCodec}
  * reviewable. Every file carries `formatVersion`; a file from a newer format is refused with
  * [[UnsupportedStateFormat]] rather than half-understood.
  *
- * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since", ...}`;
+ * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since"|"compact", ...}`;
  * a rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
- * state at that version. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
+ * state at that version. A "compact" version is written at [[ShardState.CompactionFormatVersion]],
+ * every other file at [[ShardState.FormatVersion]]; this reader reads both. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
  */
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
+  /** The newest format version this code reads. */
+  private val ReadsUpTo = ShardState.CompactionFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
-    val node = header(seqNo)
+    val node = diff match {
+      case _: ReplaceBatches => header(seqNo, ShardState.CompactionFormatVersion)
+      case _ => header(seqNo)
+    }
     diff match {
       case CreateShard(name, shardId, s) =>
         node.put("kind", "create").put("name", name).put("shardId", shardId)
@@ -32,6 +38,15 @@ private[shard] object StateCodec {
         node.put("kind", "append").set[JsonNode]("batch", batchJson(batch, StatsCodec(schema)))
       case DowngradeSince(since) =>
         node.put("kind", "since").put("since", since)
+      case ReplaceBatches(replacements) =>
+        val codec = StatsCodec(schema)
+        val array = node.put("kind", "compact").putArray("replacements")
+        replacements.foreach { r =>
+          val entry = array.addObject()
+          val replaced = entry.putArray("replaced")
+          r.replaced.foreach(replaced.add)
+          entry.set[JsonNode]("batch", batchJson(r.batch, codec))
+        }
     }
     Json.write(node)
   }
@@ -46,6 +61,7 @@ private[shard] object StateCodec {
       var created: Option[ShardSchema] = None
       var batch: Option[BatchMeta] = None
       var since: Option[Long] = None
+      var replacements: Option[Vector[BatchReplacement]] = None
       readFile(file, r, seqNo) {
         case "kind" => kind = Some(r.string("kind"))
         case "name" => name = Some(r.string("name"))
@@ -55,6 +71,9 @@ private[shard] object StateCodec {
           val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
           batch = Some(batchFrom(r, StatsCodec(s)))
         case "since" => since = Some(r.long("since"))
+        case "replacements" =>
+          val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
+          replacements = Some(r.readArray("replacements")(replacementFrom(r, StatsCodec(s))))
         case _ => r.skip()
       }
       (JsonReader.required(kind, "kind"), schema) match {
@@ -62,6 +81,7 @@ private[shard] object StateCodec {
           JsonReader.required(shardId, "shardId"), JsonReader.required(created, "schema"))
         case ("append", Some(_)) => AppendBatch(JsonReader.required(batch, "batch"))
         case ("since", Some(_)) => DowngradeSince(JsonReader.required(since, "since"))
+        case ("compact", Some(_)) => ReplaceBatches(JsonReader.required(replacements, "replacements"))
         case (k, _) => throw new IllegalArgumentException(s"unexpected state change kind '$k' at version $seqNo")
       }
     }
@@ -94,8 +114,8 @@ private[shard] object StateCodec {
       JsonReader.required(state, "state")
     }
 
-  private def header(seqNo: Long): ObjectNode =
-    Json.obj().put("formatVersion", FormatVersion).put("seqNo", seqNo)
+  private def header(seqNo: Long, version: Int = FormatVersion): ObjectNode =
+    Json.obj().put("formatVersion", version).put("seqNo", seqNo)
 
   /**
    * Reads a state file's object: checks its format version (the first field, before anything
@@ -108,7 +128,7 @@ private[shard] object StateCodec {
       if (version.isEmpty) {
         Check.arg(name == "formatVersion", s"the first field must be formatVersion, found '$name'")
         version = Some(r.int("formatVersion"))
-        if (version.get > FormatVersion) throw new UnsupportedStateFormat(file, version.get, FormatVersion)
+        if (version.get > ReadsUpTo) throw new UnsupportedStateFormat(file, version.get, ReadsUpTo)
       } else if (name == "seqNo") {
         recorded = Some(r.long("seqNo"))
       } else {
@@ -195,6 +215,8 @@ private[shard] object StateCodec {
       .put("lower", batch.lower)
       .put("upper", batch.upper)
       .put("committedAtMs", batch.committedAtMs)
+    // Written only for compacted batches, so an append's JSON is what older releases wrote.
+    if (batch.appends != 1L) node.put("appends", batch.appends)
     val runs = node.putArray("runs")
     batch.runs.foreach { run =>
       val parts = runs.addArray()
@@ -206,18 +228,31 @@ private[shard] object StateCodec {
   private def batchFrom(r: JsonReader, codec: StatsCodec): BatchMeta = {
     var id: Option[String] = None
     var lower, upper, committedAtMs: Option[Long] = None
+    var appends = 1L
     var runs: Option[Vector[RunMeta]] = None
     r.readObject("batch") {
       case "id" => id = Some(r.string("id"))
       case "lower" => lower = Some(r.long("lower"))
       case "upper" => upper = Some(r.long("upper"))
       case "committedAtMs" => committedAtMs = Some(r.long("committedAtMs"))
+      case "appends" => appends = r.long("appends")
       case "runs" => runs = Some(r.readArray("runs")(RunMeta(r.readArray("run")(partFrom(r, codec)))))
       case _ => r.skip()
     }
     BatchMeta(JsonReader.required(id, "id"), JsonReader.required(lower, "lower"),
       JsonReader.required(upper, "upper"), JsonReader.required(runs, "runs"),
-      JsonReader.required(committedAtMs, "committedAtMs"))
+      JsonReader.required(committedAtMs, "committedAtMs"), appends)
+  }
+
+  private def replacementFrom(r: JsonReader, codec: StatsCodec): BatchReplacement = {
+    var replaced: Option[Vector[String]] = None
+    var batch: Option[BatchMeta] = None
+    r.readObject("replacement") {
+      case "replaced" => replaced = Some(r.readArray("replaced")(r.string("a replaced batch id")))
+      case "batch" => batch = Some(batchFrom(r, codec))
+      case _ => r.skip()
+    }
+    BatchReplacement(JsonReader.required(replaced, "replaced"), JsonReader.required(batch, "batch"))
   }
 
   private def partJson(part: PartMeta, codec: StatsCodec): ObjectNode = {

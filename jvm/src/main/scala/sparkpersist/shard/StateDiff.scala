@@ -19,6 +19,9 @@ final case class CreateShard(name: String, shardId: String, schema: ShardSchema)
 /** A diff on top of an existing state. `applyTo` refuses (IllegalArgumentException) an invalid change. */
 sealed trait StateChange extends StateDiff {
   def applyTo(state: ShardState): ShardState
+
+  /** Whether the version this change writes is rolled up at once, not only every rollupEvery-th. */
+  def rollsUp: Boolean = false
 }
 
 /** Appends one batch, moving upper from `batch.lower` to `batch.upper`. */
@@ -46,5 +49,71 @@ final case class DowngradeSince(since: Long) extends StateChange {
       s"Cannot move since of shard '${state.name}' to $since, past its upper ${state.upper}: " +
         "since must stay <= upper.")
     state.copy(since = since, seqNo = state.seqNo + 1)
+  }
+}
+
+/**
+ * One compaction output: `batch` holds exactly the updates of the adjacent batches `replaced`
+ * (in order), with times below since advanced and equal updates consolidated, over the same
+ * `[lower, upper)` as the batches it replaces.
+ */
+final case class BatchReplacement(replaced: IndexedSeq[String], batch: BatchMeta) {
+  Check.arg(replaced.nonEmpty, s"Compacted batch '${batch.id}' replaces no batch.")
+
+  /**
+   * Where the replaced batches start in `state`, if they are all still there, adjacent and in
+   * order, and span exactly `[batch.lower, batch.upper)`; None once another compaction replaced
+   * any of them.
+   */
+  def positionIn(state: ShardState): Option[Int] = {
+    val start = state.batches.indexWhere(_.id == replaced.head)
+    val fits = start >= 0 && start + replaced.size <= state.batches.size &&
+      replaced.indices.forall(i => state.batches(start + i).id == replaced(i)) &&
+      state.batches(start).lower == batch.lower && state.batches(start + replaced.size - 1).upper == batch.upper
+    if (fits) Some(start) else None
+  }
+}
+
+/**
+ * Replaces groups of adjacent batches by compacted ones (see [[BatchReplacement]]). Upper and
+ * since stay, and so does every batch not replaced — in particular one appended while the
+ * compaction ran — so the change is valid on any later state that still holds the replaced batches.
+ */
+final case class ReplaceBatches(replacements: Seq[BatchReplacement]) extends StateChange {
+  /** A compaction shrinks the state: opening the shard should read the small state at once. */
+  override def rollsUp: Boolean = true
+
+  def applyTo(state: ShardState): ShardState = {
+    Check.arg(replacements.nonEmpty, "A compaction must replace at least one group of batches.")
+    val starts = replacements.map { r =>
+      r.positionIn(state).getOrElse(throw new IllegalArgumentException(
+        s"Compacted batch '${r.batch.id}' replaces batches ${r.replaced.mkString(", ")} of shard " +
+          s"'${state.name}', which are no longer all there, adjacent and spanning [${r.batch.lower}, " +
+          s"${r.batch.upper}): another compaction replaced them first."))
+    }
+    val byStart = starts.zip(replacements).sortBy(_._1)
+    byStart.sliding(2).foreach {
+      case Seq((s1, r1), (s2, _)) =>
+        Check.arg(s1 + r1.replaced.size <= s2, s"Compacted batches of shard '${state.name}' overlap.")
+      case _ =>
+    }
+    val kept = state.batches.iterator.map(_.id).toSet -- replacements.flatMap(_.replaced)
+    replacements.foreach { r =>
+      Check.arg(!kept(r.batch.id), s"Shard '${state.name}' already holds a batch with id '${r.batch.id}'.")
+    }
+    val replacedAt = byStart.toMap
+    val batches = Vector.newBuilder[BatchMeta]
+    var i = 0
+    while (i < state.batches.size) {
+      replacedAt.get(i) match {
+        case Some(r) =>
+          batches += r.batch
+          i += r.replaced.size
+        case None =>
+          batches += state.batches(i)
+          i += 1
+      }
+    }
+    state.copy(seqNo = state.seqNo + 1, batches = batches.result())
   }
 }

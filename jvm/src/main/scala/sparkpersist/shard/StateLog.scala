@@ -18,6 +18,38 @@ trait StateLog {
 
   /** Moves `since` forward (never backward, never past upper). */
   def downgradeSince(newSince: Long): ShardState
+
+  /**
+   * Replaces groups of adjacent batches by compacted ones ([[BatchReplacement]]) in one state
+   * version, by compare-and-set like an append: batches appended meanwhile stay. A replacement
+   * whose batches are no longer all in the shard (another compaction replaced one) is left out.
+   * Returns the new state and the replacements it holds; when none applies, nothing is written.
+   */
+  def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement])
+
+  /** The state versions and rollups the log holds now (for garbage collection). */
+  def listing(): StateListing
+
+  /**
+   * The states at versions `seqNo`, `seqNo + 1`, ... up to the newest, replayed from the newest
+   * rollup at or below `seqNo`. Fails if the log no longer holds what that needs.
+   */
+  def statesFrom(seqNo: Long): Iterator[ShardState]
+
+  /**
+   * Deletes every version below `seqNo` but version 0 (which marks the shard as existing), and
+   * every rollup below `seqNo`, which must itself be a rollup, so that every state from `seqNo`
+   * on stays readable. Versions are deleted oldest first. Returns the names of the deleted files.
+   */
+  def truncateBefore(seqNo: Long): Seq[String]
+}
+
+/** One state file: its version and the time it was last modified (its commit, epoch ms). */
+final case class StateFile(seqNo: Long, modifiedMs: Long, name: String)
+
+/** The files of a state log: its versions and rollups, each oldest first. */
+final case class StateListing(versions: IndexedSeq[StateFile], rollups: IndexedSeq[StateFile]) {
+  def newest: Long = versions.lastOption.map(_.seqNo).getOrElse(0L)
 }
 
 /** An append named an upper that is no longer the shard's upper. Nothing was written. */
