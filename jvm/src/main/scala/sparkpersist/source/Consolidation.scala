@@ -1,19 +1,16 @@
 package sparkpersist.source
 
-import java.util.PriorityQueue
-
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, RowOrdering, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.ShardSchema
 
 /**
- * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs that sums the
- * diffs of every distinct data row (with time <= as-of) and emits each row as many times as its
+ * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs ([[RunMerge]]) that
+ * sums the diffs of every distinct data row (with time <= as-of) and emits each row as many times as its
  * positive net multiplicity. Rows whose updates cancel are dropped; a negative net multiplicity
  * means the shard retracts more than it inserted and is an error, as in Materialize.
  *
@@ -38,65 +35,30 @@ final class Consolidation(
     open: OpenFiles) extends Iterator[InternalRow] {
 
   private val dataWidth = reader.schema.length - 2
-  private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, reader.schema).map { i =>
-    SortOrder(BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable), Ascending)
-  }
-  private val keyOrdering = new LazilyGeneratedOrdering(keyOrders)
-  private val copyUpdate = UnsafeProjection.create(reader.schema)
   private val projectData = UnsafeProjection.create(
     (0 until dataWidth).map(i => BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable)))
+  private val merged = new RunMerge(shard, reader, asOf, runs, MergeKey.ordinals(schema, reader.schema), open)
 
-  private val heads = new PriorityQueue[RunCursor](math.max(1, runs.size),
-    (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
-  runs.foreach { parts =>
-    val cursor = new RunCursor(parts.iterator)
-    if (cursor.advance()) heads.add(cursor)
-  }
+  private val rows: Iterator[InternalRow] =
+    RunMerge.groups(merged)(merged.sameKey).flatMap(consolidate)
 
-  private var pending: Iterator[InternalRow] = Iterator.empty
-
-  override def hasNext: Boolean = {
-    while (!pending.hasNext && !heads.isEmpty) pending = nextGroup()
-    pending.hasNext
-  }
+  override def hasNext: Boolean = rows.hasNext
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException("consolidated snapshot exhausted")
-    pending.next()
+    rows.next()
   }
 
-  /** Consolidates the group of updates whose order key equals the smallest head's. */
-  private def nextGroup(): Iterator[InternalRow] = {
-    val first = heads.peek().head
+  /** Sums the diffs of each distinct data row of one group of equal order key. */
+  private def consolidate(group: Seq[UnsafeRow]): Iterator[InternalRow] = {
     val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
-    while (!heads.isEmpty && keyOrdering.compare(heads.peek().head, first) == 0) {
-      val cursor = heads.poll()
-      val data = projectData(cursor.head).copy()
-      sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(reader.diffOrdinal))
-      if (cursor.advance()) heads.add(cursor)
+    group.foreach { update =>
+      val data = projectData(update).copy()
+      sums.update(data, sums.getOrElse(data, 0L) + update.getLong(reader.diffOrdinal))
     }
     sums.iterator.flatMap { case (row, count) =>
       if (count < 0) throw new NegativeMultiplicity(shard, asOf, count)
       Multiplicity.repeat(row, count)
-    }
-  }
-
-  /** The updates of one run with time <= as-of, part after part, each head a private copy. */
-  private final class RunCursor(parts: Iterator[PartFile]) {
-    var head: UnsafeRow = _
-    private var part: PartFile = _
-    private var rows: Iterator[InternalRow] = Iterator.empty
-
-    def advance(): Boolean = {
-      while (!rows.hasNext && parts.hasNext) {
-        part = parts.next()
-        rows = reader.rowsAsOf(part, asOf, open)
-      }
-      if (!rows.hasNext) return false
-      val next = copyUpdate(rows.next()).copy()
-      if (head != null && keyOrdering.compare(head, next) > 0) throw new UnsortedRun(shard, part.path)
-      head = next
-      true
     }
   }
 }

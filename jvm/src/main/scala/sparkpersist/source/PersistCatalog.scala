@@ -6,7 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException, TableAlreadyExistsException}
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.connector.catalog.{Column, Identifier, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.{Column, Identifier, ProcedureCatalog, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
@@ -26,9 +27,11 @@ import sparkpersist.shard.ShardStore
  *    `order_by` (a comma-separated list of columns) sets the order key at creation.
  *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
+ *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
+ *  - `CALL persist.system.<procedure>(...)`: the [[SystemProcedures]] (compaction, GC).
  * Shards cannot be altered or renamed.
  */
-class PersistCatalog extends TableCatalog {
+class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
   private var catalogName: String = _
   private var store: ShardStore = _
@@ -63,6 +66,7 @@ class PersistCatalog extends TableCatalog {
     val tableName = id.sqlName(catalogName)
     id.view match {
       case TableView.Parts => new PartsTable(shard, tableName)
+      case TableView.Batches => new BatchesTable(shard, tableName)
       case view =>
         val state = shard.state
         val properties = Map(
@@ -116,6 +120,10 @@ class PersistCatalog extends TableCatalog {
     throw new UnsupportedOperationException(
       s"Persist tables cannot be renamed (${oldIdent.name()}): create a new shard and copy the data " +
         "with INSERT INTO ... SELECT.")
+
+  override def loadProcedure(ident: Identifier): UnboundProcedure = SystemProcedures.load(ident, store)
+
+  override def listProcedures(namespace: Array[String]): Array[Identifier] = SystemProcedures.list(namespace, store)
 
   /** The shard `ident` names as a table to `action`; only snapshot names qualify. */
   private def snapshotShard(ident: Identifier, action: String): String = {

@@ -2,7 +2,7 @@ package sparkpersist.source
 
 import org.apache.spark.sql.connector.catalog.Identifier
 
-/** What a catalog identifier names: one of the three views of a shard. */
+/** What a catalog identifier names: one of the views of a shard. */
 sealed abstract class TableView(val suffix: Option[String])
 
 object TableView {
@@ -12,8 +12,10 @@ object TableView {
   case object Updates extends TableView(Some("updates"))
   /** `persist.<shard>.parts`: one row per part with its statistics. */
   case object Parts extends TableView(Some("parts"))
+  /** `persist.<shard>.batches`: one row per batch with its time bounds, runs and parts. */
+  case object Batches extends TableView(Some("batches"))
 
-  val metadataViews: Seq[TableView] = Seq(Updates, Parts)
+  val metadataViews: Seq[TableView] = Seq(Updates, Parts, Batches)
 }
 
 /**
@@ -44,6 +46,7 @@ object PersistTableId {
     val written = (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString(".")
     new IllegalArgumentException(
       s"'$written' is not a persist table name. Use $catalog.<shard> for a shard's snapshot, " +
-        s"$catalog.<shard>.updates for its raw updates or $catalog.<shard>.parts for its parts.")
+        s"$catalog.<shard>.updates for its raw updates, $catalog.<shard>.parts for its parts or " +
+        s"$catalog.<shard>.batches for its batches.")
   }
 }

@@ -42,7 +42,7 @@ class PersistCatalogSuite extends SharedSparkSession {
       assert(sql("SELECT * FROM persist.events.updates").collect().isEmpty)
       assert(sql("SELECT * FROM persist.events.parts").collect().isEmpty)
       assert(sql("SHOW TABLES IN persist").collect().map(_.getString(1)).toSeq === Seq("events"))
-      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts"))
+      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts", "batches"))
     }
     assert(sql("SHOW TABLES IN persist").collect().isEmpty)
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
@@ -58,7 +58,7 @@ class PersistCatalogSuite extends SharedSparkSession {
   }
 
   test("a missing shard is TABLE_OR_VIEW_NOT_FOUND, for every view") {
-    for (name <- Seq("persist.nope", "persist.nope.updates", "persist.nope.parts")) {
+    for (name <- Seq("persist.nope", "persist.nope.updates", "persist.nope.parts", "persist.nope.batches")) {
       val e = intercept[AnalysisException](sql(s"SELECT * FROM $name"))
       assert(e.getCondition === "TABLE_OR_VIEW_NOT_FOUND", name)
     }
@@ -69,8 +69,8 @@ class PersistCatalogSuite extends SharedSparkSession {
   test("names that are not a shard or one of its views are refused with the accepted shapes") {
     val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("events"), "history")))
     assert(e.getMessage === "'persist.events.history' is not a persist table name. Use " +
-      "persist.<shard> for a shard's snapshot, persist.<shard>.updates for its raw updates or " +
-      "persist.<shard>.parts for its parts.")
+      "persist.<shard> for a shard's snapshot, persist.<shard>.updates for its raw updates, " +
+      "persist.<shard>.parts for its parts or persist.<shard>.batches for its batches.")
     val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "b"), "c")))
     assert(deep.getMessage.startsWith("'persist.a.b.c' is not a persist table name."))
   }
