@@ -107,6 +107,44 @@ object PersistConf {
     "A full state rollup is written every this many state versions, so opening a shard replays " +
       "at most this many diffs.", min = 1)
 
+  val RetentionMs = optionalLong(Prefix + "retentionMs",
+    "How much update-time history (ms below the shard's upper) stays readable as of earlier times: " +
+      "compaction first advances since to upper - retentionMs, then consolidates the history below " +
+      "it. Unset: since never moves.")
+
+  val CompactFanIn = long(Prefix + "compact.fanIn", 8L,
+    "Size-tiered compaction merges this many adjacent batches of one size tier (sizes within a " +
+      "factor fanIn of each other) into one batch of the next tier.", min = 2)
+
+  val CompactTargetBytes = long(Prefix + "compact.targetBytes", 128L * 1024 * 1024,
+    "Size at which a batch is complete: compaction never rewrites a batch this large and never " +
+      "builds a larger one by packing.", min = 1)
+
+  val CompactWindowMs = long(Prefix + "compact.windowMs", 86400000L,
+    "Time-span limit of compaction: only batches whose update times lie in one aligned window of " +
+      "this many ms (UTC days by default) are merged, so parts stay narrow in time. Once the " +
+      "shard's upper passes a window, its leftover batches are packed up to targetBytes.", min = 1)
+
+  val AutoCompact = bool(Prefix + "compact.auto", false,
+    "Compact a shard after every committed write (one round, at most compact.auto.maxBytes of " +
+      "input, smallest groups first), so a write never pays for the whole history.")
+
+  val AutoCompactMaxBytes = long(Prefix + "compact.auto.maxBytes", 128L * 1024 * 1024,
+    "Most input bytes the automatic compaction after one write rewrites.", min = 1)
+
+  val CompactGc = bool(Prefix + "compact.gc", false,
+    "Run garbage collection of the shard after each compaction (manual or automatic).")
+
+  val GcKeepVersions = long(Prefix + "gc.keepVersions", 10L,
+    "Garbage collection keeps the parts of the newest this many state versions (and of every " +
+      "version younger than gc.graceMs), so readers that opened the shard earlier keep their files.",
+    min = 1)
+
+  val GcGraceMs = long(Prefix + "gc.graceMs", 86400000L,
+    "Garbage collection deletes only files older than this (ms): a part no state version refers " +
+      "to may belong to a write still running. Also keeps every state version younger than this.",
+    min = 0)
+
   val RenameSchemes = names(Prefix + "commit.renameSchemes", "hdfs",
     "File system schemes (comma-separated) whose rename is atomic and refuses to overwrite, so state " +
       "versions commit by rename there. file: commits by hard link and stores with conditional create " +

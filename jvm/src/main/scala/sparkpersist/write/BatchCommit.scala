@@ -42,13 +42,21 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
         throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
           s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
       }
-      val batch = BatchMeta(batchId, expectedUpper, maxTime + 1,
-        runs.filter(_.nonEmpty).map(run => RunMeta(run.map(keyed).toIndexedSeq)).toIndexedSeq,
-        System.currentTimeMillis())
-      deleteStrays(parts.map(p => new Path(p.path).getName).toSet)
+      val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis())
       shard.log.compareAndAppend(expectedUpper, batch)
+      CommitHook.afterCommit(shard, batch)
       batch
     }
+  }
+
+  /**
+   * The runs the tasks wrote (one per task, in task order) as runs of this batch: keyed relative
+   * to the shard, empty runs dropped. Parts left in the batch's directory by failed task
+   * attempts, which no run refers to, are deleted first.
+   */
+  def runsOf(runs: Seq[Seq[WrittenPart]]): IndexedSeq[RunMeta] = {
+    deleteStrays(runs.flatten.map(p => new Path(p.path).getName).toSet)
+    runs.filter(_.nonEmpty).map(run => RunMeta(run.map(keyed).toIndexedSeq)).toIndexedSeq
   }
 
   /** Deletes the batch's directory: every part any task attempt wrote. */
@@ -80,7 +88,9 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
   /** Removes parts left by failed task attempts, which no run refers to. */
   private def deleteStrays(kept: Set[String]): Unit = {
     val fs = batchDir.getFileSystem(shard.fs.getConf)
-    fs.listStatus(batchDir).filterNot(s => kept(s.getPath.getName)).foreach(s => fs.delete(s.getPath, true))
+    if (fs.exists(batchDir)) {
+      fs.listStatus(batchDir).filterNot(s => kept(s.getPath.getName)).foreach(s => fs.delete(s.getPath, true))
+    }
   }
 }
 

@@ -32,6 +32,20 @@ final case class RunSpec(
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
     new Path(batchDir, f"part-$partition%05d-$seq%04d-a$attempt.parquet")
+
+  /** This spec, writing the parts of another batch, into `dir`. */
+  def inBatchDir(dir: Path): RunSpec = copy(batchDir = dir.toString)
+
+  /**
+   * This spec of stamped parts ([[PartFormat.hadoopConf]] with a stamp time), stamping them with
+   * `time` instead: one configuration serves runs of different stamps.
+   */
+  def stampedAt(time: Long): RunSpec = {
+    require(stampTime.isDefined, "only a spec of stamped parts can be stamped with another time")
+    val restamped = new org.apache.hadoop.conf.Configuration(conf.value)
+    restamped.set(PartFormat.TimeKey, time.toString)
+    copy(conf = new SerializableConf(restamped), stampTime = Some(time))
+  }
 }
 
 object RunSpec {

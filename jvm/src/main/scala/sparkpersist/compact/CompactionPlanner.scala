@@ -1,0 +1,153 @@
+package sparkpersist.compact
+
+import scala.collection.mutable.ArrayBuffer
+
+import sparkpersist.shard.{BatchMeta, ShardState}
+
+/**
+ * Chooses which adjacent batches a compaction round merges: size-tiered like persist's spine,
+ * within time windows. A pure function of the state and the settings.
+ *
+ *  - **Windows** (the time-span limit): a batch belongs to the aligned window of `windowMs` that
+ *    holds all its update times (UTC days by default); only batches of one window are merged, so
+ *    a 90-day-old batch never meets today's and each part stays narrow in time. A batch whose
+ *    times straddle a window boundary is left as it is. In a shard with retractions, every batch
+ *    wholly below since belongs to one window, the *settled* history: there its times collapse
+ *    at since and inserts meet their retractions.
+ *  - **Tiers**: a batch of `b` bytes is in tier `k`, the largest `k` with `b * fanIn^k < targetBytes`
+ *    (tier 0: within a factor fanIn of the target); a batch of `targetBytes` or more is complete
+ *    and never rewritten. `fanIn` adjacent batches of one tier and window merge into one, which
+ *    lands about one tier up: old large batches are never rewritten together with the newest
+ *    small ones, and a byte is rewritten once per tier it climbs.
+ *  - **Sealed windows**: once the shard's upper passes a window's end, no write can land in it
+ *    any more; when no tier has `fanIn` batches left there, the window's adjacent batches are
+ *    packed into batches of at most `targetBytes`. The settled history is always sealed, and a
+ *    settled batch with retractions not yet consolidated at since is rewritten even alone.
+ *
+ * Each round's groups are disjoint; merging runs rounds until a plan is empty.
+ */
+object CompactionPlanner {
+
+  private sealed trait Window
+  /** The batches of a shard with retractions wholly below since. */
+  private case object Settled extends Window
+  /** The update times `[index * windowMs, (index + 1) * windowMs)`. */
+  private final case class Span(index: Long) extends Window
+
+  def plan(state: ShardState, settings: CompactionSettings): Seq[MergeGroup] = {
+    val withRetractions = state.hasRetractions
+    def windowOf(b: BatchMeta): Option[Window] =
+      if (withRetractions && b.upper <= state.since) Some(Settled)
+      else {
+        val parts = b.parts.toSeq
+        val (lo, hi) = if (parts.isEmpty) (b.lower, b.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+        val first = Math.floorDiv(lo, settings.windowMs)
+        if (first == Math.floorDiv(hi, settings.windowMs)) Some(Span(first)) else None
+      }
+    def sealedWindow(w: Window): Boolean = w match {
+      case Settled => true
+      case Span(i) => BigInt(i + 1) * settings.windowMs <= state.upper
+    }
+    val groups = segments(state.batches, windowOf).flatMap { case (window, batches) =>
+      val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)
+      val tiered = belowTarget.flatMap(tierGroups(_, settings))
+      if (tiered.nonEmpty || !sealedWindow(window)) tiered
+      else {
+        val packed = belowTarget.flatMap(pack(_, settings.targetBytes))
+        if (window == Settled) packed ++ unconsolidated(batches, packed, state.since) else packed
+      }
+    }
+    groups.map(MergeGroup(_, state.since))
+  }
+
+  /** The tier of a batch below the target: the largest k with `bytes * fanIn^k < targetBytes`. */
+  def tier(bytes: Long, settings: CompactionSettings): Int = {
+    var b = math.max(bytes, 1L)
+    var k = 0
+    while (b <= (settings.targetBytes - 1) / settings.fanIn) {
+      b *= settings.fanIn
+      k += 1
+    }
+    k
+  }
+
+  /** Maximal runs of adjacent batches sharing a window (batches without one are left out). */
+  private def segments(batches: IndexedSeq[BatchMeta], windowOf: BatchMeta => Option[Window])
+      : Seq[(Window, IndexedSeq[BatchMeta])] = {
+    val out = ArrayBuffer.empty[(Window, IndexedSeq[BatchMeta])]
+    var current: Option[Window] = None
+    val run = ArrayBuffer.empty[BatchMeta]
+    def close(): Unit = {
+      current.foreach(w => if (run.nonEmpty) out += (w -> run.toIndexedSeq))
+      run.clear()
+    }
+    batches.foreach { b =>
+      val w = windowOf(b)
+      if (w != current) {
+        close()
+        current = w
+      }
+      if (w.isDefined) run += b
+    }
+    close()
+    out.toSeq
+  }
+
+  /** `fanIn` adjacent batches of one tier, oldest first; fewer than `fanIn` wait for more. */
+  private def tierGroups(batches: IndexedSeq[BatchMeta], settings: CompactionSettings): Seq[IndexedSeq[BatchMeta]] =
+    sameTierRuns(batches, settings).flatMap(_.grouped(settings.fanIn).filter(_.size == settings.fanIn))
+
+  private def sameTierRuns(batches: IndexedSeq[BatchMeta], settings: CompactionSettings): Seq[IndexedSeq[BatchMeta]] = {
+    val out = ArrayBuffer.empty[IndexedSeq[BatchMeta]]
+    var start = 0
+    while (start < batches.size) {
+      val t = tier(batches(start).bytes, settings)
+      var end = start + 1
+      while (end < batches.size && tier(batches(end).bytes, settings) == t) end += 1
+      out += batches.slice(start, end)
+      start = end
+    }
+    out.toSeq
+  }
+
+  /** Adjacent batches packed oldest first into groups of at most `targetBytes`; single batches stay. */
+  private def pack(batches: IndexedSeq[BatchMeta], targetBytes: Long): Seq[IndexedSeq[BatchMeta]] = {
+    val out = ArrayBuffer.empty[IndexedSeq[BatchMeta]]
+    val group = ArrayBuffer.empty[BatchMeta]
+    var bytes = 0L
+    batches.foreach { b =>
+      if (group.nonEmpty && bytes + b.bytes > targetBytes) {
+        out += group.toIndexedSeq
+        group.clear()
+        bytes = 0L
+      }
+      group += b
+      bytes += b.bytes
+    }
+    if (group.nonEmpty) out += group.toIndexedSeq
+    out.filter(_.size >= 2).toSeq
+  }
+
+  /** Settled batches with retractions whose times are not yet advanced to since, not grouped otherwise. */
+  private def unconsolidated(batches: IndexedSeq[BatchMeta], grouped: Seq[IndexedSeq[BatchMeta]],
+      since: Long): Seq[IndexedSeq[BatchMeta]] = {
+    val taken = grouped.flatten.map(_.id).toSet
+    batches.filter { b =>
+      !taken(b.id) && b.hasRetractions && b.parts.exists(_.minTime < math.min(since, b.upper - 1))
+    }.map(IndexedSeq(_))
+  }
+
+  /** The runs of adjacent batches between the `separator` batches. */
+  private def splitWhen(batches: IndexedSeq[BatchMeta])(separator: BatchMeta => Boolean): Seq[IndexedSeq[BatchMeta]] = {
+    val out = ArrayBuffer.empty[IndexedSeq[BatchMeta]]
+    val run = ArrayBuffer.empty[BatchMeta]
+    batches.foreach { b =>
+      if (separator(b)) {
+        if (run.nonEmpty) out += run.toIndexedSeq
+        run.clear()
+      } else run += b
+    }
+    if (run.nonEmpty) out += run.toIndexedSeq
+    out.toSeq
+  }
+}

@@ -1,0 +1,110 @@
+package sparkpersist.compact
+
+import scala.collection.mutable
+
+import org.apache.hadoop.fs.Path
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
+
+import sparkpersist.PersistConf
+import sparkpersist.codec.Check
+import sparkpersist.shard.{ShardHandle, StateListing}
+
+/**
+ * Which state versions garbage collection keeps live: the newest `keepVersions`, and every
+ * version committed less than `graceMs` ago. `graceMs` also shields files no version refers to
+ * yet (a write or compaction still running).
+ */
+final case class GcSettings(keepVersions: Int, graceMs: Long) {
+  Check.arg(keepVersions >= 1, s"keepVersions must be at least 1, got $keepVersions")
+  Check.arg(graceMs >= 0, s"graceMs must not be negative, got $graceMs")
+}
+
+object GcSettings {
+  def of(conf: SQLConf): GcSettings = GcSettings(
+    math.min(PersistConf.GcKeepVersions.get(conf), Int.MaxValue.toLong).toInt, PersistConf.GcGraceMs.get(conf))
+}
+
+/** What one garbage collection deleted, and the live versions it kept `[oldestLive, newest]`. */
+final case class GcResult(
+    shard: String,
+    oldestLiveVersion: Long,
+    newestVersion: Long,
+    partsDeleted: Seq[String],
+    bytesDeleted: Long,
+    partsKept: Int,
+    stateFilesDeleted: Seq[String]) extends LifecycleResult {
+
+  def fields: Seq[ResultField] = Seq(
+    ResultField("shard", StringType, shard),
+    ResultField("oldest_live_version", LongType, oldestLiveVersion),
+    ResultField("newest_version", LongType, newestVersion),
+    ResultField("parts_deleted", IntegerType, partsDeleted.size),
+    ResultField("bytes_deleted", LongType, bytesDeleted),
+    ResultField("parts_kept", IntegerType, partsKept),
+    ResultField("state_files_deleted", IntegerType, stateFilesDeleted.size))
+}
+
+/**
+ * Garbage collection of one shard (Delta's VACUUM and Iceberg's expire_snapshots plus
+ * remove_orphan_files, in one):
+ *
+ *  1. **Live versions**: the newest `keepVersions` state versions and every version younger than
+ *     `graceMs`. A reader that opened the shard at a live version keeps its files.
+ *  2. **Parts**: a file under `parts/` that no live version refers to and that is older than
+ *     `graceMs` is deleted: parts that compaction replaced, and orphans left by crashed writers
+ *     (written, never committed). A part younger than the grace may belong to a write or
+ *     compaction still running, so the grace must exceed the longest write.
+ *  3. **State versions**: versions and rollups older than the newest rollup at or below the
+ *     oldest live version are deleted (never version 0, which marks the shard as existing), so
+ *     the log keeps exactly what opening the shard and replaying the live versions need.
+ *
+ * It lists the part files before it replays the live versions, and versions committed after the
+ * replay only refer to parts of the newest state it replayed or to parts written since (younger
+ * than the grace): it never deletes a part that a live version refers to.
+ */
+object GarbageCollector {
+
+  def collect(shard: ShardHandle, settings: GcSettings, nowMs: Long = System.currentTimeMillis()): GcResult = {
+    val fs = shard.fs
+    // Files first, then the versions: every version that could refer to a listed file is replayed.
+    val partsDir = new Path(shard.dir, ShardHandle.PartsDir)
+    val files = if (!fs.exists(partsDir)) Nil else {
+      val it = fs.listFiles(partsDir, true)
+      Iterator.continually(it).takeWhile(_.hasNext).map(_.next()).toSeq
+    }
+    val listing = shard.log.listing()
+    val oldestLive = oldestLiveVersion(listing, settings, nowMs)
+    val referenced = referencedParts(shard, oldestLive)
+    val cutoff = nowMs - settings.graceMs
+    val (kept, doomed) = files.partition(f => referenced(shard.relativeKey(f.getPath)) || f.getModificationTime > cutoff)
+    doomed.foreach(f => fs.delete(f.getPath, false))
+    doomed.map(_.getPath.getParent).distinct.foreach { dir =>
+      if (fs.exists(dir) && fs.listStatus(dir).isEmpty) fs.delete(dir, false)
+    }
+    val truncatedBefore = listing.rollups.map(_.seqNo).filter(_ <= oldestLive).maxOption
+    val stateDeleted = truncatedBefore.toSeq.flatMap(shard.log.truncateBefore)
+    GcResult(shard.name, oldestLive, listing.newest, doomed.map(f => shard.relativeKey(f.getPath)).sorted,
+      doomed.map(_.getLen).sum, kept.size, stateDeleted)
+  }
+
+  /** The oldest version that is among the newest `keepVersions` or younger than the grace. */
+  private[compact] def oldestLiveVersion(listing: StateListing, settings: GcSettings, nowMs: Long): Long = {
+    val newest = listing.newest
+    listing.versions.iterator
+      .filter(v => v.seqNo > newest - settings.keepVersions || v.modifiedMs > nowMs - settings.graceMs)
+      .map(_.seqNo).minOption.getOrElse(newest)
+  }
+
+  /** The keys of every part of every state from version `from` to the newest. */
+  private def referencedParts(shard: ShardHandle, from: Long): Set[String] = {
+    val keys = mutable.HashSet.empty[String]
+    val seenBatches = mutable.HashSet.empty[String]
+    shard.log.statesFrom(from).foreach { state =>
+      state.batches.foreach { b =>
+        if (seenBatches.add(b.id)) b.parts.foreach(p => keys += p.key)
+      }
+    }
+    keys.toSet
+  }
+}

@@ -1,0 +1,81 @@
+package sparkpersist.compact
+
+import java.util.Collections
+
+import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, LongType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+import sparkpersist.shard.ShardStore
+import sparkpersist.source.SystemProcedures
+
+/**
+ * The SQL form of the lifecycle, as Spark's DSv2 procedures of the persist catalog:
+ *
+ * {{{
+ *   CALL persist.system.compact('events');
+ *   CALL persist.system.compact(shard => 'events', retention_ms => 2592000000);
+ *   CALL persist.system.gc('events', keep_versions => 5);
+ * }}}
+ *
+ * Arguments not given come from the session's configuration, as in [[Lifecycle]]. Each call
+ * returns one row: the [[CompactionResult]] or [[GcResult]] fields.
+ */
+final class LifecycleProcedures extends SystemProcedures {
+  override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(
+    new LifecycleProcedure("compact",
+      "Compacts a persist shard: moves since by the retention, merges adjacent batches size-tiered " +
+        "within time windows, consolidates at since.",
+      Seq("shard" -> StringType, "retention_ms" -> LongType, "fan_in" -> IntegerType, "target_bytes" -> LongType,
+        "window_ms" -> LongType, "gc" -> BooleanType),
+      args => Lifecycle.compact(SparkSession.active, store, args.string(0), CompactOptions(
+        retentionMs = args.long(1), fanIn = args.int(2), targetBytes = args.long(3), windowMs = args.long(4),
+        gc = args.bool(5)))),
+    new LifecycleProcedure("gc",
+      "Deletes the parts no live state version of a persist shard refers to, orphans past the grace, " +
+        "and state versions no longer needed.",
+      Seq("shard" -> StringType, "keep_versions" -> IntegerType, "grace_ms" -> LongType),
+      args => Lifecycle.gc(SparkSession.active, store, args.string(0),
+        GcOptions(keepVersions = args.int(1), graceMs = args.long(2)))))
+}
+
+/** The positional arguments of a call; every argument but the first (the shard) may be null. */
+private final class Arguments(row: InternalRow) {
+  def string(i: Int): String = row.getUTF8String(i).toString
+  def long(i: Int): Option[Long] = if (row.isNullAt(i)) None else Some(row.getLong(i))
+  def int(i: Int): Option[Int] = if (row.isNullAt(i)) None else Some(row.getInt(i))
+  def bool(i: Int): Option[Boolean] = if (row.isNullAt(i)) None else Some(row.getBoolean(i))
+}
+
+/** A procedure taking a shard name and optional settings, returning one result row. */
+private final class LifecycleProcedure(
+    procedureName: String,
+    procedureDescription: String,
+    params: Seq[(String, DataType)],
+    run: Arguments => LifecycleResult) extends UnboundProcedure with BoundProcedure {
+
+  override def name(): String = procedureName
+  override def description(): String = procedureDescription
+  override def bind(inputType: StructType): BoundProcedure = this
+  override def isDeterministic: Boolean = false
+
+  override def parameters(): Array[ProcedureParameter] = params.zipWithIndex.map {
+    case ((n, t), 0) => ProcedureParameter.in(n, t).build()
+    case ((n, t), _) => ProcedureParameter.in(n, t).defaultValue(s"CAST(NULL AS ${t.sql})").build()
+  }.toArray
+
+  override def call(input: InternalRow): java.util.Iterator[Scan] = {
+    val result = run(new Arguments(input))
+    val row = InternalRow.fromSeq(result.fields.map(_.value match {
+      case s: String => UTF8String.fromString(s)
+      case other => other
+    }))
+    Collections.singletonList[Scan](new LocalScan {
+      override def rows(): Array[InternalRow] = Array(row)
+      override def readSchema(): StructType = result.schema
+    }).iterator()
+  }
+}
