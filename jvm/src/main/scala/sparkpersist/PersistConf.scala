@@ -109,8 +109,8 @@ object PersistConf {
 
   val RetentionMs = optionalLong(Prefix + "retentionMs",
     "How much update-time history (ms below the shard's upper) stays readable as of earlier times: " +
-      "compaction first advances since to upper - retentionMs, then consolidates the history below " +
-      "it. Unset: since never moves.")
+      "compaction first advances since to upper - retentionMs (at most upper - 1, the latest " +
+      "complete time), then consolidates the history below it. Unset: since never moves.")
 
   val CompactFanIn = long(Prefix + "compact.fanIn", 8L,
     "Size-tiered compaction merges this many adjacent batches of one size tier (sizes within a " +

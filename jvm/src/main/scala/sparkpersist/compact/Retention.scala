@@ -6,10 +6,11 @@ import sparkpersist.shard.ShardState
 object Retention {
   /**
    * The since that keeps `retentionMs` of update time readable below the shard's upper:
-   * `upper - retentionMs`, never below the current since (since only moves forward) nor above
-   * the upper. A shard that holds no complete time yet keeps its since.
+   * `upper - retentionMs`, but never above `upper - 1`, so the latest complete time stays
+   * readable, and never below the current since (since only moves forward). A shard that holds
+   * no complete time yet keeps its since.
    */
   def since(state: ShardState, retentionMs: Long): Long =
     if (state.upper <= 0) state.since
-    else math.max(state.since, math.min(state.upper, state.upper - retentionMs))
+    else math.max(state.since, math.min(state.upper - 1, state.upper - retentionMs))
 }
