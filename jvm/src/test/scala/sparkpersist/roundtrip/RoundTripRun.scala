@@ -20,6 +20,7 @@ object RoundTripRun {
       progress(i, sum)
       sum
     }
-    written
+    val refusal = new RefusalCheck(spark)
+    (0 until refusals).foldLeft(written)((total, i) => total + refusal.run(seed, i))
   }
 }

@@ -51,4 +51,11 @@ class RoundTripPropertySuite extends PersistSparkSession {
     assert(missing.isEmpty || Schemas < 50, s"seed $seed: no shard exercised $missing")
     assert(outcome.partsPruned > 0 || Schemas < 50, s"seed $seed: no filter pruned a part")
   }
+
+  test("types no part can store exactly (TIME, STRUCT<>) are refused, naming where, before anything is written") {
+    val outcome = RoundTripRun(spark, seed, schemas = 0, filtersPerShard = 0, refusals = 12)
+    info(s"seed $seed: ${outcome.summary}")
+    assert(outcome.mismatches.isEmpty, s"seed $seed: ${outcome.summary}\n${outcome.mismatches.mkString("\n")}")
+    assert(Set("refused TIME", "refused STRUCT<>").subsetOf(outcome.features), outcome.features)
+  }
 }
