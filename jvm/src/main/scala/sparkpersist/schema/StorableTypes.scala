@@ -1,13 +1,15 @@
 package sparkpersist.schema
 
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
-import org.apache.spark.sql.types.{ArrayType, CalendarIntervalType, DataType, MapType, StructType, UserDefinedType}
+import org.apache.spark.sql.types.{ArrayType, CalendarIntervalType, DataType, MapType, StructType, TimeType, UserDefinedType}
 
 /**
- * The types a shard can hold: exactly those Spark's Parquet writer stores
- * ([[ParquetFileFormat.supportDataType]]), since parts are Parquet files. Anything else is refused
- * when the shard is created, naming the column and the type, before a part is written — rather
- * than failing inside a write task.
+ * The types a shard can hold: those Spark's Parquet writer stores
+ * ([[ParquetFileFormat.supportDataType]]), since parts are Parquet files, and that every session
+ * reads back. Refused besides: a struct without fields (Parquet has no empty group), and TIME (a
+ * preview type in Spark 4.1: sessions without `spark.sql.timeType.enabled` refuse it, so they could
+ * not read the shard). Anything else is refused when the shard is created, naming the column and
+ * the type, before a part is written — rather than failing inside a write task, or later on read.
  */
 object StorableTypes {
   private val parquet = new ParquetFileFormat()
@@ -16,7 +18,7 @@ object StorableTypes {
   final case class Unstorable(path: Seq[String], dataType: DataType) {
     def describe: String = {
       val what = if (path.size == 1) s"column '${path.head}'" else s"'${path.mkString(".")}' (in column '${path.head}')"
-      s"$what has type ${dataType.sql}, which Parquet parts cannot store. ${advice(dataType)}"
+      s"$what has type ${dataType.sql}, ${reason(dataType)}"
     }
   }
 
@@ -30,22 +32,33 @@ object StorableTypes {
     if (found.nonEmpty) throw new IllegalArgumentException(s"$context: ${found.map(_.describe).mkString(" ")}")
   }
 
-  private def innermost(dt: DataType, path: Seq[String]): Seq[Unstorable] =
-    if (parquet.supportDataType(dt)) Nil
-    else {
-      val inside = dt match {
-        case s: StructType => s.fields.toSeq.flatMap(f => innermost(f.dataType, path :+ f.name))
-        case ArrayType(element, _) => innermost(element, path :+ "element")
-        case MapType(key, value, _) => innermost(key, path :+ "key") ++ innermost(value, path :+ "value")
-        case u: UserDefinedType[_] => innermost(u.sqlType, path)
-        case _ => Nil
-      }
-      if (inside.nonEmpty) inside else Seq(Unstorable(path, dt))
+  private def innermost(dt: DataType, path: Seq[String]): Seq[Unstorable] = {
+    val inside = dt match {
+      case s: StructType => s.fields.toSeq.flatMap(f => innermost(f.dataType, path :+ f.name))
+      case ArrayType(element, _) => innermost(element, path :+ "element")
+      case MapType(key, value, _) => innermost(key, path :+ "key") ++ innermost(value, path :+ "value")
+      case u: UserDefinedType[_] => innermost(u.sqlType, path)
+      case _ => Nil
     }
+    if (inside.nonEmpty) inside
+    else if (storable(dt)) Nil
+    else Seq(Unstorable(path, dt))
+  }
 
-  private def advice(dt: DataType): String = dt match {
-    case CalendarIntervalType =>
+  /** Whether `dt` itself is storable, given that what it holds is. */
+  private def storable(dt: DataType): Boolean = dt match {
+    case _: TimeType => false
+    case s: StructType if s.isEmpty => false
+    case _ => parquet.supportDataType(dt)
+  }
+
+  private def reason(dt: DataType): String = dt match {
+    case CalendarIntervalType => "which Parquet parts cannot store. " +
       "Use INTERVAL DAY TO SECOND or INTERVAL YEAR TO MONTH (ANSI intervals), or cast it to STRING."
-    case _ => "Cast it to a type Parquet stores (for example STRING) before writing."
+    case _: TimeType => "which shards do not hold: TIME is a preview type in Spark 4.1, and sessions without " +
+      "spark.sql.timeType.enabled could not read it back. Cast it to STRING before writing."
+    case s: StructType if s.isEmpty => "which Parquet parts cannot store (Parquet has no empty group). " +
+      "Drop it, or give the struct a field, before writing."
+    case _ => "which Parquet parts cannot store. Cast it to a type Parquet stores (for example STRING) before writing."
   }
 }

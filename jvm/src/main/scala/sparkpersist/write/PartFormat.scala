@@ -69,9 +69,35 @@ object PartFormat {
     ShardKey -> shard) ++ stampTime.map(TimeKey -> _.toString)
 
   /**
-   * The Hadoop configuration write tasks use: exactly what `df.write.parquet` would use in this
-   * session (compression, timestamp encoding, ...), with field ids switched on and the footer of
-   * `shard` handed to [[PartWriteSupport]]. With `stampTime`, the parts are stamped with it.
+   * Session settings that would change the values a part stores, pinned whatever the session says,
+   * since a write must read back identical in any session: `TIMESTAMP_MILLIS` would drop the
+   * microseconds of timestamps, and `LEGACY` rebasing would move dates and timestamps before
+   * 1582-10-15 into the hybrid Julian calendar, which lacks the days 1582-10-05 to 1582-10-14.
+   * Parts store timestamps as Parquet's standard `TIMESTAMP(MICROS)`, and every date and time in
+   * the proleptic Gregorian calendar, as Spark itself has them.
+   */
+  val ExactValueSettings: Map[String, String] = Map(
+    SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key -> SQLConf.ParquetOutputTimestampType.TIMESTAMP_MICROS.toString,
+    SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key -> "CORRECTED",
+    SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key -> "CORRECTED")
+
+  /**
+   * Runs `body`, which creates a part's Parquet writer, with [[ExactValueSettings]] in force: Spark's
+   * Parquet writer takes the timestamp type from the Hadoop configuration ([[hadoopConf]]) but the
+   * rebase modes from the SQL configuration of the thread (in a task, the settings of the SQL
+   * execution that runs it, if any).
+   */
+  def withExactValues[T](body: => T): T = {
+    // A copy, not SQLConf.get.clone(): in a task, SQLConf.get is a ReadOnlySQLConf, which refuses to be cloned.
+    val pinned = new SQLConf
+    (SQLConf.get.getAllConfs ++ ExactValueSettings).foreach { case (k, v) => pinned.setConfString(k, v) }
+    SQLConf.withExistingConf(pinned)(body)
+  }
+
+  /**
+   * The Hadoop configuration write tasks use: what `df.write.parquet` would use in this session
+   * (compression, ...) but for [[ExactValueSettings]], with field ids switched on and the footer
+   * of `shard` handed to [[PartWriteSupport]]. With `stampTime`, the parts are stamped with it.
    */
   def hadoopConf(spark: SparkSession, shard: String, schema: ShardSchema, stampTime: Option[Long]): Configuration = {
     val job = Job.getInstance(spark.sparkContext.hadoopConfiguration)
@@ -80,6 +106,7 @@ object PartFormat {
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
     new ParquetFileFormat().prepareWrite(spark, job, Map.empty, partSchema(schema, stampTime.isDefined))
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
+    ExactValueSettings.foreach { case (k, v) => conf.set(k, v) }
     ParquetOutputFormat.setWriteSupportClass(job, classOf[PartWriteSupport])
     footer(shard, schema, stampTime).foreach { case (k, v) => conf.set(k, v) }
     conf

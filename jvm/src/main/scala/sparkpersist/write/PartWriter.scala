@@ -31,7 +31,8 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
     stampTime.map(TimeStamp.Stamped).getOrElse(TimeStamp.InRow(schema.columns.length, schema.columns.length + 1)),
     boundChars,
     jsonText = i => JsonColumns.isDeclared(schema.columns(i)))
-  private val writer = new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf))
+  private val writer =
+    PartFormat.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
 
   def rowCount: Long = stats.rowCount
 

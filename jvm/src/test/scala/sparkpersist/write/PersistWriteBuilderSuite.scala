@@ -4,6 +4,7 @@ import java.nio.file.Files
 
 import org.apache.spark.{SparkConf, SparkThrowable}
 import org.apache.spark.sql.{QueryTest, Row}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.test.SharedSparkSession
 
 import sparkpersist.shard.{ShardHandle, ShardStore}
@@ -54,5 +55,25 @@ class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {
       val parts = new java.io.File(new java.net.URI(shard.dir.toString + "/parts"))
       assert(!parts.exists() || parts.listFiles().forall(_.listFiles().isEmpty))
     }
+  }
+
+  test("INSERT stores dates and timestamps exactly whatever the session's Parquet settings") {
+    // INSERT runs its tasks with the session's SQL settings: LEGACY rebasing would move the days of
+    // the Julian-Gregorian gap, TIMESTAMP_MILLIS drop microseconds (found by RoundTripPropertySuite).
+    sql("CREATE TABLE persist.times (d DATE, ts TIMESTAMP)")
+    try {
+      withSQLConf(SQLConf.SESSION_LOCAL_TIMEZONE.key -> "UTC") {
+        withSQLConf(SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key -> "LEGACY",
+            SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key -> "TIMESTAMP_MILLIS") {
+          sql("INSERT INTO persist.times VALUES (DATE'1582-10-10', TIMESTAMP'1582-10-05 12:34:56.123456')")
+        }
+        withSQLConf(SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key -> "LEGACY",
+            SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key -> "INT96") {
+          sql("INSERT INTO persist.times VALUES (DATE'0001-01-01', TIMESTAMP'1000-02-28 23:59:59.999999')")
+        }
+        checkAnswer(sql("SELECT CAST(d AS STRING), CAST(ts AS STRING) FROM persist.times"),
+          Seq(Row("1582-10-10", "1582-10-05 12:34:56.123456"), Row("0001-01-01", "1000-02-28 23:59:59.999999")))
+      }
+    } finally sql("DROP TABLE IF EXISTS persist.times")
   }
 }

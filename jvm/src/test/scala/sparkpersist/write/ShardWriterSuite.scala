@@ -7,6 +7,7 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
@@ -184,5 +185,33 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     val batch = ShardWriter.write(rows(0, 2), shard, WriteOptions())
     assert(batch.runs.isEmpty && batch.lower === 0L && batch.upper === 0L)
     assert(shard.state.seqNo === before.seqNo && partFiles(shard) === Nil)
+  }
+
+  test("a session's Parquet settings never change what a part stores: microseconds and days before 1582 stay") {
+    // Found by RoundTripPropertySuite: under spark.sql.parquet.outputTimestampType=TIMESTAMP_MILLIS a
+    // part dropped the microseconds its stats still held; LEGACY rebasing moves the days 1582-10-05..14.
+    val schema = StructType(Seq(StructField("d", DateType), StructField("ts", TimestampType),
+      StructField("ntz", TimestampNTZType)))
+    val values = Seq(("1582-10-10", "1582-10-10 12:34:56.123456", "1582-10-05 00:00:00.000001"),
+      ("0001-01-01", "0001-01-01 00:00:00.000001", "9999-12-31 23:59:59.999999"))
+    val df = values.map { case (d, ts, ntz) => s"SELECT DATE'$d' AS d, TIMESTAMP'${ts}Z' AS ts, TIMESTAMP_NTZ'$ntz' AS ntz" }
+      .reduce(_ + " UNION ALL " + _)
+    val settings = Seq(
+      Seq(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key -> "TIMESTAMP_MILLIS"),
+      Seq(SQLConf.PARQUET_OUTPUT_TIMESTAMP_TYPE.key -> "INT96", SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key -> "LEGACY"),
+      Seq(SQLConf.PARQUET_REBASE_MODE_IN_WRITE.key -> "LEGACY"))
+    withSQLConf(SQLConf.SESSION_LOCAL_TIMEZONE.key -> "UTC") {
+      val expected = sql(s"SELECT CAST(d AS STRING), CAST(ts AS STRING), CAST(ntz AS STRING) FROM ($df)").collect().toSeq
+      assert(expected.map(_.getString(1)) === values.map(_._2))
+      settings.foreach { setting =>
+        val root = Files.createTempDirectory("shards").toString
+        val shard = new ShardStore(root, spark.sparkContext.hadoopConfiguration).create("times", ShardSchema.fromStruct(schema))
+        val batch = withSQLConf(setting: _*)(ShardWriter.write(sql(df).coalesce(1), shard, WriteOptions()))
+        checkAnswer(readParts(shard, batch).selectExpr("CAST(d AS STRING)", "CAST(ts AS STRING)", "CAST(ntz AS STRING)"),
+          expected)
+        val micros = values.map(v => sql(s"SELECT unix_micros(TIMESTAMP'${v._2}Z')").head().getLong(0))
+        assert(batch.parts.next().stats.get.columns(2) === ColumnStats(0, Some(micros.min), Some(micros.max)), setting)
+      }
+    }
   }
 }

@@ -5,6 +5,7 @@ import java.io.File
 import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{AnalysisException, DataFrame, QueryTest, Row}
 import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.{IntegerType, StructField, StructType}
 
 import sparkpersist.PersistSparkSession
 import sparkpersist.api.PythonApi
@@ -122,5 +123,24 @@ class WriteBoundarySuite extends QueryTest with PersistSparkSession {
     }
     val sqlCreate = intercept[AnalysisException](sql("CREATE TABLE persist.cal (i INTERVAL)"))
     assert(!store.exists("cal"), sqlCreate.getMessage)
+  }
+
+  test("TIME and structs without fields are refused naming the place, at any depth, before anything is written") {
+    // Found by RoundTripPropertySuite: a struct without fields failed inside the write task (Parquet
+    // has no empty group); TIME was written, and then no session without spark.sql.timeType.enabled
+    // could read the shard.
+    withSQLConf("spark.sql.timeType.enabled" -> "true") {
+      val time = refused(write(spark.sql("SELECT 1 AS k, array(named_struct('t', TIME'12:34:56.123456')) AS a"), "tm"))
+      assert(time.contains("Cannot create shard 'tm': 'a.element.t' (in column 'a') has type TIME(6), which shards " +
+        "do not hold: TIME is a preview type in Spark 4.1"), time)
+      val ddl = refused(sql("CREATE TABLE persist.tm (t TIME)"))
+      assert(ddl.contains("Cannot create table persist.tm: column 't' has type TIME(6)"), ddl)
+      assert(!store.exists("tm") && filesOf("tm").isEmpty)
+    }
+    val empty = StructType(Seq(StructField("k", IntegerType), StructField("e", new StructType())))
+    val msg = refused(write(spark.createDataFrame(java.util.List.of(Row(1, Row())), empty), "es"))
+    assert(msg.contains("Cannot create shard 'es': column 'e' has type STRUCT<>, which Parquet parts cannot store " +
+      "(Parquet has no empty group)"), msg)
+    assert(!store.exists("es") && filesOf("es").isEmpty)
   }
 }
