@@ -25,6 +25,12 @@ import sparkpersist.schema.ShardSchema
  * @param reader    reads every data column of the shard, then time and diff
  * @param runs      the runs to merge, each a sequence of parts in run order
  * @param open      where the parts opened by the merge are registered for closing
+ * @param complete  whether `runs` hold every part visible as of `asOf`. When pruning skipped
+ *                  parts, a row may lack some of its updates (an insert in a skipped part, its
+ *                  retraction in a read one) — only rows that cannot pass the scan's filter,
+ *                  since every part that may hold a passing row is read. Such a row's count
+ *                  means nothing: a negative one is dropped instead of reported, a positive one
+ *                  is dropped by the filter above the scan.
  */
 final class Consolidation(
     shard: String,
@@ -32,7 +38,8 @@ final class Consolidation(
     reader: PartFileReader,
     asOf: Long,
     runs: Seq[Seq[PartFile]],
-    open: OpenFiles) extends Iterator[InternalRow] {
+    open: OpenFiles,
+    complete: Boolean = true) extends Iterator[InternalRow] {
 
   private val dataWidth = reader.schema.length - 2
   private val projectData = UnsafeProjection.create(
@@ -57,7 +64,7 @@ final class Consolidation(
       sums.update(data, sums.getOrElse(data, 0L) + update.getLong(reader.diffOrdinal))
     }
     sums.iterator.flatMap { case (row, count) =>
-      if (count < 0) throw new NegativeMultiplicity(shard, asOf, count)
+      if (count < 0 && complete) throw new NegativeMultiplicity(shard, asOf, count)
       Multiplicity.repeat(row, count)
     }
   }

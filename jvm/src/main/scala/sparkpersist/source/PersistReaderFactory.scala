@@ -29,6 +29,7 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends 
  *
  * @param output ordinals, in `reader.schema`, of the columns the scan returns
  * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
+ * @param complete whether the scan reads every visible part (see [[Consolidation]])
  */
 final class PersistReaderFactory(
     shard: String,
@@ -38,7 +39,8 @@ final class PersistReaderFactory(
     asOf: Long,
     outputSchema: StructType,
     output: IndexedSeq[Int],
-    softCheck: Option[SoftCheck] = None) extends PartitionReaderFactory {
+    softCheck: Option[SoftCheck] = None,
+    complete: Boolean = true) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
@@ -56,7 +58,7 @@ final class PersistReaderFactory(
       case ReadMode.ConsolidatedSnapshot =>
         // Consolidation merges runs itself: verify the parts it reads only for soft mode first.
         parts.files.filter(_.verify).foreach(f => updates(f).foreach(_ => ()))
-        new Consolidation(shard, schema, reader, asOf, parts.runs, open)
+        new Consolidation(shard, schema, reader, asOf, parts.runs, open, complete)
     }
     val projection = new ProjectingInternalRow(outputSchema, output)
     new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)

@@ -127,7 +127,8 @@ final class PersistScan(
     } yield new SoftCheck(shard.name, condition, reader.schema,
       PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
-      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck)
+      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
+      complete = parts.size == visible.map(_.size).sum)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
