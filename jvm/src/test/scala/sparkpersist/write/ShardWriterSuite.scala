@@ -120,7 +120,7 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     val wrongType = rows(3, 1).withColumn("x", col("x").cast("float"))
     assert(assertRefused[IllegalArgumentException](shard, wrongType, WriteOptions()).getMessage ===
       "Cannot write to shard 'events': column 'x' must be double, but the DataFrame's is float. " +
-        "Cast it to the shard's type.")
+        "Cast it to double.")
     assert(assertRefused[IllegalArgumentException](shard, rows(3, 1).drop("v"), WriteOptions()).getMessage ===
       "Cannot write to shard 'events': the DataFrame lacks the shard column(s) 'v' string. " +
         "Add them (a null literal cast to the type, if the column is nullable).")
