@@ -6,8 +6,9 @@ Typical use::
     spark = sparkpersist.session("/data/shards")
     sparkpersist.write(events_df, "events", time_col="event_ms")
     spark.sql("SELECT count(*) FROM persist.events").show()
+    sparkpersist.compact(spark, "events", retention_ms=30 * 86_400_000)   # and sparkpersist.gc(spark, "events")
 """
-from ._api import Batch, last_scans, parts, shards, write
+from ._api import Batch, compact, gc, last_scans, parts, shards, write
 from ._jar import jar_path
 from ._session import CATALOG, configure, session
 from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsError, ShardNotFoundError,
@@ -15,6 +16,6 @@ from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsErr
 
 __all__ = [
     "Batch", "CATALOG", "ConnectNotSupportedError", "InvalidInputError", "ShardExistsError",
-    "ShardNotFoundError", "SparkPersistError", "UpperMismatchError", "configure", "jar_path",
+    "ShardNotFoundError", "SparkPersistError", "UpperMismatchError", "compact", "configure", "gc", "jar_path",
     "last_scans", "parts", "session", "shards", "write",
 ]

@@ -110,3 +110,88 @@ def shards(spark: SparkSession) -> list[str]:
     api = facade(spark, "shards")
     with translated_errors():
         return [str(n) for n in api.shards(spark._jsparkSession)]
+
+
+def _lifecycle(spark: SparkSession, what: str) -> Any:
+    """The JVM facade of the shard lifecycle (``sparkpersist.api.LifecycleApi``)."""
+    facade(spark, what)  # a classic session with the jar, or a clear error
+    return spark._jvm.sparkpersist.api.LifecycleApi
+
+
+def _check_int(name: str, value: Optional[int], minimum: int) -> Optional[int]:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = None, fan_in: Optional[int] = None,
+            target_bytes: Optional[int] = None, window_ms: Optional[int] = None,
+            keep_stats: Optional[Sequence[str]] = None, gc: Optional[bool] = None) -> dict[str, Any]:
+    """Compacts ``shard``: merges adjacent batches into larger sorted runs and consolidates at ``since``.
+
+    First, with a retention, ``since`` moves to ``upper - retention_ms`` (reads as of earlier times
+    are refused from then on). Then rounds of merging run until nothing is left to merge: adjacent
+    batches whose update times lie in one window of ``window_ms`` (UTC days by default) merge
+    size-tiered, ``fan_in`` batches of similar size at a time; once the shard's upper passes a
+    window, its leftovers are packed up to ``target_bytes``. Below ``since`` times advance to
+    ``since`` and, where there are retractions, equal updates are summed and those that cancel are
+    dropped. Reads return the same rows at every time from ``since`` on. Each round is one Spark
+    job and one compare-and-set commit: appends committed meanwhile are kept.
+
+    Args:
+        spark: a classic session with the persist catalog (:func:`sparkpersist.session`).
+        shard: the shard's name.
+        retention_ms: update-time history kept readable below the upper; default
+            ``spark.sparkpersist.retentionMs`` (unset: ``since`` does not move).
+        fan_in: batches of one size tier merged into one (>= 2); default ``spark.sparkpersist.compact.fanIn``.
+        target_bytes: size of a complete batch; default ``spark.sparkpersist.compact.targetBytes``.
+        window_ms: the time-span limit; default ``spark.sparkpersist.compact.windowMs``.
+        keep_stats: columns whose part statistics the stats budget trims last, as in :func:`write`.
+        gc: garbage-collect the shard afterwards (:func:`gc`); default ``spark.sparkpersist.compact.gc``.
+
+    Returns:
+        A summary: ``since_before``, ``since``, ``rounds``, ``groups_merged``, ``groups_lost``,
+        ``batches_before``/``after``, ``parts_before``/``after``, ``rows_read``/``written``,
+        ``bytes_read``/``written``, ``millis`` and, after a GC, ``gc_parts_deleted`` and
+        ``gc_state_files_deleted`` (else None).
+    """
+    if isinstance(keep_stats, str):
+        keep_stats = [keep_stats]
+    if gc is not None and not isinstance(gc, bool):
+        raise InvalidInputError(f"gc must be True or False, got {gc!r}")
+    args = (_check_int("retention_ms", retention_ms, 0), _check_int("fan_in", fan_in, 2),
+            _check_int("target_bytes", target_bytes, 1), _check_int("window_ms", window_ms, 1))
+    api = _lifecycle(spark, "compact")
+    with translated_errors():
+        result = api.compact(spark._jsparkSession, shard, *args,
+                             None if keep_stats is None else list(keep_stats), gc)
+    return {str(k): _python(v) for k, v in result.items()}
+
+
+def gc(spark: SparkSession, shard: str, *, keep_versions: Optional[int] = None,
+       grace_ms: Optional[int] = None) -> dict[str, Any]:
+    """Deletes the files of ``shard`` that no live state version refers to.
+
+    Live versions are the newest ``keep_versions`` and every version committed within the last
+    ``grace_ms``: a reader that opened the shard at one of them keeps its files. Parts no live
+    version refers to (replaced by compaction, or orphans of crashed writers) are deleted once
+    older than ``grace_ms`` (a younger one may belong to a write still running), and so are state
+    versions older than the newest rollup at or below the oldest live version.
+
+    Args:
+        spark: a classic session with the persist catalog.
+        shard: the shard's name.
+        keep_versions: default ``spark.sparkpersist.gc.keepVersions`` (10).
+        grace_ms: default ``spark.sparkpersist.gc.graceMs`` (one day); must exceed the longest write.
+
+    Returns:
+        A summary: ``oldest_live_version``, ``newest_version``, ``parts_deleted``,
+        ``bytes_deleted``, ``parts_kept`` and ``state_files_deleted``.
+    """
+    args = (_check_int("keep_versions", keep_versions, 1), _check_int("grace_ms", grace_ms, 0))
+    api = _lifecycle(spark, "gc")
+    with translated_errors():
+        result = api.gc(spark._jsparkSession, shard, *args)
+    return {str(k): _python(v) for k, v in result.items()}
