@@ -66,7 +66,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession {
     val merged = state.batches.head
     assert((merged.lower, merged.upper, merged.appends, merged.runs.size, merged.partCount) === (0L, 5001L, 5L, 1, 1))
     assert(rows("SELECT batch_id, lower, upper, appends, runs, parts, row_count, min_time, max_time FROM persist.sealed.batches") ===
-      Seq(s"[${merged.id},0,5001,5,1,1,15,1000,5000]", s"[${state.batches(1).id},5001,${Day + 6},1,1,1,1,${Day + 5},${Day + 5}]"))
+      Seq(s"[${merged.id},0,5001,5,1,1,15,1000,5000]", s"[${state.batches(1).id},5001,${Day + 6},1,1,1,1,${Day + 5},${Day + 5}]").sorted)
 
     // The part is sorted by the order key, then time.
     val part = merged.parts.next()
