@@ -25,26 +25,39 @@ import sparkpersist.schema.ShardSchema
  * an order key is a single group, consolidated in memory (one entry per distinct row). A run out
  * of order-key order is reported, never silently mis-consolidated.
  *
- * @param reader    reads every data column of the shard, then time and diff
+ * A merge may see only some of the runs' updates (`updates` of each part): consolidation is exact
+ * for every data row all of whose updates it sees, which is how parallel reads split the work
+ * ([[ConsolidationPlan]]: each task keeps the rows of its share, all updates of a row included).
+ *
+ * @param updateSchema every data column of the shard, then time and diff: the layout of updates
+ * @param asOf      the as-of the updates were read at (for error messages)
  * @param runs      the runs to merge, each a sequence of parts in run order
- * @param open      where the parts opened by the merge are registered for closing
+ * @param updates   the updates of one part to merge, in the part's order
  */
 final class Consolidation(
     shard: String,
     schema: ShardSchema,
-    reader: PartFileReader,
+    updateSchema: StructType,
     asOf: Long,
     runs: Seq[Seq[PartFile]],
-    open: OpenFiles) extends Iterator[InternalRow] {
+    updates: PartFile => Iterator[InternalRow]) extends Iterator[InternalRow] {
 
-  private val dataWidth = reader.schema.length - 2
-  private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, reader.schema).map { i =>
-    SortOrder(BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable), Ascending)
+  /**
+   * Merges every update with time <= `asOf` of `runs`, read with `reader` (every data column of
+   * the shard, then time and diff); the parts it opens are registered in `open` for closing.
+   */
+  def this(shard: String, schema: ShardSchema, reader: PartFileReader, asOf: Long, runs: Seq[Seq[PartFile]],
+      open: OpenFiles) = this(shard, schema, reader.schema, asOf, runs, reader.rowsAsOf(_, asOf, open))
+
+  private val dataWidth = updateSchema.length - 2
+  private val diffOrdinal = updateSchema.length - 1
+  private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, updateSchema).map { i =>
+    SortOrder(BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable), Ascending)
   }
   private val keyOrdering = new LazilyGeneratedOrdering(keyOrders)
-  private val copyUpdate = UnsafeProjection.create(reader.schema)
+  private val copyUpdate = UnsafeProjection.create(updateSchema)
   private val projectData = UnsafeProjection.create(
-    (0 until dataWidth).map(i => BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable)))
+    (0 until dataWidth).map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
 
   private val heads = new PriorityQueue[RunCursor](math.max(1, runs.size),
     (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
@@ -72,7 +85,7 @@ final class Consolidation(
     while (!heads.isEmpty && keyOrdering.compare(heads.peek().head, first) == 0) {
       val cursor = heads.poll()
       val data = projectData(cursor.head).copy()
-      sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(reader.diffOrdinal))
+      sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(diffOrdinal))
       if (cursor.advance()) heads.add(cursor)
     }
     sums.iterator.flatMap { case (row, count) =>
@@ -90,7 +103,7 @@ final class Consolidation(
     def advance(): Boolean = {
       while (!rows.hasNext && parts.hasNext) {
         part = parts.next()
-        rows = reader.rowsAsOf(part, asOf, open)
+        rows = updates(part)
       }
       if (!rows.hasNext) return false
       val next = copyUpdate(rows.next()).copy()

@@ -15,12 +15,19 @@ object ReadMode {
   case object Updates extends ReadMode
   /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
   case object Snapshot extends ReadMode
-  /** Snapshot of a shard with retractions: a [[Consolidation]] of all runs in one partition. */
+  /**
+   * Snapshot of a shard with retractions: [[Consolidation]]s of the runs, one per share of the
+   * rows, plus the parts that need none ([[ConsolidationPlan]]).
+   */
   case object ConsolidatedSnapshot extends ReadMode
 }
 
-/** Parts read by one task; `runs` keeps each run's parts in run order. */
-final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends InputPartition {
+/**
+ * Parts read by one task; `runs` keeps each run's parts in run order. With a `share`, the task
+ * merges the runs and consolidates the rows of that share; without, it reads the parts in turn.
+ */
+final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: Option[RowShare] = None)
+  extends InputPartition {
   def files: Iterator[PartFile] = runs.iterator.flatten
 }
 
@@ -48,15 +55,17 @@ final class PersistReaderFactory(
       val rows = reader.rowsAsOf(file, asOf, open)
       check.fold(rows)(_(file, rows))
     }
-    val rows: Iterator[InternalRow] = mode match {
-      case ReadMode.Updates =>
+    val rows: Iterator[InternalRow] = (parts.share, mode) match {
+      case (Some(share), _) =>
+        // Only the share's rows are verified here: each row of a verified part is in one share.
+        new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
+          val kept = reader.rowsAsOf(file, asOf, open).filter(share.keeps)
+          check.fold(kept)(_(file, kept))
+        })
+      case (None, ReadMode.Updates) =>
         parts.files.flatMap(updates)
-      case ReadMode.Snapshot =>
+      case (None, _) =>
         parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
-      case ReadMode.ConsolidatedSnapshot =>
-        // Consolidation merges runs itself: verify the parts it reads only for soft mode first.
-        parts.files.filter(_.verify).foreach(f => updates(f).foreach(_ => ()))
-        new Consolidation(shard, schema, reader, asOf, parts.runs, open)
     }
     val projection = new ProjectingInternalRow(outputSchema, output)
     new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)

@@ -49,8 +49,9 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  *
  * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
  * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
- * retractions, the snapshot is consolidated by one task merging every run ([[Consolidation]]):
- * memory stays bounded by the number of runs, parallelism is one.
+ * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
+ * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
+ * memory per task stays bounded by the number of runs.
  */
 final class PersistScan(
     spark: SparkSession,
@@ -99,20 +100,39 @@ final class PersistScan(
 
   override def toBatch: Batch = this
 
+  /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+  lazy val consolidation: Option[ConsolidationPlan] =
+    if (mode != ReadMode.ConsolidatedSnapshot) None
+    else Some(ConsolidationPlan(runs, state.schema, consolidationTasks))
+
+  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads). */
+  private def consolidationTasks: Int = {
+    val conf = spark.sessionState.conf
+    PersistConf.ConsolidationTasks.get(conf) match {
+      case 0 =>
+        val bySize = (parts.map(_.bytes).sum + conf.filesMaxPartitionBytes - 1) / conf.filesMaxPartitionBytes
+        math.max(spark.sparkContext.defaultParallelism.toLong, bySize).toInt
+      case n => math.min(n, Int.MaxValue).toInt
+    }
+  }
+
   override def description(): String =
     s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
       s"asOf=${asOf.map(_.toString).getOrElse("(empty)")} read=${mode.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      consolidation.fold("")(c => s"(${c.describe}) ") +
       s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key)))
-    val files = runs.map(_.map(partFile))
-    mode match {
-      case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
-      case _ => PersistScan.packBySize(files.flatten, spark.sessionState.conf.filesMaxPartitionBytes)
-          .map(group => PartsPartition(IndexedSeq(group)): InputPartition).toArray
+    def straight(files: Seq[PartFile]): Seq[InputPartition] =
+      PersistScan.packBySize(files, spark.sessionState.conf.filesMaxPartitionBytes).map(g => PartsPartition(IndexedSeq(g)))
+    consolidation match {
+      case Some(plan) =>
+        (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
+          straight(plan.straight.map(partFile))).toArray
+      case None => straight(parts.map(partFile)).toArray
     }
   }
 
