@@ -78,8 +78,8 @@ object ConsolidationPlan {
     val ranges = KeyRanges.balanced(column, masses, n)
     val ordinal = schema.columns.indexWhere(_.id == column.id)
     val tasks = (0 until ranges.count).map { i =>
-      ConsolidationTask(merged.map(_.filter(p => ranges.overlaps(spans.get(p), i))).filter(_.nonEmpty),
-        RowShare.KeyRange(ranges, i, ordinal))
+      val read = merged.map(_.filter(p => ranges.overlaps(spans.get(p), i))).filter(_.nonEmpty)
+      ConsolidationTask(read, RowShare.KeyRange(ranges, i, ordinal, read.flatten.map(p => p.key -> spans.get(p)).toMap))
     }.filter(_.runs.nonEmpty)
     val mergedParts = merged.map(_.size).sum
     val separates = tasks.size > 1 && tasks.exists(_.runs.map(_.size).sum < mergedParts)

@@ -68,18 +68,21 @@ object KeyRanges {
     if (n <= 1 || bounds.isEmpty) return KeyRanges(column, IndexedSeq.empty)
     val position = positionOf(dt)
     val (min, max) = (bounds.map(position).min, bounds.map(position).max)
+    // Integral values are points one apart: a part's values fill [lower, upper + 1).
+    val step = if (isIntegral(dt)) 1.0 else 0.0
     val pieces = parts.map { m =>
-      (m.nullRows, m.valueRows, m.span.lower.map(position).getOrElse(min), m.span.upper.map(position).getOrElse(max))
+      (m.nullRows, m.valueRows, m.span.lower.map(position).getOrElse(min),
+        m.span.upper.map(position).getOrElse(max) + step)
     }
     val nulls = pieces.map(_._1).sum
     val total = nulls + pieces.map(_._2).sum
     // Rows below position x: nulls, then each part's values spread over [from, to].
     def below(x: Double): Double = nulls + pieces.iterator.map { case (_, rows, from, to) =>
-      if (x <= from) 0.0 else if (x > to) rows.toDouble else rows * (x - from) / (to - from)
+      if (x <= from) 0.0 else if (x >= to) rows.toDouble else rows * (x - from) / (to - from)
     }.sum
     val targets = (1 until n).map(j => total.toDouble * j / n)
     val quantiles = targets.flatMap { t =>
-      var (lo, hi) = (min, max)
+      var (lo, hi) = (min, max + step)
       (0 until 100).foreach { _ =>
         val mid = lo + (hi - lo) / 2
         if (below(mid) < t) lo = mid else hi = mid
@@ -143,6 +146,12 @@ object KeyRanges {
     case DoubleType => Some(x)
     case d: DecimalType => Try(Decimal(BigDecimal(x).setScale(d.scale, BigDecimal.RoundingMode.HALF_UP), d.precision, d.scale)).toOption
     case _ => None
+  }
+
+  private def isIntegral(dt: DataType): Boolean = dt match {
+    case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType |
+         _: YearMonthIntervalType | _: DayTimeIntervalType => true
+    case _ => false
   }
 
   private def clamp(x: Double, lo: Double, hi: Double): Double = math.round(math.max(lo, math.min(hi, x))).toDouble

@@ -14,6 +14,11 @@ import sparkpersist.shard.PartMeta
  */
 final case class KeySpan(nulls: Boolean, values: Boolean, lower: Option[Any], upper: Option[Any]) {
 
+  /** Whether `value` (null included) lies in this span. */
+  def holds(value: Any, ordering: Ordering[Any]): Boolean =
+    if (value == null) nulls
+    else values && KeySpan.atMost(lower, Some(value), ordering) && KeySpan.atMost(Some(value), upper, ordering)
+
   /** Whether a value of this span may equal a value of `other` (nulls meet nulls). */
   def meets(other: KeySpan, ordering: Ordering[Any]): Boolean =
     (nulls && other.nulls) || (values && other.values &&

@@ -17,15 +17,16 @@ import sparkpersist.shard.PartMeta
  * only because pushdown is soft (the filter ruled it out): its rows are checked ([[SoftCheck]]).
  * `constantTime` is set when every update of the part is an insert at that one time (its stats
  * say so): then its `time` and `diff` are not read from the file (a stamped part has none).
+ * `key` is the part's key in the shard ([[PartMeta.key]]; empty for a file outside any shard).
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
-    constantTime: Option[Long] = None)
+    constantTime: Option[Long] = None, key: String = "")
 
 object PartFile {
   /** The part file of `part`, at `path`. */
   def of(path: String, part: PartMeta, verify: Boolean): PartFile =
     PartFile(path, part.bytes, part.maxTime, verify,
-      if (part.minTime == part.maxTime && !part.hasRetractions) Some(part.maxTime) else None)
+      if (part.minTime == part.maxTime && !part.hasRetractions) Some(part.maxTime) else None, part.key)
 }
 
 /**

@@ -59,7 +59,7 @@ final class PersistReaderFactory(
       case (Some(share), _) =>
         // Only the share's rows are verified here: each row of a verified part is in one share.
         new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
-          val kept = reader.rowsAsOf(file, asOf, open).filter(share.keeps)
+          val kept = share.of(file, reader.rowsAsOf(file, asOf, open))
           check.fold(kept)(_(file, kept))
         })
       case (None, ReadMode.Updates) =>

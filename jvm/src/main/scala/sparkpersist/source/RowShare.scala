@@ -2,6 +2,7 @@ package sparkpersist.source
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
+import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -11,8 +12,8 @@ import org.apache.spark.sql.types.StructType
  * sit) meet in one task and consolidate exactly. Built on the driver, used on executors.
  */
 sealed trait RowShare extends Serializable {
-  /** Whether `update` (data columns, then time and diff) belongs to this share. */
-  def keeps(update: InternalRow): Boolean
+  /** The updates of `file` (data columns, then time and diff) that belong to this share. */
+  def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow]
 
   def describe: String
 }
@@ -20,14 +21,28 @@ sealed trait RowShare extends Serializable {
 object RowShare {
   /** Every row: a consolidation in one task. */
   case object All extends RowShare {
-    override def keeps(update: InternalRow): Boolean = true
+    override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = updates
     override def describe: String = "all rows"
   }
 
-  /** The rows whose value of `ranges.column`, at `ordinal` of the update, lies in range `index`. */
-  final case class KeyRange(ranges: KeyRanges, index: Int, ordinal: Int) extends RowShare {
-    override def keeps(update: InternalRow): Boolean =
-      ranges.rangeOf(update.get(ordinal, ranges.column.dataType)) == index
+  /**
+   * The rows whose value of `ranges.column`, at `ordinal` of the update, lies in range `index`.
+   * The task reads the parts whose statistics say they may hold such rows; `spans` (by part key)
+   * are those statistics, and a row outside its part's span fails the read: the part would have
+   * been left out of the task its row belongs to, and the row lost.
+   */
+  final case class KeyRange(ranges: KeyRanges, index: Int, ordinal: Int, spans: Map[String, KeySpan])
+    extends RowShare {
+    @transient private lazy val ordering = TypeUtils.getInterpretedOrdering(ranges.column.dataType)
+
+    override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = {
+      val span = spans.getOrElse(file.key, KeySpan.Anything)
+      updates.filter { update =>
+        val key = update.get(ordinal, ranges.column.dataType)
+        if (!span.holds(key, ordering)) throw new PartStatsMismatch(file.path, ranges.column.name, key, span)
+        ranges.rangeOf(key) == index
+      }
+    }
 
     override def describe: String = s"range $index of ${ranges.describe}"
   }
@@ -41,9 +56,16 @@ object RowShare {
     @transient private lazy val data = UnsafeProjection.create(
       dataSchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
 
-    override def keeps(update: InternalRow): Boolean =
-      Math.floorMod(data(update).hashCode(), buckets) == bucket
+    override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] =
+      updates.filter(u => Math.floorMod(data(u).hashCode(), buckets) == bucket)
 
     override def describe: String = s"hash bucket $bucket of $buckets"
   }
 }
+
+/** A part holds a value its statistics exclude: consolidating it in parallel could lose rows. */
+final class PartStatsMismatch(path: String, column: String, value: Any, span: KeySpan)
+  extends IllegalStateException(
+    s"Part $path holds a row whose '$column' is $value, outside the part's statistics ($span), so " +
+      s"its statistics are wrong and the part cannot be consolidated by key ranges. Set " +
+      s"${sparkpersist.PersistConf.ConsolidationTasks.key}=1 to read the shard in one merge, and report this as a bug.")
