@@ -59,11 +59,15 @@ final class Consolidation(
   private val projectData = UnsafeProjection.create(
     (0 until dataWidth).map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
 
-  private val heads = new PriorityQueue[RunCursor](math.max(1, runs.size),
-    (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
-  runs.foreach { parts =>
-    val cursor = new RunCursor(parts.iterator)
-    if (cursor.advance()) heads.add(cursor)
+  /** The cursors of the runs not yet exhausted, by head; opened on the first `hasNext` (no I/O before). */
+  private lazy val heads = {
+    val queue = new PriorityQueue[RunCursor](math.max(1, runs.size),
+      (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
+    runs.foreach { parts =>
+      val cursor = new RunCursor(parts.iterator)
+      if (cursor.advance()) queue.add(cursor)
+    }
+    queue
   }
 
   private var pending: Iterator[InternalRow] = Iterator.empty
