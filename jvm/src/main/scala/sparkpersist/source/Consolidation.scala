@@ -29,7 +29,12 @@ import sparkpersist.schema.ShardSchema
  * for every data row all of whose updates it sees, which is how parallel reads split the work
  * ([[ConsolidationPlan]]: each task keeps the rows of its share, all updates of a row included).
  *
+ * Each update is copied once, into its run cursor's buffer; a group of one update (the common
+ * case) emits that buffer, valid until the next `hasNext`/`next` (as Spark's readers' rows are),
+ * and only the updates of a larger group are copied again, to be summed by their bytes.
+ *
  * @param updateSchema every data column of the shard, then time and diff: the layout of updates
+ *                     (emitted rows have it too; their data columns are the consolidated row)
  * @param asOf      the as-of the updates were read at (for error messages)
  * @param runs      the runs to merge, each a sequence of parts in run order
  * @param updates   the updates of one part to merge, in the part's order
@@ -42,20 +47,32 @@ final class Consolidation(
     runs: Seq[Seq[PartFile]],
     updates: PartFile => Iterator[InternalRow]) extends Iterator[InternalRow] {
 
+  private var copyRows = false
+
   /**
    * Merges every update with time <= `asOf` of `runs`, read with `reader` (every data column of
    * the shard, then time and diff); the parts it opens are registered in `open` for closing.
+   * Each row it returns is its own copy (the data columns only), kept as long as the caller likes.
    */
   def this(shard: String, schema: ShardSchema, reader: PartFileReader, asOf: Long, runs: Seq[Seq[PartFile]],
-      open: OpenFiles) = this(shard, schema, reader.schema, asOf, runs, reader.rowsAsOf(_, asOf, open))
+      open: OpenFiles) = {
+    this(shard, schema, reader.schema, asOf, runs, reader.rowsAsOf(_, asOf, open))
+    copyRows = true
+  }
 
   private val dataWidth = updateSchema.length - 2
   private val diffOrdinal = updateSchema.length - 1
-  private val keyOrders: Seq[SortOrder] = MergeKey.ordinals(schema, updateSchema).map { i =>
+  private val keyOrdinals = MergeKey.ordinals(schema, updateSchema)
+  /** Orders updates by their merge key. */
+  private val keyOrdering = new LazilyGeneratedOrdering(keyOrdinals.map { i =>
     SortOrder(BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable), Ascending)
-  }
-  private val keyOrdering = new LazilyGeneratedOrdering(keyOrders)
-  private val copyUpdate = UnsafeProjection.create(updateSchema)
+  })
+  /** Orders merge keys alone ([[projectKey]]'s rows). */
+  private val keyRowOrdering = new LazilyGeneratedOrdering(keyOrdinals.zipWithIndex.map { case (o, i) =>
+    SortOrder(BoundReference(i, updateSchema(o).dataType, updateSchema(o).nullable), Ascending)
+  })
+  private val projectKey = UnsafeProjection.create(
+    keyOrdinals.map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
   private val projectData = UnsafeProjection.create(
     (0 until dataWidth).map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
 
@@ -70,50 +87,87 @@ final class Consolidation(
     queue
   }
 
+  /** The cursor whose head the current group (of one update) emits, advanced before the next group. */
+  private var consumed: RunCursor = _
   private var pending: Iterator[InternalRow] = Iterator.empty
 
   override def hasNext: Boolean = {
-    while (!pending.hasNext && !heads.isEmpty) pending = nextGroup()
+    while (!pending.hasNext && (consumed != null || !heads.isEmpty)) {
+      if (consumed != null && consumed.advance()) heads.add(consumed)
+      consumed = null
+      if (!heads.isEmpty) pending = nextGroup()
+    }
     pending.hasNext
   }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException("consolidated snapshot exhausted")
-    pending.next()
+    if (copyRows) projectData(pending.next()).copy() else pending.next()
   }
 
-  /** Consolidates the group of updates whose order key equals the smallest head's. */
+  /** Consolidates the group of updates whose merge key equals the smallest head's. */
   private def nextGroup(): Iterator[InternalRow] = {
-    val first = heads.peek().head
-    val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
-    while (!heads.isEmpty && keyOrdering.compare(heads.peek().head, first) == 0) {
-      val cursor = heads.poll()
-      val data = projectData(cursor.head).copy()
-      sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(diffOrdinal))
-      if (cursor.advance()) heads.add(cursor)
-    }
-    sums.iterator.flatMap { case (row, count) =>
-      if (count < 0) throw new NegativeMultiplicity(shard, asOf, count)
-      Multiplicity.repeat(row, count)
+    val first = heads.poll()
+    if (!first.nextHasSameKey && (heads.isEmpty || keyOrdering.compare(heads.peek().head, first.head) != 0)) {
+      // A group of one update (the common case): its row, diff times, no copy.
+      consumed = first
+      checked(first.head, first.head.getLong(diffOrdinal))
+    } else {
+      val groupKey = projectKey(first.head).copy()
+      val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
+      var cursor = first
+      while (cursor != null) {
+        var more = true
+        while (more) {
+          val data = projectData(cursor.head).copy()
+          sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(diffOrdinal))
+          more = cursor.nextHasSameKey
+          if (!cursor.advance()) more = false
+          else if (!more) heads.add(cursor)
+        }
+        cursor = if (!heads.isEmpty && keyRowOrdering.compare(projectKey(heads.peek().head), groupKey) == 0) heads.poll()
+          else null
+      }
+      sums.iterator.flatMap { case (row, count) => checked(row, count) }
     }
   }
 
-  /** The updates of one run with time <= as-of, part after part, each head a private copy. */
+  private def checked(row: InternalRow, count: Long): Iterator[InternalRow] = {
+    if (count < 0) throw new NegativeMultiplicity(shard, asOf, count)
+    Multiplicity.repeat(row, count)
+  }
+
+  /**
+   * The updates of one run with time <= as-of, part after part. `head` is a copy of the current
+   * update in this cursor's own buffer (rewritten by each `advance`); the update after it is
+   * read ahead, so a group knows whether the run holds more of its key.
+   */
   private final class RunCursor(parts: Iterator[PartFile]) {
+    private val project = UnsafeProjection.create(updateSchema)
     var head: UnsafeRow = _
+    private var ahead: InternalRow = _
     private var part: PartFile = _
     private var rows: Iterator[InternalRow] = Iterator.empty
 
+    /** Whether the run's next update has the head's merge key. */
+    def nextHasSameKey: Boolean = ahead != null && keyOrdering.compare(ahead, head) == 0
+
+    /** Moves to the next update; false at the end of the run. */
     def advance(): Boolean = {
+      if (head == null) ahead = read()
+      if (ahead == null) return false
+      head = project(ahead)
+      ahead = read()
+      if (ahead != null && keyOrdering.compare(ahead, head) < 0) throw new UnsortedRun(shard, part.path)
+      true
+    }
+
+    private def read(): InternalRow = {
       while (!rows.hasNext && parts.hasNext) {
         part = parts.next()
         rows = updates(part)
       }
-      if (!rows.hasNext) return false
-      val next = copyUpdate(rows.next()).copy()
-      if (head != null && keyOrdering.compare(head, next) > 0) throw new UnsortedRun(shard, part.path)
-      head = next
-      true
+      if (rows.hasNext) rows.next() else null
     }
   }
 }
