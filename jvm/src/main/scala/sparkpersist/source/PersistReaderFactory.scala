@@ -3,6 +3,7 @@ package sparkpersist.source
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.ShardSchema
@@ -36,6 +37,8 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: O
  *
  * @param output ordinals, in `reader.schema`, of the columns the scan returns
  * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
+ * @param filters   filters handed to Parquet when reading parts straight (never for a part read
+ *                  only to be verified); consolidation tasks hand it their key range instead
  */
 final class PersistReaderFactory(
     shard: String,
@@ -45,21 +48,24 @@ final class PersistReaderFactory(
     asOf: Long,
     outputSchema: StructType,
     output: IndexedSeq[Int],
-    softCheck: Option[SoftCheck] = None) extends PartitionReaderFactory {
+    softCheck: Option[SoftCheck] = None,
+    filters: Seq[Filter] = Nil) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
     val open = new OpenFiles
     val check = softCheck.map(c => new c.Run)
     def updates(file: PartFile): Iterator[InternalRow] = {
-      val rows = reader.rowsAsOf(file, asOf, open)
+      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters)
       check.fold(rows)(_(file, rows))
     }
     val rows: Iterator[InternalRow] = (parts.share, mode) match {
       case (Some(share), _) =>
         // Only the share's rows are verified here: each row of a verified part is in one share.
+        // Parquet may skip row groups outside the share's key range: their rows are another task's.
+        val range = share.parquetFilters
         new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
-          val kept = share.of(file, reader.rowsAsOf(file, asOf, open))
+          val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
           check.fold(kept)(_(file, kept))
         })
       case (None, ReadMode.Updates) =>
@@ -79,8 +85,7 @@ private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles,
   override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
   override def get(): InternalRow = current
   override def close(): Unit = open.close()
-  override def currentMetricsValues(): Array[CustomTaskMetric] =
-    check.map(c => ScanMetrics.value(ScanMetrics.SoftViolations, c.violationCount)).toArray
+  override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
 }
 
 /** Rows standing for several copies of themselves. */

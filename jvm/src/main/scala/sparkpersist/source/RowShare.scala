@@ -3,6 +3,7 @@ package sparkpersist.source
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 import org.apache.spark.sql.catalyst.util.TypeUtils
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 /**
@@ -14,6 +15,9 @@ import org.apache.spark.sql.types.StructType
 sealed trait RowShare extends Serializable {
   /** The updates of `file` (data columns, then time and diff) that belong to this share. */
   def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow]
+
+  /** Filters for Parquet that keep every row of this share (they may keep others too). */
+  def parquetFilters: Seq[Filter] = Nil
 
   def describe: String
 }
@@ -43,6 +47,8 @@ object RowShare {
         ranges.rangeOf(key) == index
       }
     }
+
+    override def parquetFilters: Seq[Filter] = PartFilters.ofRange(ranges, index)
 
     override def describe: String = s"range $index of ${ranges.describe}"
   }
