@@ -81,6 +81,7 @@ PLANNING   ?= 1000,10000,100000
 WRITE      ?= 2000000 8 3
 PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
+CONSOLIDATED ?= 10000000 3
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 S3A        ?= 4 20 3 30
@@ -91,6 +92,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.WriteBench $(WRITE)" \
 	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
+	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
 	$(PY) bench/s3a_bench.py $(S3A)

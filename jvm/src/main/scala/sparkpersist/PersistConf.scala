@@ -92,6 +92,11 @@ object PersistConf {
   val SoftFailOnViolation = bool(Prefix + "pushdown.soft.failOnViolation", false,
     "In soft mode, fail the query when a part marked skippable yields a row passing the filter.")
 
+  val ConsolidationTasks = long(Prefix + "read.consolidationTasks", 0L,
+    "Tasks that consolidate a snapshot with retractions, each merging the parts that may hold its " +
+      "range of keys. 0: the cluster's default parallelism, or one task per " +
+      "spark.sql.files.maxPartitionBytes of parts to merge when that is more; 1: a single merge.", min = 0)
+
   val MaxRowsPerPart = long(Prefix + "write.maxRowsPerPart", 1000000L,
     "Largest number of rows in one part; a write task rolls over to a new part past it.", min = 1)
 

@@ -1,16 +1,19 @@
 package sparkpersist.source
 
+import java.util.PriorityQueue
+
 import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, RowOrdering, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, RowOrdering, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.ShardSchema
 
 /**
- * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs ([[RunMerge]]) that
- * sums the diffs of every distinct data row (with time <= as-of) and emits each row as many times as its
+ * Consolidation on read (seed 004): a streaming k-way merge of a shard's runs that sums the
+ * diffs of every distinct data row (with time <= as-of) and emits each row as many times as its
  * positive net multiplicity. Rows whose updates cancel are dropped; a negative net multiplicity
  * means the shard retracts more than it inserted and is an error, as in Materialize.
  *
@@ -22,9 +25,19 @@ import sparkpersist.schema.ShardSchema
  * an order key is a single group, consolidated in memory (one entry per distinct row). A run out
  * of order-key order is reported, never silently mis-consolidated.
  *
- * @param reader    reads every data column of the shard, then time and diff
+ * A merge may see only some of the runs' updates (`updates` of each part): consolidation is exact
+ * for every data row all of whose updates it sees, which is how parallel reads split the work
+ * ([[ConsolidationPlan]]: each task keeps the rows of its share, all updates of a row included).
+ *
+ * Each update is copied once, into its run cursor's buffer; a group of one update (the common
+ * case) emits that buffer, valid until the next `hasNext`/`next` (as Spark's readers' rows are),
+ * and only the updates of a larger group are copied again, to be summed by their bytes.
+ *
+ * @param updateSchema every data column of the shard, then time and diff: the layout of updates
+ *                     (emitted rows have it too; their data columns are the consolidated row)
+ * @param asOf      the as-of the updates were read at (for error messages)
  * @param runs      the runs to merge, each a sequence of parts in run order
- * @param open      where the parts opened by the merge are registered for closing
+ * @param updates   the updates of one part to merge, in the part's order
  * @param complete  whether `runs` hold every part visible as of `asOf`. When pruning skipped
  *                  parts, a row may lack some of its updates (an insert in a skipped part, its
  *                  retraction in a read one) — only rows that cannot pass the scan's filter,
@@ -35,37 +48,133 @@ import sparkpersist.schema.ShardSchema
 final class Consolidation(
     shard: String,
     schema: ShardSchema,
-    reader: PartFileReader,
+    updateSchema: StructType,
     asOf: Long,
     runs: Seq[Seq[PartFile]],
-    open: OpenFiles,
+    updates: PartFile => Iterator[InternalRow],
     complete: Boolean = true) extends Iterator[InternalRow] {
 
-  private val dataWidth = reader.schema.length - 2
+  private var copyRows = false
+
+  /**
+   * Merges every update with time <= `asOf` of `runs`, read with `reader` (every data column of
+   * the shard, then time and diff); the parts it opens are registered in `open` for closing.
+   * Each row it returns is its own copy (the data columns only), kept as long as the caller likes.
+   */
+  def this(shard: String, schema: ShardSchema, reader: PartFileReader, asOf: Long, runs: Seq[Seq[PartFile]],
+      open: OpenFiles) = {
+    this(shard, schema, reader.schema, asOf, runs, reader.rowsAsOf(_, asOf, open))
+    copyRows = true
+  }
+
+  private val dataWidth = updateSchema.length - 2
+  private val diffOrdinal = updateSchema.length - 1
+  private val keyOrdinals = MergeKey.ordinals(schema, updateSchema)
+  /** Orders updates by their merge key. */
+  private val keyOrdering = new LazilyGeneratedOrdering(keyOrdinals.map { i =>
+    SortOrder(BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable), Ascending)
+  })
+  /** Orders merge keys alone ([[projectKey]]'s rows). */
+  private val keyRowOrdering = new LazilyGeneratedOrdering(keyOrdinals.zipWithIndex.map { case (o, i) =>
+    SortOrder(BoundReference(i, updateSchema(o).dataType, updateSchema(o).nullable), Ascending)
+  })
+  private val projectKey = UnsafeProjection.create(
+    keyOrdinals.map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
   private val projectData = UnsafeProjection.create(
-    (0 until dataWidth).map(i => BoundReference(i, reader.schema(i).dataType, reader.schema(i).nullable)))
-  private val merged = new RunMerge(shard, reader, asOf, runs, MergeKey.ordinals(schema, reader.schema), open)
+    (0 until dataWidth).map(i => BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
 
-  private val rows: Iterator[InternalRow] =
-    RunMerge.groups(merged)(merged.sameKey).flatMap(consolidate)
+  /** The cursors of the runs not yet exhausted, by head; opened on the first `hasNext` (no I/O before). */
+  private lazy val heads = {
+    val queue = new PriorityQueue[RunCursor](math.max(1, runs.size),
+      (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
+    runs.foreach { parts =>
+      val cursor = new RunCursor(parts.iterator)
+      if (cursor.advance()) queue.add(cursor)
+    }
+    queue
+  }
 
-  override def hasNext: Boolean = rows.hasNext
+  /** The cursor whose head the current group (of one update) emits, advanced before the next group. */
+  private var consumed: RunCursor = _
+  private var pending: Iterator[InternalRow] = Iterator.empty
+
+  override def hasNext: Boolean = {
+    while (!pending.hasNext && (consumed != null || !heads.isEmpty)) {
+      if (consumed != null && consumed.advance()) heads.add(consumed)
+      consumed = null
+      if (!heads.isEmpty) pending = nextGroup()
+    }
+    pending.hasNext
+  }
 
   override def next(): InternalRow = {
     if (!hasNext) throw new NoSuchElementException("consolidated snapshot exhausted")
-    rows.next()
+    if (copyRows) projectData(pending.next()).copy() else pending.next()
   }
 
-  /** Sums the diffs of each distinct data row of one group of equal order key. */
-  private def consolidate(group: Seq[UnsafeRow]): Iterator[InternalRow] = {
-    val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
-    group.foreach { update =>
-      val data = projectData(update).copy()
-      sums.update(data, sums.getOrElse(data, 0L) + update.getLong(reader.diffOrdinal))
+  /** Consolidates the group of updates whose merge key equals the smallest head's. */
+  private def nextGroup(): Iterator[InternalRow] = {
+    val first = heads.poll()
+    if (!first.nextHasSameKey && (heads.isEmpty || keyOrdering.compare(heads.peek().head, first.head) != 0)) {
+      // A group of one update (the common case): its row, diff times, no copy.
+      consumed = first
+      checked(first.head, first.head.getLong(diffOrdinal))
+    } else {
+      val groupKey = projectKey(first.head).copy()
+      val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
+      var cursor = first
+      while (cursor != null) {
+        var more = true
+        while (more) {
+          val data = projectData(cursor.head).copy()
+          sums.update(data, sums.getOrElse(data, 0L) + cursor.head.getLong(diffOrdinal))
+          more = cursor.nextHasSameKey
+          if (!cursor.advance()) more = false
+          else if (!more) heads.add(cursor)
+        }
+        cursor = if (!heads.isEmpty && keyRowOrdering.compare(projectKey(heads.peek().head), groupKey) == 0) heads.poll()
+          else null
+      }
+      sums.iterator.flatMap { case (row, count) => checked(row, count) }
     }
-    sums.iterator.flatMap { case (row, count) =>
-      if (count < 0 && complete) throw new NegativeMultiplicity(shard, asOf, count)
-      Multiplicity.repeat(row, count)
+  }
+
+  private def checked(row: InternalRow, count: Long): Iterator[InternalRow] = {
+    if (count < 0 && complete) throw new NegativeMultiplicity(shard, asOf, count)
+    if (count <= 0) Iterator.empty else Multiplicity.repeat(row, count)
+  }
+
+  /**
+   * The updates of one run with time <= as-of, part after part. `head` is a copy of the current
+   * update in this cursor's own buffer (rewritten by each `advance`); the update after it is
+   * read ahead, so a group knows whether the run holds more of its key.
+   */
+  private final class RunCursor(parts: Iterator[PartFile]) {
+    private val project = UnsafeProjection.create(updateSchema)
+    var head: UnsafeRow = _
+    private var ahead: InternalRow = _
+    private var part: PartFile = _
+    private var rows: Iterator[InternalRow] = Iterator.empty
+
+    /** Whether the run's next update has the head's merge key. */
+    def nextHasSameKey: Boolean = ahead != null && keyOrdering.compare(ahead, head) == 0
+
+    /** Moves to the next update; false at the end of the run. */
+    def advance(): Boolean = {
+      if (head == null) ahead = read()
+      if (ahead == null) return false
+      head = project(ahead)
+      ahead = read()
+      if (ahead != null && keyOrdering.compare(ahead, head) < 0) throw new UnsortedRun(shard, part.path)
+      true
+    }
+
+    private def read(): InternalRow = {
+      while (!rows.hasNext && parts.hasNext) {
+        part = parts.next()
+        rows = updates(part)
+      }
+      if (rows.hasNext) rows.next() else null
     }
   }
 }

@@ -3,6 +3,7 @@ package sparkpersist.source
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.ShardSchema
@@ -15,12 +16,19 @@ object ReadMode {
   case object Updates extends ReadMode
   /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
   case object Snapshot extends ReadMode
-  /** Snapshot of a shard with retractions: a [[Consolidation]] of all runs in one partition. */
+  /**
+   * Snapshot of a shard with retractions: [[Consolidation]]s of the runs, one per share of the
+   * rows, plus the parts that need none ([[ConsolidationPlan]]).
+   */
   case object ConsolidatedSnapshot extends ReadMode
 }
 
-/** Parts read by one task; `runs` keeps each run's parts in run order. */
-final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends InputPartition {
+/**
+ * Parts read by one task; `runs` keeps each run's parts in run order. With a `share`, the task
+ * merges the runs and consolidates the rows of that share; without, it reads the parts in turn.
+ */
+final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: Option[RowShare] = None)
+  extends InputPartition {
   def files: Iterator[PartFile] = runs.iterator.flatten
 }
 
@@ -30,6 +38,8 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]]) extends 
  * @param output ordinals, in `reader.schema`, of the columns the scan returns
  * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
  * @param complete whether the scan reads every visible part (see [[Consolidation]])
+ * @param filters   filters handed to Parquet when reading parts straight (never for a part read
+ *                  only to be verified); consolidation tasks hand it their key range instead
  */
 final class PersistReaderFactory(
     shard: String,
@@ -40,25 +50,30 @@ final class PersistReaderFactory(
     outputSchema: StructType,
     output: IndexedSeq[Int],
     softCheck: Option[SoftCheck] = None,
-    complete: Boolean = true) extends PartitionReaderFactory {
+    complete: Boolean = true,
+    filters: Seq[Filter] = Nil) extends PartitionReaderFactory {
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
     val open = new OpenFiles
     val check = softCheck.map(c => new c.Run)
     def updates(file: PartFile): Iterator[InternalRow] = {
-      val rows = reader.rowsAsOf(file, asOf, open)
+      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters)
       check.fold(rows)(_(file, rows))
     }
-    val rows: Iterator[InternalRow] = mode match {
-      case ReadMode.Updates =>
+    val rows: Iterator[InternalRow] = (parts.share, mode) match {
+      case (Some(share), _) =>
+        // Only the share's rows are verified here: each row of a verified part is in one share.
+        // Parquet may skip row groups outside the share's key range: their rows are another task's.
+        val range = share.parquetFilters
+        new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
+          val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
+          check.fold(kept)(_(file, kept))
+        }, complete)
+      case (None, ReadMode.Updates) =>
         parts.files.flatMap(updates)
-      case ReadMode.Snapshot =>
+      case (None, _) =>
         parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
-      case ReadMode.ConsolidatedSnapshot =>
-        // Consolidation merges runs itself: verify the parts it reads only for soft mode first.
-        parts.files.filter(_.verify).foreach(f => updates(f).foreach(_ => ()))
-        new Consolidation(shard, schema, reader, asOf, parts.runs, open, complete)
     }
     val projection = new ProjectingInternalRow(outputSchema, output)
     new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)
@@ -72,8 +87,7 @@ private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles,
   override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
   override def get(): InternalRow = current
   override def close(): Unit = open.close()
-  override def currentMetricsValues(): Array[CustomTaskMetric] =
-    check.map(c => ScanMetrics.value(ScanMetrics.SoftViolations, c.violationCount)).toArray
+  override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
 }
 
 /** Rows standing for several copies of themselves. */

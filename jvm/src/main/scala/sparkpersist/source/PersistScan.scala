@@ -2,7 +2,9 @@ package sparkpersist.source
 
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
 import org.apache.spark.util.LongAccumulator
@@ -15,14 +17,26 @@ import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
  * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
  * columns. A struct is read whole even when a query needs some of its fields: consolidation
  * compares whole rows, and Spark projects the fields it needs.
+ *
+ * Pushed predicates: those [[PartFilters]] can hand to Parquet are accepted (EXPLAIN lists them
+ * as pushed), and all of them stay post-scan filters, evaluated by Spark on every row.
  */
 final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest)
-  extends ScanBuilder with SupportsPushDownRequiredColumns {
+  extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters {
 
   private var required: StructType = schema
+  private var pushed: Array[(Predicate, Filter)] = Array.empty
 
   override def pruneColumns(requiredSchema: StructType): Unit =
     required = StructType(requiredSchema.fieldNames.map(schema(_)))
+
+  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
+    val shardSchema = shard.state.schema
+    pushed = predicates.flatMap(p => PartFilters.toParquet(p, shardSchema).map(p -> _))
+    predicates
+  }
+
+  override def pushedPredicates(): Array[Predicate] = pushed.map(_._1)
 
   /**
    * Reads the shard's state once, fixes the as-of (the query's, else the shard's own) and the
@@ -38,7 +52,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
         PartPruning.select(condition, state.schema, t, mode)
       case _ => PartSelection.All
     }
-    new PersistScan(spark, shard, state, view, required, asOf, selection)
+    new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq)
   }
 }
 
@@ -49,8 +63,9 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  *
  * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
  * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
- * retractions, the snapshot is consolidated by one task merging every run ([[Consolidation]]):
- * memory stays bounded by the number of runs, parallelism is one.
+ * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
+ * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
+ * memory per task stays bounded by the number of runs.
  */
 final class PersistScan(
     spark: SparkSession,
@@ -60,7 +75,9 @@ final class PersistScan(
     override val readSchema: StructType,
     /** The as-of of this read; `None` when the shard holds no complete time yet. */
     val asOf: Option[Long],
-    val selection: PartSelection) extends Scan with Batch {
+    val selection: PartSelection,
+    /** Filters handed to Parquet inside the parts ([[PartFilters]]); Spark re-checks them. */
+    val filters: Seq[Filter] = Nil) extends Scan with Batch {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
@@ -99,20 +116,40 @@ final class PersistScan(
 
   override def toBatch: Batch = this
 
+  /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+  lazy val consolidation: Option[ConsolidationPlan] =
+    if (mode != ReadMode.ConsolidatedSnapshot) None
+    else Some(ConsolidationPlan(runs, state.schema, consolidationTasks))
+
+  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads). */
+  private def consolidationTasks: Int = {
+    val conf = spark.sessionState.conf
+    PersistConf.ConsolidationTasks.get(conf) match {
+      case 0 =>
+        val bySize = (parts.map(_.bytes).sum + conf.filesMaxPartitionBytes - 1) / conf.filesMaxPartitionBytes
+        math.max(spark.sparkContext.defaultParallelism.toLong, bySize).toInt
+      case n => math.min(n, Int.MaxValue).toInt
+    }
+  }
+
   override def description(): String =
     s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
       s"asOf=${asOf.map(_.toString).getOrElse("(empty)")} read=${mode.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      consolidation.fold("")(c => s"(${c.describe}) ") +
+      (if (filters.isEmpty) "" else s"parquet filters: ${filters.mkString("[", ", ", "]")} ") +
       s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key)))
-    val files = runs.map(_.map(partFile))
-    mode match {
-      case ReadMode.ConsolidatedSnapshot => Array(PartsPartition(files))
-      case _ => PersistScan.packBySize(files.flatten, spark.sessionState.conf.filesMaxPartitionBytes)
-          .map(group => PartsPartition(IndexedSeq(group)): InputPartition).toArray
+    def straight(files: Seq[PartFile]): Seq[InputPartition] =
+      PersistScan.packBySize(files, spark.sessionState.conf.filesMaxPartitionBytes).map(g => PartsPartition(IndexedSeq(g)))
+    consolidation match {
+      case Some(plan) =>
+        (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
+          straight(plan.straight.map(partFile))).toArray
+      case None => straight(parts.map(partFile)).toArray
     }
   }
 
@@ -126,9 +163,10 @@ final class PersistScan(
       violations <- softViolations
     } yield new SoftCheck(shard.name, condition, reader.schema,
       PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
+    val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
       readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
-      complete = parts.size == visible.map(_.size).sum)
+      complete = parts.size == visible.map(_.size).sum, filters = readable)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported

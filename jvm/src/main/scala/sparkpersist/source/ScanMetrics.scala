@@ -8,7 +8,8 @@ import sparkpersist.shard.PartMeta
  * What a persist scan could have read and what it reads: parts and bytes in the shard and read,
  * parts the filter ruled out (in soft mode they are read anyway, to be verified), and the time
  * the part decision took. Reported as driver metrics of the scan (SQL UI), kept on the scan for
- * EXPLAIN and [[ScanReports]]. Soft-mode violations are a task metric ([[ScanMetrics.SoftViolations]]).
+ * EXPLAIN and [[ScanReports]]. Task metrics: soft-mode violations ([[ScanMetrics.SoftViolations]]),
+ * and the row groups of the parts opened and read once Parquet applied the scan's filters.
  */
 final case class ScanMetrics(
     partsTotal: Long,
@@ -37,6 +38,8 @@ object ScanMetrics {
   val PartsPruned = "persistPartsPruned"
   val PruningMicros = "persistPruningMicros"
   val SoftViolations = "persistSoftViolations"
+  val RowGroupsTotal = "persistRowGroupsTotal"
+  val RowGroupsRead = "persistRowGroupsRead"
 
   def of(total: Seq[PartMeta], kept: Seq[PartMeta], partsPruned: Long = 0, pruningNanos: Long = 0): ScanMetrics =
     ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum, partsPruned, pruningNanos)
@@ -44,7 +47,13 @@ object ScanMetrics {
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
     new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
-    new PartsPrunedMetric, new PruningTimeMetric, new SoftViolationsMetric)
+    new PartsPrunedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
+    new RowGroupsReadMetric)
+
+  /** A task's metrics: the row groups in the parts it opened and read, its soft-mode violations. */
+  private[source] def taskValues(stats: PartReadStats, check: Option[SoftCheck#Run]): Array[CustomTaskMetric] =
+    Array(value(RowGroupsTotal, stats.rowGroups), value(RowGroupsRead, stats.rowGroupsRead)) ++
+      check.map(c => value(SoftViolations, c.violationCount))
 
   private[source] def value(metric: String, v: Long): CustomTaskMetric = new CustomTaskMetric {
     override def name(): String = metric
@@ -66,3 +75,5 @@ class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist b
 class PartsPrunedMetric extends PersistSumMetric(ScanMetrics.PartsPruned, "persist parts pruned by the filter")
 class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")
 class SoftViolationsMetric extends PersistSumMetric(ScanMetrics.SoftViolations, "persist soft pushdown violations")
+class RowGroupsTotalMetric extends PersistSumMetric(ScanMetrics.RowGroupsTotal, "persist row groups in parts opened")
+class RowGroupsReadMetric extends PersistSumMetric(ScanMetrics.RowGroupsRead, "persist row groups read (after Parquet filters)")

@@ -1,0 +1,47 @@
+package sparkpersist.source
+
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.sources
+import org.apache.spark.sql.sparkpersist.DataSourceFilters
+import org.apache.spark.sql.types._
+
+import sparkpersist.schema.ShardSchema
+
+/**
+ * The filters a scan hands to the Parquet reader inside each part, for row-group (and
+ * page-index) skipping. A scan accepts the pushed predicates Spark can state as data source
+ * filters (`col op literal`, `IN`, `IS [NOT] NULL`, string prefix/suffix/contains, and `AND`,
+ * `OR`, `NOT` of those) over top-level data columns, and keeps every predicate as a post-scan
+ * filter too: Parquet only skips row groups that cannot hold a passing row, Spark re-checks
+ * every row. Parts read only to be verified in soft mode get no filter (every row must reach
+ * the check).
+ */
+object PartFilters {
+
+  /** The data source filter `predicate` states, if it can reach Parquet for `schema`. */
+  def toParquet(predicate: Predicate, schema: ShardSchema): Option[sources.Filter] =
+    DataSourceFilters.toV1(predicate).filter(_.references.forall(name => schema.column(name).exists(_.name == name)))
+
+  /**
+   * Filters stating that a column's value lies in range `index` of `ranges` (nulls included in
+   * range 0), for types whose order in Parquet's statistics is Spark's: integers, dates,
+   * timestamps and binary-collated strings. Empty for other types (the task still keeps only
+   * its range's rows, after reading).
+   */
+  def ofRange(ranges: KeyRanges, index: Int): Seq[sources.Filter] = {
+    val column = ranges.column
+    val sameOrder = column.dataType match {
+      case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
+      case s: StringType => s.collationId == StringType.collationId
+      case _ => false
+    }
+    if (!sameOrder || ranges.splits.isEmpty || column.name.exists(c => c == '.' || c == '`')) Nil
+    else {
+      def external(v: Any) = org.apache.spark.sql.catalyst.CatalystTypeConverters.convertToScala(v, column.dataType)
+      val from = if (index == 0) None else Some(sources.GreaterThanOrEqual(column.name, external(ranges.splits(index - 1))))
+      val until = if (index == ranges.count - 1) None else Some(sources.LessThan(column.name, external(ranges.splits(index))))
+      val bounds = (from ++ until).reduceOption[sources.Filter](sources.And(_, _)).toSeq
+      if (index == 0) bounds.map(sources.Or(sources.IsNull(column.name), _)) else bounds
+    }
+  }
+}
