@@ -13,7 +13,7 @@ SBT := java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.supershell=false -Dsbt.server.forcestart=false -Dsbt.ci=true \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar test test-jvm test-py demo bench clean
+.PHONY: setup jar test test-jvm test-py demo bench soak clean
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -71,6 +71,7 @@ PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
+SOAK       ?= 1000 1
 bench: setup
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
@@ -79,8 +80,14 @@ bench: setup
 	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
-	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
+	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
+	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/plot.py
+
+# The write boundary's round-trip property on SOAK = "<schemas> <seed>" random schemas (issue 20);
+# RoundTripPropertySuite runs the same on 50 in `make test`. Exits non-zero on any mismatch.
+soak: $(SBT_LAUNCHER)
+	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

@@ -38,7 +38,7 @@ object RoundTripSoak {
         Table.Column("values compared", "values"), Table.Column("stats checked", "stats"),
         Table.Column("filters checked", "filters"), Table.Column("parts", "parts"), Table.Column("parts pruned", "partsPruned"),
         Table.Column("refusals", "refusals"), Table.Column("mismatches", "mismatches"), Table.Column("minutes", "minutes")),
-      Seq(Seq(outcome.schemas, outcome.rows, outcome.columns, outcome.values, outcome.stats, outcome.predicates,
+      Seq(Seq[Any](outcome.schemas, outcome.rows, outcome.columns, outcome.values, outcome.stats, outcome.predicates,
         outcome.parts, outcome.partsPruned, outcome.refusals, outcome.mismatchCount,
         wallMs / 60000)),
       Seq(f"Each filter runs with pushdown on, soft (failing on violations) and off; ${cpuMs / 60000}%.1f CPU minutes.",
