@@ -37,6 +37,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
 final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
 
   def run(shard: GeneratedShard): RoundTripOutcome = {
+    // Physical plans take the thread's active session when planned (executeCollect needs it).
+    SparkSession.setActiveSession(spark)
     val report = new Report(shard)
     // A local relation: Spark evaluates the filters over it while planning, without a job.
     val source = spark.createDataFrame(shard.rows.asJava, shard.schema)
