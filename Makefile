@@ -13,7 +13,7 @@ SBT := java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.supershell=false -Dsbt.server.forcestart=false -Dsbt.ci=true \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar test test-jvm test-py demo bench clean s3a-jars
+.PHONY: setup jar test test-jvm test-py demo bench soak clean s3a-jars
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -85,6 +85,7 @@ CONSOLIDATED ?= 10000000 3
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 S3A        ?= 4 20 3 30
+SOAK       ?= 1000 1
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
@@ -94,9 +95,15 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
-	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
+	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
+	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/s3a_bench.py $(S3A)
 	$(PY) bench/plot.py
+
+# The write boundary's round-trip property on SOAK = "<schemas> <seed>" random schemas (issue 20);
+# RoundTripPropertySuite runs the same on 50 in `make test`. Exits non-zero on any mismatch.
+soak: $(SBT_LAUNCHER)
+	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

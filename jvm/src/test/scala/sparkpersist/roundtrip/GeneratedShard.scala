@@ -63,7 +63,7 @@ object GeneratedShard {
     val orderBy = if (orderable.nonEmpty && rand.nextBoolean()) Seq(orderable(rand.nextInt(orderable.length))) else Nil
     val next = new RandomValues(rand).rows(schema)
     val rows = Seq.fill(1 + rand.nextInt(1 + rand.nextInt(maxRows)))(next())
-    val cuts = Seq.fill(rand.nextInt(3))(rand.nextInt(rows.size + 1)).sorted
+    val cuts = Seq.fill(rand.nextInt(2))(rand.nextInt(rows.size + 1)).sorted
     val batches = (0 +: cuts).zip(cuts :+ rows.size).map { case (from, until) =>
       Batch(rows.slice(from, until), 1 + rand.nextInt(3), insert = rand.nextInt(3) == 0)
     }.filter(_.rows.nonEmpty)

@@ -48,7 +48,7 @@ final class RefusalCheck(spark: SparkSession) {
     val mismatches = problem.toSeq.map(p => s"$p; expected an IllegalArgumentException saying ${expected.mkString(" ... ")}") ++
       (if (SessionShards.store(spark).exists(name) || leftovers.nonEmpty) Seq(s"left behind: $leftovers") else Nil)
     val feature = (if (bySpark) "Spark refused " else "refused ") + (if (refused.isInstanceOf[StructType]) "STRUCT<>" else "TIME")
-    RoundTripOutcome(refusals = 1, features = Set(feature), mismatches =
+    RoundTripOutcome(refusals = 1, features = Set(feature), mismatchCount = mismatches.size, mismatches =
       if (mismatches.isEmpty) Nil
       else s"seed $seed, refused schema #$index ($name, timeType.enabled=$timeType): ${schema.toDDL}:" +: mismatches.map("  " + _))
   }

@@ -1,5 +1,6 @@
 package sparkpersist.roundtrip
 
+import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
@@ -18,24 +19,29 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * The round-trip property for one [[GeneratedShard]], in `spark` (a session with the sparkpersist
  * extension and its catalog registered as `persist`):
  *
- *  1. the shard is created and its batches written with `ShardWriter` under the shard's write
- *     settings; then, under its read settings, `SELECT * FROM persist.<shard>` returns exactly the
- *     rows of the DataFrames written (as multisets of [[Canonical]] rows), with pushdown `on`,
- *     `soft` (failing on any violation) and `off`;
+ *  1. the shard is created and its batches written (`ShardWriter`, or SQL `INSERT`) under the
+ *     shard's write settings; then, under its read settings, `SELECT * FROM persist.<shard>`
+ *     returns exactly the rows of the DataFrames written (as multisets of [[Canonical]] rows),
+ *     with pushdown `on` and `off`;
  *  1. every part's stats — top-level columns as `persist.<shard>.parts` shows them, nested ones
  *     from the shard's state — match what [[StatsRecount]] recomputes from the part file as Spark
  *     reads it alone (`spark.read.parquet`), whose schema must be the shard's;
- *  1. random filters over the data's own values ([[RandomPredicates]]) return, in every pushdown
- *     mode, exactly what Spark returns for them over the DataFrame written.
+ *  1. random filters over the data's own values ([[RandomPredicates]]) return, with pushdown `on`,
+ *     `soft` (failing on any violation) and `off`, exactly what Spark returns for them over the
+ *     DataFrame written.
  *
  * All reads of a shard run as one query: the filters as branches of a `UNION ALL`, branch 0
- * unfiltered, so a shard costs one query per pushdown mode plus one over the DataFrame.
+ * unfiltered, so a shard costs one query per pushdown mode. The filters over the DataFrame
+ * written (a local relation) are evaluated by Spark's optimizer, without a job.
  */
 final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
 
   def run(shard: GeneratedShard): RoundTripOutcome = {
+    // Physical plans take the thread's active session when planned (executeCollect needs it).
+    SparkSession.setActiveSession(spark)
     val report = new Report(shard)
-    val source = dataFrame(shard.schema, shard.rows, 1)
+    // A local relation: Spark evaluates the filters over it while planning, without a job.
+    val source = spark.createDataFrame(shard.rows.asJava, shard.schema)
     val expected = internalRows(source)
     report.features = Coverage.of(shard.schema, expected)
     val filters = RandomPredicates(shard.rand, shard.schema, expected, predicatesPerShard)
@@ -67,30 +73,31 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
 
   private def sourceView(shard: GeneratedShard) = s"${shard.name}_source"
 
-  /** Branch 0 (everything) and one branch per filter, as one query over `table`. */
-  private def query(table: String, filters: Seq[String]): String =
-    ("TRUE" +: filters).zipWithIndex.map { case (f, i) => s"SELECT $i AS branch, * FROM $table WHERE $f" }
-      .mkString("\nUNION ALL\n")
+  /** Branch `i` for each filter `i - 1`, and if `unfiltered` branch 0 (everything), as one query over `table`. */
+  private def query(table: String, filters: Seq[String], unfiltered: Boolean): String =
+    ((if (unfiltered) Seq(0 -> "TRUE") else Nil) ++ filters.zipWithIndex.map { case (f, i) => (i + 1) -> f })
+      .map { case (i, f) => s"SELECT $i AS branch, * FROM $table WHERE $f" }.mkString("\nUNION ALL\n")
 
   private def read(shard: GeneratedShard, source: DataFrame, expected: Seq[InternalRow], filters: Seq[String],
       report: Report): Unit = {
     source.createOrReplaceTempView(sourceView(shard))
     var wanted = Map.empty[Int, Seq[String]]
     val oracle = report.attempt("the filters over the DataFrame written") {
-      wanted = byBranch(spark.sql(query(sourceView(shard), filters)), shard.schema)
-        .updated(0, expected.map(Canonical.row(_, shard.schema)).sorted)
+      wanted = (expected +: filters.map(f => internalRows(spark.sql(s"SELECT * FROM ${sourceView(shard)} WHERE $f"))))
+        .zipWithIndex.map { case (rows, b) => b -> rows.map(Canonical.row(_, shard.schema)).sorted }.toMap
     }
     if (oracle) {
-      for (mode <- Seq("on", "soft", "off")) {
+      // Without a filter, soft mode reads exactly as the others do: it runs the filters only.
+      for (mode <- Seq("on", "soft", "off"); unfiltered = mode != "soft" if unfiltered || filters.nonEmpty) {
         SessionSettings(spark, Map(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true")) {
           try {
-            val got = byBranch(spark.sql(query(s"persist.${shard.name}", filters)), shard.schema)
+            val got = byBranch(spark.sql(query(s"persist.${shard.name}", filters, unfiltered)), shard.schema)
             if (mode == "on") report.partsPruned += ScanReports.last(spark).map(_.metrics.partsPruned).sum
-            (0 to filters.size).foreach { b =>
+            (if (unfiltered) 0 else 1).to(filters.size).foreach { b =>
               val what = if (b == 0) "SELECT *" else s"filter ${filters(b - 1)}"
               report.compareRows(s"pushdown $mode, $what", wanted.getOrElse(b, Nil), got.getOrElse(b, Nil))
             }
-            report.values += expected.size.toLong * shard.schema.length
+            if (unfiltered) report.values += expected.size.toLong * shard.schema.length
           } catch {
             case NonFatal(e) => report.failed(s"pushdown $mode: the filters failed; alone:${alone(shard, filters)}", e)
           }
@@ -155,7 +162,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     spark.createDataFrame(spark.sparkContext.parallelize(rows, partitions), schema)
 
   private def internalRows(df: DataFrame): Seq[InternalRow] =
-    df.queryExecution.toRdd.map(_.copy()).collect().toSeq
+    df.queryExecution.executedPlan.executeCollect().toSeq
 
   private def firstLine(e: Throwable): String =
     s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage).linesIterator.nextOption().getOrElse("")}"
@@ -191,7 +198,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     def outcome(rows: Int, filters: Int): RoundTripOutcome = {
       val found = mismatches.result()
       RoundTripOutcome(schemas = 1, rows = rows, columns = shard.schema.length, values = values, stats = stats,
-        predicates = filters, parts = parts, partsPruned = partsPruned, features = features,
+        predicates = filters, parts = parts, partsPruned = partsPruned, features = features, mismatchCount = count,
         mismatches = if (found.isEmpty) Nil else s"${shard.describe}:" +: found.map("  " + _))
     }
   }

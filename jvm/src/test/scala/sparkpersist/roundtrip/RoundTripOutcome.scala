@@ -4,8 +4,9 @@ package sparkpersist.roundtrip
  * What round-trip checks did and found: shards (schemas) written, rows, top-level columns whose
  * values were compared, single values compared, stats checked (a column's or nested value's stats
  * in one part, or a part's schema and row count), filters run (each in every pushdown mode),
- * parts written and parts pruned, schemas refused as they must be, and every mismatch, each
- * naming its shard's seed and index so that it can be reproduced alone.
+ * parts written and parts pruned, schemas refused as they must be, the features exercised
+ * ([[Coverage]]), and the mismatches found: their number, and a report of them (at most 20 per
+ * shard), under the seed and index of their shard so that it can be reproduced alone.
  */
 final case class RoundTripOutcome(
     schemas: Long = 0,
@@ -18,14 +19,15 @@ final case class RoundTripOutcome(
     partsPruned: Long = 0,
     refusals: Long = 0,
     features: Set[String] = Set.empty,
+    mismatchCount: Long = 0,
     mismatches: Seq[String] = Nil) {
 
   def +(o: RoundTripOutcome): RoundTripOutcome = RoundTripOutcome(
     schemas + o.schemas, rows + o.rows, columns + o.columns, values + o.values, stats + o.stats,
     predicates + o.predicates, parts + o.parts, partsPruned + o.partsPruned, refusals + o.refusals,
-    features ++ o.features, mismatches ++ o.mismatches)
+    features ++ o.features, mismatchCount + o.mismatchCount, mismatches ++ o.mismatches)
 
   def summary: String =
     s"$schemas schemas, $rows rows, $columns columns, $values values compared, $stats stats checked, " +
-      s"$predicates filters, $parts parts ($partsPruned pruned), $refusals refusals, ${mismatches.size} mismatches"
+      s"$predicates filters, $parts parts ($partsPruned pruned), $refusals refusals, $mismatchCount mismatches"
 }

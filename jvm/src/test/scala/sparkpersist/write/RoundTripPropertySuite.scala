@@ -42,7 +42,7 @@ class RoundTripPropertySuite extends PersistSparkSession {
     val cpu = java.lang.management.ManagementFactory.getOperatingSystemMXBean
       .asInstanceOf[com.sun.management.OperatingSystemMXBean]
     val (cpuStart, start) = (cpu.getProcessCpuTime, System.nanoTime())
-    val outcome = RoundTripRun(spark, seed, Schemas, filtersPerShard = 4, refusals = 0, maxRows = 200)
+    val outcome = RoundTripRun(spark, seed, Schemas, filtersPerShard = 3, refusals = 0, maxRows = 200)
     info(f"seed $seed: ${outcome.summary} (${(System.nanoTime() - start) / 1e9}%.0f s, " +
       f"${(cpu.getProcessCpuTime - cpuStart) / 1e9}%.0f s of CPU)")
     assert(outcome.mismatches.isEmpty,
