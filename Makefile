@@ -83,6 +83,7 @@ PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
+COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
@@ -92,6 +93,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
+	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
 	$(PY) bench/s3a_bench.py $(S3A)
 	$(PY) bench/plot.py
