@@ -84,6 +84,7 @@ SNAPSHOT   ?= 1000000
 CONSOLIDATED ?= 10000000 3
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
+COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
 bench: setup install $(S3A_JARS)
@@ -95,6 +96,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
+	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
 	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/s3a_bench.py $(S3A)

@@ -82,7 +82,31 @@ def write(doc, ax_wall, ax_cpu):
     ax_cpu.set_title("write: CPU")
 
 
-PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write}
+def compaction(doc, ax_time, ax_parts):
+    rs = rows(doc)
+    labels = [r["shard"] for r in rs]
+    series = (("cold open", "openMs"), ("7-day window", "windowMs"), ("full scan", "fullMs"))
+    width = 0.8 / len(series)
+    for i, (label, key) in enumerate(series):
+        xs = [j + (i - 1) * width for j in range(len(rs))]
+        ax_time.bar(xs, [r[key] for r in rs], width, label=label)
+    ax_time.set_yscale("log")
+    ax_time.set_ylabel("ms (median, log scale)")
+    ax_time.set_title("open and query time")
+    xs = range(len(rs))
+    ax_parts.bar([x - 0.2 for x in xs], [r["parts"] for r in rs], 0.4, label="parts in the shard")
+    ax_parts.bar([x + 0.2 for x in xs], [int(r["windowParts"].split("/")[0]) for r in rs], 0.4,
+                 label="parts the 7-day window reads")
+    ax_parts.set_yscale("log")
+    ax_parts.set_ylabel("parts (log scale)")
+    ax_parts.set_title("parts")
+    for ax in (ax_time, ax_parts):
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels(labels, fontsize=8)
+
+
+PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write,
+         "compaction": compaction}
 
 
 def main():

@@ -75,7 +75,7 @@ object GarbageCollector {
     }
     val listing = shard.log.listing()
     val oldestLive = oldestLiveVersion(listing, settings, nowMs)
-    val referenced = referencedParts(shard, oldestLive)
+    val referenced = referencedParts(shard, oldestLive, listing.newest)
     val cutoff = nowMs - settings.graceMs
     val (kept, doomed) = files.partition(f => referenced(shard.relativeKey(f.getPath)) || f.getModificationTime > cutoff)
     doomed.foreach(f => fs.delete(f.getPath, false))
@@ -88,23 +88,35 @@ object GarbageCollector {
       doomed.map(_.getLen).sum, kept.size, stateDeleted)
   }
 
-  /** The oldest version that is among the newest `keepVersions` or younger than the grace. */
+  /**
+   * The oldest version that is among the newest `keepVersions` or younger than the grace. Only
+   * the unbroken run of versions ending at the newest counts: a version an earlier collection
+   * left behind a gap (version 0) cannot be replayed and holds no reader's files.
+   */
   private[compact] def oldestLiveVersion(listing: StateListing, settings: GcSettings, nowMs: Long): Long = {
     val newest = listing.newest
-    listing.versions.iterator
-      .filter(v => v.seqNo > newest - settings.keepVersions || v.modifiedMs > nowMs - settings.graceMs)
+    val unbroken = listing.versions.reverseIterator.zipWithIndex
+      .takeWhile { case (v, i) => v.seqNo == newest - i }.map(_._1)
+    unbroken.filter(v => v.seqNo > newest - settings.keepVersions || v.modifiedMs > nowMs - settings.graceMs)
       .map(_.seqNo).minOption.getOrElse(newest)
   }
 
-  /** The keys of every part of every state from version `from` to the newest. */
-  private def referencedParts(shard: ShardHandle, from: Long): Set[String] = {
+  /**
+   * The keys of every part of every state from version `from` to `newest` at least; fails,
+   * deleting nothing, when the log cannot replay that far.
+   */
+  private def referencedParts(shard: ShardHandle, from: Long, newest: Long): Set[String] = {
     val keys = mutable.HashSet.empty[String]
     val seenBatches = mutable.HashSet.empty[String]
+    var last = -1L
     shard.log.statesFrom(from).foreach { state =>
+      last = state.seqNo
       state.batches.foreach { b =>
         if (seenBatches.add(b.id)) b.parts.foreach(p => keys += p.key)
       }
     }
+    if (last < newest) throw new IllegalStateException(s"Shard '${shard.name}': its state log replays from " +
+      s"version $from only to $last, not to the newest listed version $newest; nothing was collected.")
     keys.toSet
   }
 }

@@ -35,7 +35,7 @@ private[compact] object MergeJob {
     val inRow = spec(None)
     val stamped = spec(Some(0L))
     val name = shard.name
-    withJobDescription(spark.sparkContext, description) {
+    inJobGroup(spark.sparkContext, description) {
       spark.sparkContext.runJob(spark.sparkContext.parallelize(tasks, tasks.size),
         (task: TaskContext, it: Iterator[GroupTask]) => it.toSeq.flatMap { t =>
           val base = t.stampTime.fold(inRow)(stamped.stampedAt)
@@ -49,12 +49,36 @@ private[compact] object MergeJob {
     }
   }
 
-  /** Spark's local property for a job's description (`SparkContext.SPARK_JOB_DESCRIPTION`, private to Spark). */
-  private val JobDescription = "spark.job.description"
+  /** Spark's local properties of a job group (`SparkContext`'s constants are private to Spark). */
+  private val GroupProperties = Seq("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
 
-  private def withJobDescription[T](sc: SparkContext, description: String)(body: => T): T = {
-    val previous = sc.getLocalProperty(JobDescription)
-    sc.setJobDescription(description)
-    try body finally sc.setJobDescription(previous)
+  /** How long a failed job's other tasks get to stop before their parts are deleted anyway. */
+  private val StopWaitNanos = 60L * 1000 * 1000 * 1000
+
+  /**
+   * Runs `body`'s job in a job group of its own, described by `description`. When the job fails,
+   * its other tasks may still be writing parts: the group is cancelled and its running tasks
+   * awaited, so that deleting the round's parts afterwards deletes them all (a part a task still
+   * wrote after the wait is an orphan for garbage collection).
+   */
+  private def inJobGroup[T](sc: SparkContext, description: String)(body: => T): T = {
+    val previous = GroupProperties.map(k => k -> sc.getLocalProperty(k))
+    val group = s"sparkpersist-compact-${java.util.UUID.randomUUID()}"
+    sc.setJobGroup(group, description, interruptOnCancel = true)
+    try body
+    catch {
+      case e: Throwable =>
+        sc.cancelJobGroup(group)
+        awaitStopped(sc, group)
+        throw e
+    } finally previous.foreach { case (k, v) => sc.setLocalProperty(k, v) }
+  }
+
+  private def awaitStopped(sc: SparkContext, group: String): Unit = {
+    val tracker = sc.statusTracker
+    def running = tracker.getJobIdsForGroup(group).iterator.flatMap(tracker.getJobInfo).flatMap(_.stageIds)
+      .flatMap(tracker.getStageInfo).exists(_.numActiveTasks > 0)
+    val deadline = System.nanoTime() + StopWaitNanos
+    while (running && System.nanoTime() < deadline) Thread.sleep(10)
   }
 }

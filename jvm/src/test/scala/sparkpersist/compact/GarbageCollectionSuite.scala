@@ -67,6 +67,12 @@ class GarbageCollectionSuite extends AnyFunSuite {
       val reopened = new ShardStore(dir.getParentFile.toURI.toString, hadoopConf).open("s").state
       assert(reopened === shard.state)
       assert(reopened.parts.forall(p => new File(dir, p.key).exists()))
+
+      // A later collection keeping more versions than are left counts only those it can
+      // replay (version 0 is kept, but versions 1..6 are gone): it deletes nothing.
+      val again = GarbageCollector.collect(shard, GcSettings(keepVersions = 100, graceMs = 0), later)
+      assert((again.oldestLiveVersion, again.partsDeleted, again.stateFilesDeleted) === (7L, Nil, Nil))
+      assert(files(dir, "parts").size === 3)
     }
   }
 
