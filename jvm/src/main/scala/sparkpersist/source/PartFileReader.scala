@@ -27,10 +27,15 @@ final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Bool
     constantTime: Option[Long] = None, key: String = "")
 
 object PartFile {
-  /** The part file of `part`, at `path`. */
-  def of(path: String, part: PartMeta, verify: Boolean): PartFile =
-    PartFile(path, part.bytes, part.maxTime, verify,
-      if (part.minTime == part.maxTime && !part.hasRetractions) Some(part.maxTime) else None, part.key)
+  /**
+   * The part file of `part`, at `path`. With `visibleAsOf` (a read that never shows `time`, the
+   * snapshot), an insert-only part whose updates are all visible then is read as constant time
+   * too: its `diff` is +1 everywhere and its time is not needed, so neither is decoded.
+   */
+  def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None): PartFile = {
+    val constant = !part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _))
+    PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key)
+  }
 }
 
 /**

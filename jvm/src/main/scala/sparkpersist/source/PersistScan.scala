@@ -5,6 +5,7 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
 import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.types.StructType
 
 import org.apache.spark.util.LongAccumulator
@@ -65,7 +66,8 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
  * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
  * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
- * memory per task stays bounded by the number of runs.
+ * memory per task stays bounded by the number of runs. Reads without consolidation hand Spark
+ * columnar batches when they can (see `columnar`).
  */
 final class PersistScan(
     spark: SparkSession,
@@ -165,7 +167,8 @@ final class PersistScan(
       PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
     val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
-      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck, readable)
+      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck, readable,
+      columnar(reader))
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
@@ -173,7 +176,21 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part))
+    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part),
+      visibleAsOf = if (view == TableView.Updates) None else asOf)
+
+  /**
+   * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
+   * need no row-by-row work (no consolidation, every update of every part visible as of the
+   * as-of, so no time filter), over columns Spark's vectorized reader and whole-stage code
+   * generation take, as Spark's own Parquet scan decides.
+   */
+  private def columnar(reader: PartFileReader): Boolean = {
+    val conf = spark.sessionState.conf
+    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
+      conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
+      asOf.forall(t => parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime)))
+  }
 }
 
 object PersistScan {
