@@ -70,6 +70,7 @@ WRITE      ?= 2000000 8 3
 PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
 CONSOLIDATED ?= 10000000 3
+LOOKUP     ?= 5000000 2 5
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 bench: setup
@@ -80,6 +81,7 @@ bench: setup
 	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
+	  "bench/runMain sparkpersist.bench.PointLookupBench $(LOOKUP)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)"
 	$(PY) bench/plot.py
