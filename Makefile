@@ -82,6 +82,7 @@ WRITE      ?= 2000000 8 3
 PRUNING    ?= 1000 2000 7
 SNAPSHOT   ?= 1000000
 CONSOLIDATED ?= 10000000 3
+LOOKUP     ?= 5000000 2 5
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 COMPACTION ?= 5000 200 50 100 5
@@ -95,6 +96,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.PruningBench $(PRUNING)" \
 	  "bench/runMain sparkpersist.bench.SnapshotReadBench $(SNAPSHOT)" \
 	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
+	  "bench/runMain sparkpersist.bench.PointLookupBench $(LOOKUP)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \

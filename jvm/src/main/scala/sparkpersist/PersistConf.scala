@@ -97,6 +97,11 @@ object PersistConf {
       "range of keys. 0: the cluster's default parallelism, or one task per " +
       "spark.sql.files.maxPartitionBytes of parts to merge when that is more; 1: a single merge.", min = 0)
 
+  val ColumnarReads = bool(Prefix + "read.columnar", true,
+    "Hand Spark columnar batches from its vectorized Parquet reader for reads that need no " +
+      "consolidation (a snapshot without retractions, the updates view), as its own Parquet scan " +
+      "does; false: rows.")
+
   val MaxRowsPerPart = long(Prefix + "write.maxRowsPerPart", 1000000L,
     "Largest number of rows in one part; a write task rolls over to a new part past it.", min = 1)
 

@@ -22,15 +22,25 @@ import sparkpersist.shard.PartMeta
  * `constantTime` is set when every update of the part is an insert at that one time (its stats
  * say so): then its `time` and `diff` are not read from the file (a stamped part has none).
  * `key` is the part's key in the shard ([[PartMeta.key]]; empty for a file outside any shard).
+ * `start` and `length` delimit the bytes of the file this read covers: it reads the row groups
+ * whose middle lies there (the whole file by default; see [[PartPacking]]).
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
-    constantTime: Option[Long] = None, key: String = "")
+    constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue) {
+  /** The bytes of the file this read covers. */
+  def splitBytes: Long = math.min(length, bytes - start)
+}
 
 object PartFile {
-  /** The part file of `part`, at `path`. */
-  def of(path: String, part: PartMeta, verify: Boolean): PartFile =
-    PartFile(path, part.bytes, part.maxTime, verify,
-      if (part.minTime == part.maxTime && !part.hasRetractions) Some(part.maxTime) else None, part.key)
+  /**
+   * The part file of `part`, at `path`. With `visibleAsOf` (a read that never shows `time`, the
+   * snapshot), an insert-only part whose updates are all visible then is read as constant time
+   * too: its `diff` is +1 everywhere and its time is not needed, so neither is decoded.
+   */
+  def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None): PartFile = {
+    val constant = !part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _))
+    PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key)
+  }
 }
 
 /**
@@ -92,7 +102,7 @@ final class PartFileReader private (
 
   private def read(file: PartFile, open: OpenFiles, filters: Seq[Filter], batches: Boolean): Iterator[AnyRef] = {
     val values = file.constantTime.fold(InternalRow.empty)(t => InternalRow(t, 1L))
-    val split = PartitionedFile(values, SparkPath.fromUrlString(file.path), 0L, Long.MaxValue,
+    val split = PartitionedFile(values, SparkPath.fromUrlString(file.path), file.start, file.length,
       Array.empty[String], 0L, file.bytes)
     val rows = (vectorized, fallback) match {
       case (Some(opener), _) =>

@@ -1,9 +1,12 @@
 package sparkpersist.source
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
 import org.apache.spark.sql.connector.metric.CustomTaskMetric
 import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
 import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.ShardSchema
@@ -51,7 +54,32 @@ final class PersistReaderFactory(
     output: IndexedSeq[Int],
     softCheck: Option[SoftCheck] = None,
     complete: Boolean = true,
-    filters: Seq[Filter] = Nil) extends PartitionReaderFactory {
+    filters: Seq[Filter] = Nil,
+    columnar: Boolean = false) extends PartitionReaderFactory {
+
+  /** Every partition of a columnar scan is read as batches ([[PersistScan.columnar]] decides). */
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar
+
+  /**
+   * The batches of a partition's parts, read straight (snapshot fast path or updates view, every
+   * update visible as of the as-of, every diff +1 in a snapshot), as Spark's vectorized reader
+   * returns them: the output columns picked out of each batch, `time` and `diff` of a stamped
+   * part constant vectors. Rows of parts read only to be verified are checked on the way.
+   */
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
+    val parts = partition.asInstanceOf[PartsPartition]
+    require(columnar && parts.share.isEmpty, "columnar reads are straight reads")
+    val open = new OpenFiles
+    val check = softCheck.map(c => new c.Run)
+    val batches = parts.files.flatMap { file =>
+      val read = reader.batchesOf(file, asOf, open, if (file.verify) Nil else filters)
+      check.fold(read)(c => read.map { batch =>
+        c(file, batch.rowIterator().asScala).foreach(_ => ())
+        batch
+      })
+    }
+    new BatchReader(batches.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)), open, check)
+  }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
@@ -86,6 +114,16 @@ private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles,
   private var current: InternalRow = _
   override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
   override def get(): InternalRow = current
+  override def close(): Unit = open.close()
+  override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
+}
+
+/** A partition reader over batches valid until the next `next()`. */
+private final class BatchReader(batches: Iterator[ColumnarBatch], open: OpenFiles, check: Option[SoftCheck#Run])
+  extends PartitionReader[ColumnarBatch] {
+  private var current: ColumnarBatch = _
+  override def next(): Boolean = batches.hasNext && { current = batches.next(); true }
+  override def get(): ColumnarBatch = current
   override def close(): Unit = open.close()
   override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
 }

@@ -5,6 +5,8 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
 import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import org.apache.spark.util.LongAccumulator
@@ -62,10 +64,11 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  * mode the parts the filter ruled out are read too, and verified on the way ([[SoftCheck]]).
  *
  * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
- * tasks packed up to `spark.sql.files.maxPartitionBytes`. Once any read part carries
+ * tasks as Spark spreads files ([[PartPacking]]). Once any read part carries
  * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
  * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
- * memory per task stays bounded by the number of runs.
+ * memory per task stays bounded by the number of runs. Reads without consolidation hand Spark
+ * columnar batches when they can (see `columnar`).
  */
 final class PersistScan(
     spark: SparkSession,
@@ -144,7 +147,7 @@ final class PersistScan(
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key)))
     def straight(files: Seq[PartFile]): Seq[InputPartition] =
-      PersistScan.packBySize(files, spark.sessionState.conf.filesMaxPartitionBytes).map(g => PartsPartition(IndexedSeq(g)))
+      PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
     consolidation match {
       case Some(plan) =>
         (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
@@ -152,6 +155,11 @@ final class PersistScan(
       case None => straight(parts.map(partFile)).toArray
     }
   }
+
+  /** The parallelism Spark's file scans split their files for (`SparkSession.leafNodeDefaultParallelism`). */
+  private def leafParallelism: Int =
+    Option(spark.sessionState.conf.getConfString(SQLConf.LEAF_NODE_DEFAULT_PARALLELISM.key, null))
+      .map(_.toInt).getOrElse(spark.sparkContext.defaultParallelism)
 
   override def createReaderFactory(): PartitionReaderFactory = {
     val dataColumns =
@@ -166,7 +174,7 @@ final class PersistScan(
     val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
       readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
-      complete = parts.size == visible.map(_.size).sum, filters = readable)
+      complete = parts.size == visible.map(_.size).sum, filters = readable, columnar = columnar(reader))
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
@@ -174,25 +182,19 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part))
-}
+    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part),
+      visibleAsOf = if (view == TableView.Updates) None else asOf)
 
-object PersistScan {
-  /** Consecutive groups of files, each at most `maxBytes` (a larger file forms its own group). */
-  def packBySize(files: Seq[PartFile], maxBytes: Long): Seq[IndexedSeq[PartFile]] = {
-    val groups = IndexedSeq.newBuilder[IndexedSeq[PartFile]]
-    var current = IndexedSeq.empty[PartFile]
-    var size = 0L
-    files.foreach { f =>
-      if (current.nonEmpty && size + f.bytes > maxBytes) {
-        groups += current
-        current = IndexedSeq.empty
-        size = 0L
-      }
-      current :+= f
-      size += f.bytes
-    }
-    if (current.nonEmpty) groups += current
-    groups.result()
+  /**
+   * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
+   * need no row-by-row work (no consolidation, every update of every part visible as of the
+   * as-of, so no time filter), over columns Spark's vectorized reader and whole-stage code
+   * generation take, as Spark's own Parquet scan decides.
+   */
+  private def columnar(reader: PartFileReader): Boolean = {
+    val conf = spark.sessionState.conf
+    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
+      conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
+      asOf.forall(t => parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime)))
   }
 }

@@ -19,8 +19,9 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  *  - `snapshot (fast path)`: the same shard as `persist.appends` (no retractions);
  *  - `updates view`: `persist.appends.updates` (raw rows with time and diff);
  *  - `snapshot (consolidated)`: a shard with the same inserts plus retractions of 10% of the rows
- *    in a later batch, consolidated by the k-way merge (one task).
- * Median of 5 runs after one warm-up, local[2].
+ *    in a later batch, consolidated by key-range tasks (parallel k-way merges).
+ * The four alternate in each of 5 rounds after a warm-up round; medians of wall and process CPU
+ * time, local[2]. The Parquet view is defined once, outside the timing.
  *
  * Usage: `bench/runMain sparkpersist.bench.SnapshotReadBench [rows]` (default 1000000). Prints a
  * table and writes bench/out/snapshot_read.json.
@@ -29,7 +30,7 @@ object SnapshotReadBench {
   private val Runs = 5
   private val Batches = 4
 
-  final case class Row(name: String, rowsOut: Long, parts: Int, medianMs: Double)
+  final case class Row(name: String, rowsOut: Long, parts: Int, medianMs: Double, cpuMs: Double)
 
   def main(args: Array[String]): Unit = {
     val rows = args.headOption.map(_.toLong).getOrElse(1000000L)
@@ -68,25 +69,36 @@ object SnapshotReadBench {
     ShardWriter.write(retractions, updates, WriteOptions(Some("time"), Some("diff")))
 
     val files = appends.state.parts.map(p => appends.partPath(p).toString).toSeq
+    spark.read.parquet(files: _*).createOrReplaceTempView("plain")
     val query = "SELECT count(*), sum(hash(id, k, v)) FROM "
-    Seq(
-      measure("parquet", files.size, { spark.read.parquet(files: _*).createOrReplaceTempView("plain"); spark.sql(query + "plain") }),
-      measure("snapshot (fast path)", appends.state.partCount, spark.sql(query + "persist.appends")),
-      measure("updates view", appends.state.partCount, spark.sql(query + "persist.appends.updates")),
-      measure("snapshot (consolidated)", updates.state.partCount, spark.sql(query + "persist.updates")))
-  }
-
-  private def measure(name: String, parts: Int, run: => DataFrame): Row = {
-    val rowsOut = run.collect().head.getLong(0)
-    val times = (1 to Runs).map(_ => timedMs(run.collect())._2)
-    Row(name, rowsOut, parts, median(times))
+    val reads = Seq(
+      ("parquet", files.size, "plain"),
+      ("snapshot (fast path)", appends.state.partCount, "persist.appends"),
+      ("updates view", appends.state.partCount, "persist.appends.updates"),
+      ("snapshot (consolidated)", updates.state.partCount, "persist.updates"))
+    val measured = Bench.rounds(Runs) { r =>
+      val order = reads.drop(r % reads.size) ++ reads.take(r % reads.size)
+      order.map { case (name, _, table) =>
+        val df = spark.sql(query + table)
+        val cpu = Bench.processCpuMs()
+        val (rows, ms) = timedMs(df.collect())
+        name -> (rows.head.getLong(0), ms, Bench.processCpuMs() - cpu)
+      }
+    }
+    reads.map { case (name, parts, _) =>
+      val rs = measured(name)
+      Row(name, rs.head._1, parts, median(rs.map(_._2)), median(rs.map(_._3)))
+    }
   }
 
   private def report(rows: Long, results: Seq[Row]): Unit = {
     import Table.Column
-    val table = Table(s"Snapshot reads of $rows rows (3 columns) written in $Batches batches, local[2], median of $Runs runs",
-      Seq(Column("read", "read"), Column("rows out", "rowsOut"), Column("parts", "parts"), Column("median ms", "medianMs")),
-      results.map(r => Seq[Any](r.name, r.rowsOut, r.parts, r.medianMs)))
+    val parquet = results.head.medianMs
+    val table = Table(s"Snapshot reads of $rows rows (3 columns) written in $Batches batches, local[2], " +
+      s"median of $Runs alternating runs after a warm-up",
+      Seq(Column("read", "read"), Column("rows out", "rowsOut"), Column("parts", "parts"), Column("median ms", "medianMs"),
+        Column("time / parquet", "timeRatio", 2), Column("CPU ms", "cpuMs")),
+      results.map(r => Seq[Any](r.name, r.rowsOut, r.parts, r.medianMs, r.medianMs / parquet, r.cpuMs)))
     table.print()
     BenchOutput.write("snapshot_read.json", "snapshot_read", Seq("rows" -> rows, "runs" -> Runs), table)
   }
