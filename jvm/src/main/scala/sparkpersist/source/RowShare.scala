@@ -2,7 +2,6 @@ package sparkpersist.source
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
-import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.StructType
 
@@ -37,15 +36,9 @@ object RowShare {
    */
   final case class KeyRange(ranges: KeyRanges, index: Int, ordinal: Int, spans: Map[String, KeySpan])
     extends RowShare {
-    @transient private lazy val ordering = TypeUtils.getInterpretedOrdering(ranges.column.dataType)
-
     override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = {
-      val span = spans.getOrElse(file.key, KeySpan.Anything)
-      updates.filter { update =>
-        val key = update.get(ordinal, ranges.column.dataType)
-        if (!span.holds(key, ordering)) throw new PartStatsMismatch(file.path, ranges.column.name, key, span)
-        ranges.rangeOf(key) == index
-      }
+      val inShare = KeyTest(ranges, index, ordinal, spans.getOrElse(file.key, KeySpan.Anything), file)
+      updates.filter(inShare(_))
     }
 
     override def parquetFilters: Seq[Filter] = PartFilters.ofRange(ranges, index)

@@ -100,4 +100,34 @@ class KeyRangesSuite extends AnyFunSuite {
     assert(e.getMessage.startsWith("Part file:/p.parquet holds a row whose 'id' is 150, outside the part's statistics"))
     assert(RowShare.KeyRange(ranges, 1, 0, Map.empty).of(file.copy(key = "other"), rows(1, 150)).map(_.getLong(0)).toList === List(150))
   }
+
+  test("a share keeps exactly the rows of its range, for keys compared as longs and as interpreted values") {
+    val file = PartFile("file:/p.parquet", 1, 1, key = "p")
+    def kept(column: ColumnDef, splits: IndexedSeq[Any], keys: Seq[Any]): Unit = {
+      val ranges = KeyRanges(column, splits)
+      (0 until ranges.count).foreach { i =>
+        val share = RowShare.KeyRange(ranges, i, 0, Map.empty)
+        val got = share.of(file, keys.iterator.map(k => InternalRow(k, 0L, 1L))).map(_.get(0, column.dataType)).toList
+        assert(got === keys.filter(ranges.rangeOf(_) == i), s"${column.dataType} range $i")
+      }
+      assert((0 until ranges.count).map(i => keys.count(ranges.rangeOf(_) == i)).sum === keys.size)
+    }
+    kept(ColumnDef(1, "b", ByteType, nullable = true), IndexedSeq(-1.toByte, 5.toByte),
+      Seq(null, Byte.MinValue, -1.toByte, 0.toByte, 5.toByte, Byte.MaxValue))
+    kept(ColumnDef(1, "i", IntegerType, nullable = true), IndexedSeq(Int.MinValue, 0, Int.MaxValue),
+      Seq(null, Int.MinValue, -1, 0, 1, Int.MaxValue - 1, Int.MaxValue))
+    kept(ColumnDef(1, "day", DateType, nullable = true), IndexedSeq(-719162, 20000), Seq(null, -719163, -719162, 0, 19999, 20000))
+    kept(ColumnDef(1, "ts", TimestampType, nullable = true), IndexedSeq(Long.MinValue + 1, 0L, Long.MaxValue),
+      Seq(null, Long.MinValue, Long.MinValue + 1, -1L, 0L, Long.MaxValue - 1, Long.MaxValue))
+    kept(s, IndexedSeq(utf8("b"), utf8("c")), Seq(null, utf8(""), utf8("a"), utf8("b"), utf8("bzz"), utf8("c"), utf8("\uffff")))
+  }
+
+  test("a null key in a part whose statistics say it has none fails the read, in both comparisons") {
+    val file = PartFile("file:/p.parquet", 1, 1, key = "p")
+    val noNulls = Map("p" -> KeySpan(nulls = false, values = true, None, None))
+    Seq(ColumnDef(1, "id", LongType, nullable = true) -> 7L, s -> utf8("x")).foreach { case (column, value) =>
+      val share = RowShare.KeyRange(KeyRanges(column, IndexedSeq(value)), 0, 0, noNulls)
+      intercept[PartStatsMismatch](share.of(file, Iterator(InternalRow(null, 0L, 1L))).toList)
+    }
+  }
 }
