@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from pyspark.sql import SparkSession
@@ -37,3 +38,22 @@ def spark(root: Path) -> Iterator[SparkSession]:
 def shard_name(request: pytest.FixtureRequest) -> str:
     """A shard name unique to the test."""
     return "t_" + "".join(c if c.isalnum() else "_" for c in request.node.name)[:100]
+
+
+@pytest.fixture
+def session_conf(spark: SparkSession) -> Callable[[str, str], AbstractContextManager[None]]:
+    """``with session_conf(key, value):`` runs the block with a session config set, then restores
+    the value the session had before (the soft-mode pass of ``make test`` sets configs for the
+    whole run, which a test must not unset)."""
+    @contextmanager
+    def setting(key: str, value: str) -> Iterator[None]:
+        previous = spark.conf.get(key, None)
+        spark.conf.set(key, value)
+        try:
+            yield
+        finally:
+            if previous is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, previous)
+    return setting

@@ -46,7 +46,7 @@ def test_compact_merges_a_sealed_day_and_reads_the_same(spark, shard_name, root)
     assert _rows(spark, f"SELECT * FROM persist.{shard_name}") == before
 
 
-def test_retention_moves_since_and_earlier_reads_are_refused(spark, shard_name) -> None:
+def test_retention_moves_since_and_earlier_reads_are_refused(spark, shard_name, session_conf) -> None:
     updates = spark.createDataFrame([("a", 100, 1), ("a", 200, -1), ("b", 200, 1), ("c", 300, 1)],
                                     "name string, t bigint, d bigint")
     for t in (100, 200, 300):
@@ -54,12 +54,9 @@ def test_retention_moves_since_and_earlier_reads_are_refused(spark, shard_name) 
     summary = sparkpersist.compact(spark, shard_name, retention_ms=50, window_ms=DAY)
     assert (summary["since_before"], summary["since"], summary["batches_after"]) == (0, 251, 2)
     assert _rows(spark, f"SELECT * FROM persist.{shard_name}.updates") == [("b", 200, 1), ("c", 300, 1)]
-    spark.conf.set("spark.sparkpersist.asOf", "250")
-    try:
+    with session_conf("spark.sparkpersist.asOf", "250"):
         with pytest.raises(Exception, match=r"history before since = 251 has been compacted"):
             spark.table(f"persist.{shard_name}").collect()
-    finally:
-        spark.conf.unset("spark.sparkpersist.asOf")
 
 
 def test_sql_call_compacts_and_collects(spark, shard_name) -> None:

@@ -44,16 +44,13 @@ def test_mz_now_window_reads_only_recent_parts(spark, events) -> None:
     assert scan["mode"] == _mode(spark)
 
 
-def test_pushdown_off_reads_everything_with_the_same_rows(spark, events) -> None:
+def test_pushdown_off_reads_everything_with_the_same_rows(spark, events, session_conf) -> None:
     query = f"SELECT count(*) AS c FROM persist.{events} WHERE date_trunc('DAY', event_ts) = TIMESTAMP '2026-01-05'"
     with_pushdown = spark.sql(query).first().c
-    spark.conf.set("spark.sparkpersist.pushdown.mode", "off")
-    try:
+    with session_conf("spark.sparkpersist.pushdown.mode", "off"):
         assert spark.sql(query).first().c == with_pushdown == 50
         [scan] = sparkpersist.last_scans(spark)
         assert (scan["mode"], scan["parts_read"], scan["parts_pruned"]) == ("off", DAYS, 0)
-    finally:
-        spark.conf.unset("spark.sparkpersist.pushdown.mode")
 
 
 def test_explain_shows_parts_kept_of_total(spark, events) -> None:

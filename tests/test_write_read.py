@@ -50,43 +50,34 @@ def test_every_type_round_trips(spark, shard_name) -> None:
     assert got == want
 
 
-def test_append_only_batches_and_as_of(spark, shard_name) -> None:
+def test_append_only_batches_and_as_of(spark, shard_name, session_conf) -> None:
     first = sparkpersist.write(spark.createDataFrame([(1, 100), (2, 100)], "k int, t bigint"), shard_name, time_col="t")
     second = sparkpersist.write(spark.createDataFrame([(3, 200)], "k int, t bigint"), shard_name, time_col="t")
     assert (first.lower, first.upper, second.lower, second.upper) == (0, 101, 101, 201)
     assert _rows(spark, f"SELECT k FROM persist.{shard_name} ORDER BY k") == [(1,), (2,), (3,)]
-    spark.conf.set("spark.sparkpersist.asOf", "150")
-    try:
+    with session_conf("spark.sparkpersist.asOf", "150"):
         assert _rows(spark, f"SELECT k FROM persist.{shard_name} ORDER BY k") == [(1,), (2,)]
         assert _rows(spark, f"SELECT k, time, diff FROM persist.{shard_name}.updates ORDER BY k") == \
             [(1, 100, 1), (2, 100, 1)]
-    finally:
-        spark.conf.unset("spark.sparkpersist.asOf")
 
 
-def test_as_of_outside_since_upper_is_a_clear_error(spark, shard_name) -> None:
+def test_as_of_outside_since_upper_is_a_clear_error(spark, shard_name, session_conf) -> None:
     sparkpersist.write(spark.createDataFrame([(1, 10)], "k int, t bigint"), shard_name, time_col="t")
-    spark.conf.set("spark.sparkpersist.asOf", "11")
-    try:
+    with session_conf("spark.sparkpersist.asOf", "11"):
         with pytest.raises(Exception, match=r"only times before upper = 11 are complete"):
             spark.table(f"persist.{shard_name}").collect()
-    finally:
-        spark.conf.unset("spark.sparkpersist.asOf")
 
 
-def test_retractions_consolidate(spark, shard_name) -> None:
+def test_retractions_consolidate(spark, shard_name, session_conf) -> None:
     updates = spark.createDataFrame(
         [("a", 1, 1), ("b", 1, 3), ("c", 1, 1), ("a", 2, -1), ("c", 2, 1), ("b", 3, -1), ("d", 3, 1), ("d", 3, -1)],
         "name string, t bigint, d bigint")
     sparkpersist.write(updates, shard_name, time_col="t", diff_col="d")
     assert _rows(spark, f"SELECT name FROM persist.{shard_name} ORDER BY name") == \
         [("b",), ("b",), ("c",), ("c",)]
-    spark.conf.set("spark.sparkpersist.asOf", "1")
-    try:
+    with session_conf("spark.sparkpersist.asOf", "1"):
         assert _rows(spark, f"SELECT name FROM persist.{shard_name} ORDER BY name") == \
             [("a",), ("b",), ("b",), ("b",), ("c",)]
-    finally:
-        spark.conf.unset("spark.sparkpersist.asOf")
 
 
 def test_times_below_upper_write_nothing(spark, shard_name) -> None:
@@ -156,15 +147,12 @@ def test_sql_create_insert_select_drop(spark, shard_name) -> None:
 
 @pytest.mark.parametrize("case_sensitive", ["true", "false"])
 def test_names_equal_ignoring_case_are_refused_and_leave_nothing(spark, shard_name, root: Path,
-                                                                 case_sensitive: str) -> None:
-    spark.conf.set("spark.sql.caseSensitive", case_sensitive)
-    try:
+                                                                 case_sensitive: str, session_conf) -> None:
+    with session_conf("spark.sql.caseSensitive", case_sensitive):
         with pytest.raises(sparkpersist.InvalidInputError, match="'a' and 'A' are equal ignoring case"):
             sparkpersist.write(spark.sql("SELECT 1 AS a, 100 AS A"), shard_name)
         with pytest.raises(sparkpersist.InvalidInputError, match="fields of struct s 'x' and 'X'"):
             sparkpersist.write(spark.sql("SELECT named_struct('x', 1, 'X', 2) AS s"), shard_name)
-    finally:
-        spark.conf.unset("spark.sql.caseSensitive")
     assert shard_name not in sparkpersist.shards(spark)
     assert not (root / shard_name).exists()
 

@@ -3,6 +3,7 @@ package sparkpersist.compact
 import scala.collection.mutable.ArrayBuffer
 
 import sparkpersist.shard.{BatchMeta, ShardState}
+import sparkpersist.util.NextFit
 
 /**
  * Chooses which adjacent batches a compaction round merges: size-tiered like persist's spine,
@@ -111,22 +112,8 @@ object CompactionPlanner {
   }
 
   /** Adjacent batches packed oldest first into groups of at most `targetBytes`; single batches stay. */
-  private def pack(batches: IndexedSeq[BatchMeta], targetBytes: Long): Seq[IndexedSeq[BatchMeta]] = {
-    val out = ArrayBuffer.empty[IndexedSeq[BatchMeta]]
-    val group = ArrayBuffer.empty[BatchMeta]
-    var bytes = 0L
-    batches.foreach { b =>
-      if (group.nonEmpty && bytes + b.bytes > targetBytes) {
-        out += group.toIndexedSeq
-        group.clear()
-        bytes = 0L
-      }
-      group += b
-      bytes += b.bytes
-    }
-    if (group.nonEmpty) out += group.toIndexedSeq
-    out.filter(_.size >= 2).toSeq
-  }
+  private def pack(batches: IndexedSeq[BatchMeta], targetBytes: Long): Seq[IndexedSeq[BatchMeta]] =
+    NextFit.groups(batches, targetBytes)(_.bytes).filter(_.size >= 2)
 
   /** Settled batches with retractions whose times are not yet advanced to since, not grouped otherwise. */
   private def unconsolidated(batches: IndexedSeq[BatchMeta], grouped: Seq[IndexedSeq[BatchMeta]],

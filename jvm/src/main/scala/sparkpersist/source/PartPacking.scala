@@ -1,8 +1,8 @@
 package sparkpersist.source
 
-import scala.collection.mutable.ArrayBuffer
-
 import org.apache.spark.sql.internal.SQLConf
+
+import sparkpersist.util.NextFit
 
 /**
  * How parts read straight (no consolidation) become tasks: exactly as Spark's own file scans
@@ -24,19 +24,6 @@ object PartPacking {
       if (f.bytes <= maxSplit) Seq(f)
       else (0L until f.bytes by maxSplit).map(start => f.copy(start = start, length = math.min(maxSplit, f.bytes - start)))
     }.sortBy(-_.splitBytes)
-    val groups = ArrayBuffer.empty[IndexedSeq[PartFile]]
-    var current = ArrayBuffer.empty[PartFile]
-    var size = 0L
-    splits.foreach { s =>
-      if (current.nonEmpty && size + s.splitBytes > maxSplit) {
-        groups += current.toIndexedSeq
-        current = ArrayBuffer.empty
-        size = 0L
-      }
-      current += s
-      size += s.splitBytes + openCost
-    }
-    if (current.nonEmpty) groups += current.toIndexedSeq
-    groups.toSeq
+    NextFit.groups(splits, maxSplit, openCost)(_.splitBytes)
   }
 }

@@ -78,7 +78,7 @@ final class PersistReaderFactory(
         batch
       })
     }
-    new BatchReader(batches.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)), open, check)
+    new IteratorReader(batches.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)), open, check)
   }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
@@ -108,22 +108,15 @@ final class PersistReaderFactory(
   }
 }
 
-/** A partition reader over an iterator whose rows stay valid until the next `next()`. */
-private final class IteratorReader(rows: Iterator[InternalRow], open: OpenFiles, check: Option[SoftCheck#Run])
-  extends PartitionReader[InternalRow] {
-  private var current: InternalRow = _
-  override def next(): Boolean = rows.hasNext && { current = rows.next(); true }
-  override def get(): InternalRow = current
-  override def close(): Unit = open.close()
-  override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
-}
-
-/** A partition reader over batches valid until the next `next()`. */
-private final class BatchReader(batches: Iterator[ColumnarBatch], open: OpenFiles, check: Option[SoftCheck#Run])
-  extends PartitionReader[ColumnarBatch] {
-  private var current: ColumnarBatch = _
-  override def next(): Boolean = batches.hasNext && { current = batches.next(); true }
-  override def get(): ColumnarBatch = current
+/**
+ * A partition reader over an iterator of rows or batches, each valid until the next `next()`,
+ * closing the part files it opened and reporting their scan metrics.
+ */
+private final class IteratorReader[T](items: Iterator[T], open: OpenFiles, check: Option[SoftCheck#Run])
+  extends PartitionReader[T] {
+  private var current: T = _
+  override def next(): Boolean = items.hasNext && { current = items.next(); true }
+  override def get(): T = current
   override def close(): Unit = open.close()
   override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
 }
