@@ -105,8 +105,21 @@ def compaction(doc, ax_time, ax_parts):
         ax.set_xticklabels(labels, fontsize=8)
 
 
+def reads(doc, ax_time, ax_cpu, key="read"):
+    """Bars of wall and process CPU time per read of a read-path benchmark."""
+    rs = rows(doc)
+    labels = [r[key] for r in rs]
+    ax_time.bar(range(len(rs)), [r["wallMs"] for r in rs], label="wall ms (median)")
+    ax_cpu.bar(range(len(rs)), [r["cpuMs"] for r in rs], color="tab:orange", label="process CPU ms (median)")
+    ax_time.set_title("wall time")
+    ax_cpu.set_title("CPU time (every task and thread)")
+    for ax in (ax_time, ax_cpu):
+        ax.set_xticks(range(len(rs)))
+        ax.set_xticklabels(labels, fontsize=8)
+
+
 PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write,
-         "compaction": compaction}
+         "compaction": compaction, "consolidated_read": reads}
 
 
 def main():
