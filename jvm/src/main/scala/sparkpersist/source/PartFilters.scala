@@ -18,9 +18,23 @@ import sparkpersist.schema.ShardSchema
  */
 object PartFilters {
 
-  /** The data source filter `predicate` states, if it can reach Parquet for `schema`. */
+  /**
+   * The data source filter `predicate` states, if it can reach Parquet for `schema`: over
+   * top-level columns whose values Parquet's statistics and dictionaries order and compare as
+   * Spark does. Not floating-point columns: Spark equates -0.0 with 0.0 and puts NaN above every
+   * number, while Parquet tells the zeros apart (a dictionary of 0.0 does not hold -0.0, so
+   * `x IN (-0.0)` would skip a row group of zeros that pass) and leaves NaN out of its bounds.
+   * Not strings of a non-binary collation either (Parquet compares bytes).
+   */
   def toParquet(predicate: Predicate, schema: ShardSchema): Option[sources.Filter] =
-    DataSourceFilters.toV1(predicate).filter(_.references.forall(name => schema.column(name).exists(_.name == name)))
+    DataSourceFilters.toV1(predicate).filter(_.references.forall(name =>
+      schema.column(name).exists(c => c.name == name && comparesAsParquet(c.dataType))))
+
+  private def comparesAsParquet(dataType: DataType): Boolean = dataType match {
+    case FloatType | DoubleType => false
+    case s: StringType => s.collationId == StringType.collationId
+    case _ => true
+  }
 
   /**
    * Filters stating that a column's value lies in range `index` of `ranges` (nulls included in
