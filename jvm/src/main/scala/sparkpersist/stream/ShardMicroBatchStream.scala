@@ -50,6 +50,12 @@ final class ShardMicroBatchStream(
   /** The shard's upper when offsets were last asked for (what [[reportLatestOffset]] reports). */
   @volatile private var lastSeenUpper: Option[Long] = None
 
+  /**
+   * The last micro-batch planned: Spark may plan one micro-batch more than once (a `foreachBatch`
+   * sink plans its frame again); its parts are decided, and its scan reported, once.
+   */
+  @volatile private var lastPlanned: Option[((Offset, Offset), Array[InputPartition])] = None
+
   override def initialOffset(): Offset = ShardOffset(shardId, None)
 
   override def deserializeOffset(json: String): Offset = {
@@ -97,7 +103,14 @@ final class ShardMicroBatchStream(
    * The partitions of the micro-batch `(start, end]`: of the [[PersistScan]] of its updates (or
    * of the snapshot, for the first), each carrying that scan's reader factory.
    */
-  override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] = {
+  override def planInputPartitions(start: Offset, end: Offset): Array[InputPartition] =
+    lastPlanned.collect { case (range, partitions) if range == (start, end) => partitions }.getOrElse {
+      val partitions = plan(start, end)
+      lastPlanned = Some((start, end) -> partitions)
+      partitions
+    }
+
+  private def plan(start: Offset, end: Offset): Array[InputPartition] = {
     val spark = SparkSession.active
     val state = shard.state
     val to = end.asInstanceOf[ShardOffset]

@@ -19,14 +19,15 @@ import sparkpersist.source.{PersistTable, ScanRequest}
  * subqueries. `mz_now()` stays in the condition: the stream interprets it as a range.
  *
  * Only part selection uses the request; Spark still filters every row. A conjunct left out only
- * means fewer parts skipped. The rule transforms bottom-up, so an outer filter, which sees the
- * conditions of the filters below it, decides last; each run recomputes the request from the plan.
+ * means fewer parts skipped. The rule visits the filters not yet analyzed bottom-up, and an outer
+ * filter adds the conditions of the filters below it, so the outermost decides; each run
+ * recomputes the request from the plan.
  */
 object StreamFilters extends Rule[LogicalPlan] with PredicateHelper with AliasHelper {
 
   override def apply(plan: LogicalPlan): LogicalPlan =
     if (!plan.isStreaming) plan
-    else plan.transformUp {
+    else plan.resolveOperatorsUp {
       case f @ Filter(condition, child) =>
         pushInto(child, splitConjunctivePredicates(condition).filter(pushable)) match {
           case Some(pushed) if !(pushed eq child) => f.copy(child = pushed)
