@@ -9,6 +9,7 @@ import org.apache.spark.sql.functions.{col, udf}
 import org.apache.spark.sql.streaming.StreamingQuery
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
+import sparkpersist.compact.{CompactOptions, Lifecycle}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{ShardHandle, StreamEpoch}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -75,6 +76,23 @@ class StreamSinkSuite extends StreamTesting {
     assert(rows("SELECT * FROM persist.sink") === Seq("[1,a]", "[2,b]", "[3,c]", "[4,d]"))
     // The replay's parts were deleted: only the committed batches' directories remain.
     assert(batchDirs(shard) === shard.state.batches.map(_.id).toSet)
+
+    // Compaction merges batches and keeps the newest epoch of the query on the merged batch: a
+    // replay of the latest epoch is still recognised.
+    val compacted = Lifecycle.compact(spark, "sink", CompactOptions(fanIn = Some(2), targetBytes = Some(1L << 30),
+      windowMs = Some(1L << 40)))
+    assert(compacted.groupsMerged >= 1)
+    val merged = shard.state.batches
+    assert(merged.size < 3)
+    assert(merged.map(_.epochs.map(_.epochId).max).max === 2L)
+    assert(merged.forall(_.epochs.map(_.queryId) === Seq(queryId)))
+    Seq("commits/2", "commits/.2.crc").foreach(f => assert(new File(checkpoint, f).delete(), f))
+    val again = start(source, "persist.sink", checkpoint)
+    again.processAllAvailable()
+    again.stop()
+    assert(new File(checkpoint, "commits/2").exists())
+    assert(shard.state.batches.map(_.id) === merged.map(_.id))
+    assert(rows("SELECT * FROM persist.sink") === Seq("[1,a]", "[2,b]", "[3,c]", "[4,d]"))
   }
 
   test("a micro-batch whose write fails leaves nothing; the restarted query commits it once") {
