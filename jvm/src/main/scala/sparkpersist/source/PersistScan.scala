@@ -62,7 +62,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
       case _ => PartSelection.All
     }
     new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
-      stream = Some(checkpoint => ShardMicroBatchStream(shard, view, schema, request, options, checkpoint)))
+      stream = Some(_ => ShardMicroBatchStream(shard, view, schema, request, options)))
   }
 }
 

@@ -178,9 +178,12 @@ final class ShardMicroBatchStream(
 }
 
 object ShardMicroBatchStream {
-  /** The stream of `view` of `shard`, with the filter of `request` and the read `options`. */
+  /**
+   * The stream of `view` of `shard`, with the filter of `request` and the read `options`. It keeps
+   * nothing in its checkpoint location: offsets say all there is to resume.
+   */
   def apply(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
-      options: CaseInsensitiveStringMap, checkpointLocation: String): ShardMicroBatchStream =
+      options: CaseInsensitiveStringMap): ShardMicroBatchStream =
     new ShardMicroBatchStream(shard, view, schema, request.condition, StreamReadOptions.parse(shard.name, options))
 }
 

@@ -122,6 +122,32 @@ class StreamSinkSuite extends StreamTesting {
     assert(rows("SELECT * FROM persist.failing") === Seq("[1,a]", "[2,b]", "[3,c]"))
   }
 
+  test("the write boundary: a null in a NOT NULL column fails its micro-batch, CHAR columns are refused") {
+    val shard = create("strict", StructType(Seq(StructField("k", LongType, nullable = false), StructField("v", StringType))))
+    val source = MemoryStream[(Option[Long], String)](implicitly[Encoder[(Option[Long], String)]], spark)
+    val query = source.toDF().toDF("k", "v").writeStream
+      .option("checkpointLocation", newCheckpoint().getCanonicalPath).toTable("persist.strict")
+    source.addData(Some(1L) -> "a", None -> "b")
+    val e = intercept[Exception](query.processAllAvailable())
+    query.stop()
+    assert(Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).exists(_.getMessage.contains(
+      "Cannot write to shard 'strict': column 'k' of the shard is NOT NULL, but the stream holds a null in it.")), e)
+    assert(shard.state.batches.isEmpty)
+    assert(batchDirs(shard).isEmpty)
+
+    sql("CREATE TABLE persist.chars (c CHAR(3))")
+    val chars = MemoryStream[String](implicitly[Encoder[String]], spark)
+    val refused = intercept[Exception] {
+      val q = chars.toDF().toDF("c").writeStream
+        .option("checkpointLocation", newCheckpoint().getCanonicalPath).toTable("persist.chars")
+      chars.addData("abc")
+      try q.processAllAvailable() finally q.stop()
+    }
+    assert(causeOf[UnsupportedOperationException](refused).exists(_.getMessage.startsWith(
+      "Cannot stream into shard 'chars': column 'c' is CHAR(3), whose length a streaming write does not check.")),
+      refused)
+  }
+
   test("a stream of a shard's updates writes them, times and diffs as they are, into another shard") {
     val schema = StructType(Seq(StructField("name", StringType)))
     create("src", schema, Seq("name"))
