@@ -1,9 +1,11 @@
 package sparkpersist.stream
 
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis}
 
 import sparkpersist.PersistConf
-import sparkpersist.source.ScanReports
+import sparkpersist.interpret.MzNow
+import sparkpersist.source.{PersistTable, ScanReports}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -75,6 +77,27 @@ class StreamPruningSuite extends StreamTesting {
     // A batch read fixes mz_now() to its as-of: the scheduled part cannot pass then.
     assert(ScanReports.last(spark).map(s => (s.metrics.partsKept, s.metrics.partsPruned)) === Seq((10L, 1L)))
     assert(snapshot(condition, "soft").scans.map(_.softViolations.map(_.sum)) === Seq(Some(0L)))
+  }
+
+  test("the filter reaches the stream through projections and aliases, deterministic conjuncts only") {
+    val df = spark.readStream.table("persist.events").select(col("event_ts").as("ts"), col("n"))
+      .where("mz_now() <= ts + INTERVAL 2 DAYS AND rand() < 2")
+    val pushed = df.queryExecution.analyzed.collect {
+      case StreamingRelationV2(_, _, t: PersistTable, _, _, _, _, _) => t.request.condition
+    }
+    assert(pushed.size === 1)
+    val condition = pushed.head.getOrElse(fail("no condition reached the stream"))
+    assert(condition.references.toSeq.map(_.name) === Seq("event_ts"))
+    assert(condition.deterministic && condition.exists(_.isInstanceOf[MzNow]))
+    val batches = runAvailableNow(df.select("n"), newCheckpoint())
+    assert(batches.map(b => (b.rows.size, b.scans.map(_.metrics.partsKept))) === Seq((45, Seq(3L))))
+
+    // A filter above a union is not the stream's: it reads every part.
+    val union = spark.readStream.table("persist.events").union(spark.readStream.table("persist.events"))
+      .where("mz_now() <= event_ts + INTERVAL 2 DAYS")
+    assert(union.queryExecution.analyzed.collect {
+      case StreamingRelationV2(_, _, t: PersistTable, _, _, _, _, _) => t.request.condition
+    } === Seq(None, None))
   }
 
   test("later micro-batches prune their own parts; rows are filtered with mz_now() = the micro-batch's upper - 1") {
