@@ -4,10 +4,10 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
@@ -208,8 +208,8 @@ final class PersistScan(
   /**
    * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
    * need no row-by-row work (no consolidation, every update of every part visible as of the
-   * as-of and from `from` on, so no time filter), over columns Spark's vectorized reader and whole-stage code
-   * generation take, as Spark's own Parquet scan decides.
+   * as-of and from `from` on, so no time filter), over columns Spark's vectorized reader and
+   * whole-stage code generation take, as Spark's own Parquet scan decides.
    */
   private def columnar(reader: PartFileReader): Boolean = {
     val conf = spark.sessionState.conf
