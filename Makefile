@@ -76,6 +76,7 @@ demo: setup install
 # Benchmarks (not tests): each prints a table and writes JSON under bench/out/; plot.py draws the
 # PNGs from it. Sizes are arguments (see each bench's scaladoc), e.g. `make bench HISTORY="30 2000 5"`.
 HISTORY    ?= 60 5000 7 1,2,5,10
+RESTART    ?= 60 5000 7 1,2,5,10
 INCUMBENTS ?= 200 5000 5
 PLANNING   ?= 1000,10000,100000
 WRITE      ?= 2000000 8 3
@@ -90,6 +91,7 @@ S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
+	  "bench/runMain sparkpersist.bench.RestartBench $(RESTART)" \
 	  "bench/runMain sparkpersist.bench.IncumbentsBench $(INCUMBENTS)" \
 	  "bench/runMain sparkpersist.bench.PlanningBench $(PLANNING)" \
 	  "bench/runMain sparkpersist.bench.WriteBench $(WRITE)" \

@@ -3,6 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.catalyst.{MzNowFunction, PrunePersistParts}
+import sparkpersist.stream.StreamFilters
 
 /**
  * The `spark.sql.extensions` entry point:
@@ -13,5 +14,6 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
     extensions.injectOptimizerRule(_ => PrunePersistParts)
+    extensions.injectPostHocResolutionRule(_ => StreamFilters)
   }
 }

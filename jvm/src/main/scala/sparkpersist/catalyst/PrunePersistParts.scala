@@ -8,6 +8,7 @@ import org.apache.spark.sql.types.TimestampType
 
 import sparkpersist.interpret.MzNow
 import sparkpersist.source.{PersistTable, ScanRequest}
+import sparkpersist.stream.ShardStreamRead
 
 /**
  * The optimizer rule behind part pruning. It runs in Spark's operator-optimization batch, after
@@ -16,7 +17,8 @@ import sparkpersist.source.{PersistTable, ScanRequest}
  * whole plan it
  *
  *  1. resolves the query's as-of ([[QueryAsOf]]) over every persist table in the plan,
- *  2. replaces `mz_now()` by that time, so pruning and row filtering agree, and
+ *  2. replaces `mz_now()` by that time (in a micro-batch of a streaming read of a shard, by the
+ *     micro-batch's as-of: its end offset - 1), so pruning and row filtering agree, and
  *  3. hands each persist relation a [[ScanRequest]]: the as-of, and the filter directly above
  *     it; the scan decides its parts from it when it is built (per the pushdown mode then).
  *
@@ -33,10 +35,13 @@ object PrunePersistParts extends Rule[LogicalPlan] {
     if (tables.isEmpty && !hasMzNow) return plan
 
     val asOf = QueryAsOf.resolve(conf, tables.map(_.shard.state))
+    // A micro-batch of a streaming read of shards reads as of its end offset - 1; mz_now() is that
+    // time (the latest, over several streams, so it lies in every stream's pruning range).
+    val now = ShardStreamRead.asOfs(plan).maxOption.orElse(asOf)
     val withNow =
       if (!hasMzNow) plan
       else plan.transformAllExpressions {
-        case MzNow() => Literal(QueryAsOf.mzNowMicros(asOf), TimestampType)
+        case MzNow() => Literal(QueryAsOf.mzNowMicros(now), TimestampType)
       }
     request(withNow, asOf)
   }

@@ -1,6 +1,6 @@
 package sparkpersist.compact
 
-import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, StreamEpoch}
 
 /**
  * Adjacent batches that one task merges into one batch of one sorted run, at the shard's
@@ -43,7 +43,11 @@ final case class MergeGroup(batches: IndexedSeq[BatchMeta], since: Long) {
       if (times.size == 1) times.headOption else None
     }
 
-  /** The batch replacing this group: `id`, holding `runs`. */
+  /**
+   * The batch replacing this group: `id`, holding `runs`. It keeps the newest streaming epoch of
+   * each query that wrote the group, so a replayed epoch is still recognised after the merge.
+   */
   def replacement(id: String, runs: IndexedSeq[RunMeta], committedAtMs: Long): BatchReplacement =
-    BatchReplacement(batches.map(_.id), BatchMeta(id, lower, upper, runs, committedAtMs, appends))
+    BatchReplacement(batches.map(_.id),
+      BatchMeta(id, lower, upper, runs, committedAtMs, appends, StreamEpoch.newest(batches.flatMap(_.epochs))))
 }

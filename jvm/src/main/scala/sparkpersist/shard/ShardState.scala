@@ -21,8 +21,23 @@ final case class PartMeta(
 final case class RunMeta(parts: IndexedSeq[PartMeta])
 
 /**
+ * A micro-batch of a streaming query that wrote to a shard: the query's id (stable across
+ * restarts from one checkpoint) and the epoch (micro-batch) id. A batch that records it lets
+ * the sink recognise a replayed epoch and not write it twice.
+ */
+final case class StreamEpoch(queryId: String, epochId: Long)
+
+object StreamEpoch {
+  /** The newest epoch per query among `epochs` (what a merge of batches keeps). */
+  def newest(epochs: Iterable[StreamEpoch]): IndexedSeq[StreamEpoch] =
+    epochs.groupBy(_.queryId).values.map(_.maxBy(_.epochId)).toIndexedSeq.sortBy(_.queryId)
+}
+
+/**
  * The updates of one append, or of several adjacent appends a compaction merged: every update
  * has `lower <= time < upper`. `appends` counts the appended batches it holds (1 for an append).
+ * `epochs` names the streaming micro-batches that wrote it (one for a batch a streaming sink
+ * committed; a merged batch keeps the newest epoch of each query it holds).
  */
 final case class BatchMeta(
     id: String,
@@ -30,7 +45,8 @@ final case class BatchMeta(
     upper: Long,
     runs: IndexedSeq[RunMeta],
     committedAtMs: Long,
-    appends: Long = 1L) {
+    appends: Long = 1L,
+    epochs: IndexedSeq[StreamEpoch] = IndexedSeq.empty) {
   def parts: Iterator[PartMeta] = runs.iterator.flatMap(_.parts)
 
   def partCount: Int = runs.iterator.map(_.parts.size).sum

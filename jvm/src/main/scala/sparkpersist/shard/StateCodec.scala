@@ -217,6 +217,11 @@ private[shard] object StateCodec {
       .put("committedAtMs", batch.committedAtMs)
     // Written only for compacted batches, so an append's JSON is what older releases wrote.
     if (batch.appends != 1L) node.put("appends", batch.appends)
+    // Written only for batches of streaming writes; older readers skip the field.
+    if (batch.epochs.nonEmpty) {
+      val epochs = node.putArray("epochs")
+      batch.epochs.foreach(e => epochs.addObject().put("queryId", e.queryId).put("epochId", e.epochId))
+    }
     val runs = node.putArray("runs")
     batch.runs.foreach { run =>
       val parts = runs.addArray()
@@ -229,6 +234,7 @@ private[shard] object StateCodec {
     var id: Option[String] = None
     var lower, upper, committedAtMs: Option[Long] = None
     var appends = 1L
+    var epochs: Vector[StreamEpoch] = Vector.empty
     var runs: Option[Vector[RunMeta]] = None
     r.readObject("batch") {
       case "id" => id = Some(r.string("id"))
@@ -236,12 +242,24 @@ private[shard] object StateCodec {
       case "upper" => upper = Some(r.long("upper"))
       case "committedAtMs" => committedAtMs = Some(r.long("committedAtMs"))
       case "appends" => appends = r.long("appends")
+      case "epochs" => epochs = r.readArray("epochs")(epochFrom(r))
       case "runs" => runs = Some(r.readArray("runs")(RunMeta(r.readArray("run")(partFrom(r, codec)))))
       case _ => r.skip()
     }
     BatchMeta(JsonReader.required(id, "id"), JsonReader.required(lower, "lower"),
       JsonReader.required(upper, "upper"), JsonReader.required(runs, "runs"),
-      JsonReader.required(committedAtMs, "committedAtMs"), appends)
+      JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs)
+  }
+
+  private def epochFrom(r: JsonReader): StreamEpoch = {
+    var queryId: Option[String] = None
+    var epochId: Option[Long] = None
+    r.readObject("epoch") {
+      case "queryId" => queryId = Some(r.string("queryId"))
+      case "epochId" => epochId = Some(r.long("epochId"))
+      case _ => r.skip()
+    }
+    StreamEpoch(JsonReader.required(queryId, "queryId"), JsonReader.required(epochId, "epochId"))
   }
 
   private def replacementFrom(r: JsonReader, codec: StatsCodec): BatchReplacement = {

@@ -23,10 +23,12 @@ import sparkpersist.shard.PartMeta
  * say so): then its `time` and `diff` are not read from the file (a stamped part has none).
  * `key` is the part's key in the shard ([[PartMeta.key]]; empty for a file outside any shard).
  * `start` and `length` delimit the bytes of the file this read covers: it reads the row groups
- * whose middle lies there (the whole file by default; see [[PartPacking]]).
+ * whose middle lies there (the whole file by default; see [[PartPacking]]). `minTime` is the
+ * part's earliest time (a read of the updates from a time on checks rows only below it).
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
-    constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue) {
+    constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
+    minTime: Long = Long.MinValue) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
 }
@@ -39,7 +41,8 @@ object PartFile {
    */
   def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None): PartFile = {
     val constant = !part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _))
-    PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key)
+    PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
+      minTime = part.minTime)
   }
 }
 
@@ -77,16 +80,22 @@ final class PartFileReader private (
   def readsBatches: Boolean = vectorized.isDefined
 
   /**
-   * The updates of `file` with time <= asOf (no per-row check when the whole part qualifies).
-   * The file closes itself once read to the end; `open` closes it if its reader stops earlier.
+   * The updates of `file` with `from <= time <= asOf` (no per-row check when the whole part
+   * qualifies). The file closes itself once read to the end; `open` closes it if its reader
+   * stops earlier.
    */
-  def rowsAsOf(file: PartFile, asOf: Long, open: OpenFiles, filters: Seq[Filter] = Nil): Iterator[InternalRow] =
+  def rowsAsOf(file: PartFile, asOf: Long, open: OpenFiles, filters: Seq[Filter] = Nil,
+      from: Long = Long.MinValue): Iterator[InternalRow] =
     file.constantTime match {
-      case Some(t) if t > asOf => Iterator.empty
+      case Some(t) if t > asOf || t < from => Iterator.empty
       case Some(_) => read(file, open, filters, batches = false).asInstanceOf[Iterator[InternalRow]]
       case None =>
         val all = read(file, open, filters, batches = false).asInstanceOf[Iterator[InternalRow]]
-        if (file.maxTime <= asOf) all else all.filter(_.getLong(timeOrdinal) <= asOf)
+        if (file.maxTime <= asOf && file.minTime >= from) all
+        else all.filter { row =>
+          val t = row.getLong(timeOrdinal)
+          t <= asOf && t >= from
+        }
     }
 
   /**

@@ -2,7 +2,7 @@ package sparkpersist.source
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
 
-import sparkpersist.interpret.{MzNowSpec, PartFilter}
+import sparkpersist.interpret.{MzNowSpec, PartFilter, ResultSpec}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.PartMeta
 
@@ -13,10 +13,19 @@ import sparkpersist.shard.PartMeta
  */
 object PartPruning {
 
-  def select(condition: Expression, schema: ShardSchema, asOf: Long, mode: PushdownMode): PartSelection = {
-    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema,
-      MzNowSpec.at(Math.multiplyExact(asOf, 1000L)))
-    PartSelection(Some(condition), mode, (p: PartMeta) => p.stats.forall(filter.keep))
+  def select(condition: Expression, schema: ShardSchema, asOf: Long, mode: PushdownMode): PartSelection =
+    select(condition, schema, MzNowSpec.at(Math.multiplyExact(asOf, 1000L)), mode, condition)
+
+  /**
+   * The selection of a read over which `mz_now()` ranges over `mzNow` ([[MzNowSpec]]): a part is
+   * ruled out only if `condition` is false or null, error-free, for every value of it. `checked`
+   * is the condition soft mode verifies row by row: `condition` with `mz_now()` fixed to one
+   * value of the range.
+   */
+  def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
+      checked: Expression): PartSelection = {
+    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow)
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(filter.keep))
   }
 
   /** The stable column id each attribute of the condition reads (by name: a table's columns are unique). */

@@ -43,6 +43,7 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: O
  * @param complete whether the scan reads every visible part (see [[Consolidation]])
  * @param filters   filters handed to Parquet when reading parts straight (never for a part read
  *                  only to be verified); consolidation tasks hand it their key range instead
+ * @param from      the earliest time read (a read of the updates from a time on; never consolidated)
  */
 final class PersistReaderFactory(
     shard: String,
@@ -55,7 +56,9 @@ final class PersistReaderFactory(
     softCheck: Option[SoftCheck] = None,
     complete: Boolean = true,
     filters: Seq[Filter] = Nil,
-    columnar: Boolean = false) extends PartitionReaderFactory {
+    columnar: Boolean = false,
+    from: Long = Long.MinValue) extends PartitionReaderFactory {
+  require(from == Long.MinValue || mode != ReadMode.ConsolidatedSnapshot, "a consolidated snapshot reads every time")
 
   /** Every partition of a columnar scan is read as batches ([[PersistScan.columnar]] decides). */
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
@@ -86,7 +89,7 @@ final class PersistReaderFactory(
     val open = new OpenFiles
     val check = softCheck.map(c => new c.Run)
     def updates(file: PartFile): Iterator[InternalRow] = {
-      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters)
+      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters, from)
       check.fold(rows)(_(file, rows))
     }
     val rows: Iterator[InternalRow] = (parts.share, mode) match {

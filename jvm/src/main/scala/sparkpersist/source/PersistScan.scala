@@ -4,16 +4,19 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.execution.WholeStageCodegenExec
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.PersistConf
 import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
+import sparkpersist.stream.ShardMicroBatchStream
 
 /**
  * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
@@ -22,8 +25,12 @@ import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
  *
  * Pushed predicates: those [[PartFilters]] can hand to Parquet are accepted (EXPLAIN lists them
  * as pushed), and all of them stay post-scan filters, evaluated by Spark on every row.
+ *
+ * A streaming read (`spark.readStream.table(...)`) builds one scan when the query starts and asks
+ * it for its [[ShardMicroBatchStream]] (the `options` are the stream's read options).
  */
-final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest)
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
+    options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty())
   extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters {
 
   private var required: StructType = schema
@@ -54,7 +61,8 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
         PartPruning.select(condition, state.schema, t, mode)
       case _ => PartSelection.All
     }
-    new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq)
+    new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
+      stream = Some(_ => ShardMicroBatchStream(shard, view, schema, request, options)))
   }
 }
 
@@ -80,11 +88,18 @@ final class PersistScan(
     val asOf: Option[Long],
     val selection: PartSelection,
     /** Filters handed to Parquet inside the parts ([[PartFilters]]); Spark re-checks them. */
-    val filters: Seq[Filter] = Nil) extends Scan with Batch {
+    val filters: Seq[Filter] = Nil,
+    /**
+     * The earliest time read: a read of the updates with `from <= time <= asOf` (a micro-batch of
+     * a streaming read). A snapshot view then reads inserts only: its parts must hold no retraction.
+     */
+    val from: Long = Long.MinValue,
+    /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
+    stream: Option[String => MicroBatchStream] = None) extends Scan with Batch {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
-    case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(_.minTime <= t))
+    case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from))
   }
 
   /** The visible parts the filter rules out (by identity: hashing parts and their stats is costly). */
@@ -113,11 +128,16 @@ final class PersistScan(
 
   val mode: ReadMode = view match {
     case TableView.Updates => ReadMode.Updates
-    case _ if parts.exists(_.hasRetractions) => ReadMode.ConsolidatedSnapshot
+    case _ if parts.exists(_.hasRetractions) =>
+      require(from == Long.MinValue, s"a snapshot of shard '${shard.name}' from time $from on holds retractions")
+      ReadMode.ConsolidatedSnapshot
     case _ => ReadMode.Snapshot
   }
 
   override def toBatch: Batch = this
+
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))
 
   /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
   lazy val consolidation: Option[ConsolidationPlan] =
@@ -174,7 +194,7 @@ final class PersistScan(
     val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
       readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
-      complete = parts.size == visible.map(_.size).sum, filters = readable, columnar = columnar(reader))
+      complete = parts.size == visible.map(_.size).sum, filters = readable, columnar = columnar(reader), from = from)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
@@ -183,18 +203,19 @@ final class PersistScan(
 
   private def partFile(part: PartMeta): PartFile =
     PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part),
-      visibleAsOf = if (view == TableView.Updates) None else asOf)
+      visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
 
   /**
    * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
    * need no row-by-row work (no consolidation, every update of every part visible as of the
-   * as-of, so no time filter), over columns Spark's vectorized reader and whole-stage code
-   * generation take, as Spark's own Parquet scan decides.
+   * as-of and from `from` on, so no time filter), over columns Spark's vectorized reader and
+   * whole-stage code generation take, as Spark's own Parquet scan decides.
    */
   private def columnar(reader: PartFileReader): Boolean = {
     val conf = spark.sessionState.conf
     PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
       conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
-      asOf.forall(t => parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime)))
+      asOf.forall(t => parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
+      parts.forall(_.minTime >= from)
   }
 }

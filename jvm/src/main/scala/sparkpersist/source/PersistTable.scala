@@ -19,7 +19,8 @@ import sparkpersist.write.PersistWriteBuilder
  * The snapshot (`persist.<shard>`) or updates (`persist.<shard>.updates`) view of a shard.
  * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
  * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
- * batch of inserts.
+ * batch of inserts, a streaming write one batch per micro-batch. Both views can be read as a
+ * stream (`spark.readStream.table`, see [[sparkpersist.stream.ShardMicroBatchStream]]).
  *
  * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
  * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it.
@@ -44,14 +45,15 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   }
 
   override def capabilities(): util.Set[TableCapability] = view match {
-    case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE)
-    case _ => util.EnumSet.of(TableCapability.BATCH_READ)
+    case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
+    case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
   }
 
   override def properties(): util.Map[String, String] = tableProperties.asJava
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PersistScanBuilder(shard, view, storedSchema, request)
+    new PersistScanBuilder(shard, view, storedSchema, request, options)
 
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
     case TableView.Snapshot => new PersistWriteBuilder(shard, info)

@@ -4,7 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
-import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle}
+import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle, StreamEpoch}
 
 /**
  * The driver side of a write, shared by [[ShardWriter]] and the DSv2 [[PersistBatchWrite]]:
@@ -23,31 +23,34 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
    * Commits the runs (one per task, in task order; empty runs are dropped) as one batch and
    * returns it. A write of no rows commits nothing and returns an empty batch with
    * `lower == upper == expectedUpper`. On any failure the batch's parts are deleted (unless the
-   * batch is, after all, in the shard's state) and the error is rethrown.
+   * batch is, after all, in the shard's state) and the error is rethrown. `epochs` names the
+   * streaming micro-batch that wrote the runs, if one did ([[sparkpersist.shard.StreamEpoch]]).
    */
-  def commit(runs: Seq[Seq[WrittenPart]]): BatchMeta = onFailureDelete {
-    val parts = runs.flatten
-    if (parts.isEmpty) {
-      deleteParts()
-      BatchMeta(batchId, expectedUpper, expectedUpper, IndexedSeq.empty, System.currentTimeMillis())
-    } else {
-      val minTime = parts.iterator.map(_.meta.minTime).min
-      if (minTime < expectedUpper) {
-        throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': every time must be >= " +
-          s"the shard's upper $expectedUpper (times below it are already complete), but $timeSource holds " +
-          s"$minTime. Nothing was written.")
+  def commit(runs: Seq[Seq[WrittenPart]], epochs: IndexedSeq[StreamEpoch] = IndexedSeq.empty): BatchMeta =
+    onFailureDelete {
+      val parts = runs.flatten
+      if (parts.isEmpty) {
+        deleteParts()
+        BatchMeta(batchId, expectedUpper, expectedUpper, IndexedSeq.empty, System.currentTimeMillis())
+      } else {
+        val minTime = parts.iterator.map(_.meta.minTime).min
+        if (minTime < expectedUpper) {
+          throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': every time must be >= " +
+            s"the shard's upper $expectedUpper (times below it are already complete), but $timeSource holds " +
+            s"$minTime. Nothing was written.")
+        }
+        val maxTime = parts.iterator.map(_.meta.maxTime).max
+        if (maxTime == Long.MaxValue) {
+          throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
+            s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
+        }
+        val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(),
+          epochs = epochs)
+        shard.log.compareAndAppend(expectedUpper, batch)
+        CommitHook.afterCommit(shard, batch)
+        batch
       }
-      val maxTime = parts.iterator.map(_.meta.maxTime).max
-      if (maxTime == Long.MaxValue) {
-        throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
-          s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
-      }
-      val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis())
-      shard.log.compareAndAppend(expectedUpper, batch)
-      CommitHook.afterCommit(shard, batch)
-      batch
     }
-  }
 
   /**
    * The runs the tasks wrote (one per task, in task order) as runs of this batch: keyed relative

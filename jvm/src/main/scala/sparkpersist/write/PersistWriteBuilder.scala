@@ -8,8 +8,11 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.connector.distributions.{Distribution, Distributions}
 import org.apache.spark.sql.connector.expressions.{Expressions, SortDirection, SortOrder}
 import org.apache.spark.sql.connector.write._
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite
 
+import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.ShardHandle
+import sparkpersist.stream.ShardStreamingWrite
 
 /**
  * DSv2 write for SQL `INSERT INTO persist.x SELECT ...`: append-only, every row stamped with the
@@ -22,20 +25,36 @@ class PersistWriteBuilder(shard: ShardHandle, info: LogicalWriteInfo) extends Wr
   override def build(): Write = new PersistWrite(shard, info)
 }
 
-/** The planned append: its required ordering, and the batch write. */
+/**
+ * The planned write: its required ordering, and the batch or streaming write. SQL writes take the
+ * shard's data columns (an append). A streaming write ([[toStreaming]], one per micro-batch)
+ * takes them in any order, and may carry `time` and `diff` columns too: it then writes those
+ * updates as they are (as a DataFrame write with time and diff columns does).
+ */
 final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends RequiresDistributionAndOrdering {
   private val state = shard.state
-  WriteInput.check(shard.name, state.schema, info.schema().fields.toSeq, Set.empty)
+  private val fields = info.schema().fields.toSeq
+  /** Whether the rows carry their own time and diff. */
+  private val updates: Boolean = WriteInput.carriesUpdates(shard.name, fields)
+  WriteInput.check(shard.name, state.schema, fields,
+    if (updates) Set(ReservedColumns.Time, ReservedColumns.Diff).flatMap(n => fields.find(_.name.equalsIgnoreCase(n)).map(_.name))
+    else Set.empty)
 
   override def requiredDistribution(): Distribution = Distributions.unspecified()
 
   override def requiredOrdering(): Array[SortOrder] =
-    WriteInput.sortKeys(state.schema, timeVaries = false, update = false)
+    WriteInput.sortKeys(state.schema, timeVaries = updates, update = updates)
       .map(k => Expressions.sort(Expressions.column(WriteInput.quote(k)), SortDirection.ASCENDING)).toArray
 
-  override def description(): String = s"sparkpersist append to shard '${shard.name}'"
+  override def description(): String = s"sparkpersist ${if (updates) "updates" else "append"} to shard '${shard.name}'"
+
+  override def toStreaming: StreamingWrite = new ShardStreamingWrite(shard, state, info, updates)
 
   override def toBatch: BatchWrite = {
+    if (updates) {
+      throw new UnsupportedOperationException(s"A batch write to shard '${shard.name}' takes its data columns only; " +
+        "write updates with time and diff columns with sparkpersist's DataFrame writer (ShardWriter).")
+    }
     val commitTime = BatchCommit.commitTime(state.upper)
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime")
     val spec = RunSpec.forSession(SparkSession.active, shard.name, state.schema, commit.batchDir, None, Some(commitTime))

@@ -109,6 +109,23 @@ object WriteInput {
     }
   }
 
+  /**
+   * Whether `fields` carry each update's own time and diff: columns named `time` and `diff`
+   * (ignoring case), both bigint. One without the other, or of another type, fails.
+   */
+  def carriesUpdates(shardName: String, fields: Seq[StructField]): Boolean = {
+    val reserved = Seq(ReservedColumns.Time, ReservedColumns.Diff).map(n => fields.find(_.name.equalsIgnoreCase(n)))
+    reserved.flatten.foreach { f =>
+      if (f.dataType != LongType) fail(shardName, s"the update column '${f.name}' must be bigint, but it is ${sql(f.dataType)}.")
+    }
+    reserved match {
+      case Seq(None, None) => false
+      case Seq(Some(_), Some(_)) => true
+      case _ => fail(shardName, s"a write of updates needs both a '${ReservedColumns.Time}' and a " +
+        s"'${ReservedColumns.Diff}' column (bigint); an append has neither.")
+    }
+  }
+
   /** The ids of the shard columns named in `keepStats`; fails on a name that is not one. */
   def keepStatsIds(shardName: String, schema: ShardSchema, keepStats: Seq[String]): Set[Int] = {
     val unknown = keepStats.filter(schema.column(_).isEmpty)
