@@ -16,7 +16,6 @@ import org.apache.spark.util.LongAccumulator
 import sparkpersist.PersistConf
 import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
-import sparkpersist.stream.ShardMicroBatchStream
 
 /**
  * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
@@ -27,7 +26,7 @@ import sparkpersist.stream.ShardMicroBatchStream
  * as pushed), and all of them stay post-scan filters, evaluated by Spark on every row.
  *
  * A streaming read (`spark.readStream.table(...)`) builds one scan when the query starts and asks
- * it for its [[ShardMicroBatchStream]] (the `options` are the stream's read options).
+ * it for its micro-batch stream ([[MicroBatchStreams]]; the `options` are the stream's read options).
  */
 final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
     options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty())
@@ -62,7 +61,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
       case _ => PartSelection.All
     }
     new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
-      stream = Some(_ => ShardMicroBatchStream(shard, view, schema, request, options)))
+      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)))
   }
 }
 

@@ -20,7 +20,7 @@ import sparkpersist.write.PersistWriteBuilder
  * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
  * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
  * batch of inserts, a streaming write one batch per micro-batch. Both views can be read as a
- * stream (`spark.readStream.table`, see [[sparkpersist.stream.ShardMicroBatchStream]]).
+ * stream (`spark.readStream.table`, see [[MicroBatchStreams]]).
  *
  * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
  * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it.

@@ -12,7 +12,6 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite
 
 import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.ShardHandle
-import sparkpersist.stream.ShardStreamingWrite
 
 /**
  * DSv2 write for SQL `INSERT INTO persist.x SELECT ...`: append-only, every row stamped with the
@@ -48,7 +47,7 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
 
   override def description(): String = s"sparkpersist ${if (updates) "updates" else "append"} to shard '${shard.name}'"
 
-  override def toStreaming: StreamingWrite = new ShardStreamingWrite(shard, state, info, updates)
+  override def toStreaming: StreamingWrite = StreamingWrites.open(shard, state, info, updates)
 
   override def toBatch: BatchWrite = {
     if (updates) {
