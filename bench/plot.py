@@ -21,7 +21,7 @@ def rows(doc):
     return doc["tables"][0]["rows"]
 
 
-def history(doc, ax_time, ax_bytes):
+def history(doc, ax_time, ax_bytes, what="7-day mz_now() window"):
     for mode, style in (("on", "o-"), ("off", "s--")):
         rs = [r for r in rows(doc) if r["pushdown"] == mode]
         days = [r["days"] for r in rs]
@@ -29,8 +29,12 @@ def history(doc, ax_time, ax_bytes):
         if "cpuMs" in rs[0]:
             ax_time.plot(days, [r["cpuMs"] for r in rs], style, alpha=0.4, label=f"pushdown {mode}: process CPU")
         ax_bytes.plot(days, [r["mbRead"] for r in rs], style, label=f"pushdown {mode}")
-    ax_time.set(xlabel="history (days)", ylabel="ms (median)", title="7-day mz_now() window: time")
-    ax_bytes.set(xlabel="history (days)", ylabel="MB read", title="7-day mz_now() window: bytes read")
+    ax_time.set(xlabel="history (days)", ylabel="ms (median)", title=f"{what}: time")
+    ax_bytes.set(xlabel="history (days)", ylabel="MB read", title=f"{what}: bytes read")
+
+
+def restart(doc, ax_time, ax_bytes):
+    history(doc, ax_time, ax_bytes, what="restart of a streaming 7-day window")
 
 
 def incumbents(doc, ax_files, ax_time):
@@ -119,7 +123,7 @@ def reads(doc, ax_time, ax_cpu, key="read"):
 
 
 PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write,
-         "compaction": compaction, "consolidated_read": reads}
+         "compaction": compaction, "consolidated_read": reads, "restart": restart}
 
 
 def main():
