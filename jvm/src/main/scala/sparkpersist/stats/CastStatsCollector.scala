@@ -1,0 +1,113 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, Expression, GenericInternalRow}
+import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Collects the [[CastStats]] of a string column, one non-null value at a time. Every value goes
+ * through Spark's own casts (the expressions a query's `CAST` evaluates, and `Decimal.fromString`,
+ * which a cast to DECIMAL calls before rounding), so a value counts as parsed exactly when the cast
+ * accepts it. Casts are evaluated in the non-raising mode that accepts the same values as the raising
+ * one: legacy for DOUBLE, DATE and TIMESTAMP (where ANSI raises exactly where legacy gives NULL),
+ * `try_cast` for the strict ANSI grammar of BIGINT. The latter is only tried on values that the
+ * legacy grammar, a superset of it, accepts.
+ *
+ * @param zone the session time zone timestamps are parsed in
+ */
+final class CastStatsCollector(zone: String) {
+  private val row = new GenericInternalRow(1)
+  private val input = BoundReference(0, StringType, nullable = false)
+  private def cast(to: DataType, mode: EvalMode.Value): Expression = Cast(input, to, Some(zone), mode)
+
+  private val toExact = cast(LongType, EvalMode.TRY)
+  private val toTruncated = cast(LongType, EvalMode.LEGACY)
+  private val toDouble = cast(DoubleType, EvalMode.LEGACY)
+  private val toDate = cast(DateType, EvalMode.LEGACY)
+  private val toTimestamp = cast(TimestampType, EvalMode.LEGACY)
+
+  private val exact, truncated, timestamp = new LongBounds
+  private val date = new LongBounds
+  private val decimal = new DecimalBounds
+  private val double = new DoubleBounds
+  private var unparsed = 0L
+
+  /** Adds one non-null value (which may point into a reused buffer: nothing keeps it). */
+  def add(s: UTF8String): Unit = {
+    row.update(0, s)
+    var parsed = false
+    val t = toTruncated.eval(row)
+    if (t != null) {
+      parsed = true
+      truncated.add(t.asInstanceOf[Long])
+      val e = toExact.eval(row)
+      if (e != null) exact.add(e.asInstanceOf[Long])
+    }
+    val d = Decimal.fromString(s)
+    if (d != null) {
+      parsed = true
+      decimal.add(d.toJavaBigDecimal)
+    }
+    val f = toDouble.eval(row)
+    if (f != null) {
+      parsed = true
+      double.add(f.asInstanceOf[Double])
+    }
+    val days = toDate.eval(row)
+    if (days != null) {
+      parsed = true
+      date.add(days.asInstanceOf[Int].toLong)
+    }
+    val micros = toTimestamp.eval(row)
+    if (micros != null) {
+      parsed = true
+      timestamp.add(micros.asInstanceOf[Long])
+    }
+    if (!parsed) unparsed += 1
+  }
+
+  /** The stats of the values added, or None when none of them parses. */
+  def result(): Option[CastStats] = {
+    val stats = CastStats(zone, exact.range(identity), truncated.range(identity), decimal.range,
+      double.range, date.range(_.toInt), timestamp.range(identity), unparsed)
+    if (stats.views.forall(_._2.count == 0)) None else Some(stats)
+  }
+
+  private final class LongBounds {
+    private var count = 0L
+    private var min = Long.MaxValue
+    private var max = Long.MinValue
+    def add(v: Long): Unit = {
+      count += 1
+      if (v < min) min = v
+      if (v > max) max = v
+    }
+    def range(internal: Long => Any): CastRange =
+      if (count == 0) CastRange.none else CastRange(count, Some(internal(min)), Some(internal(max)))
+  }
+
+  /** Doubles as Spark orders them: NaN above +Infinity. */
+  private final class DoubleBounds {
+    private var count = 0L
+    private var min = Double.NaN
+    private var max = Double.NaN
+    def add(v: Double): Unit = {
+      if (count == 0 || java.lang.Double.compare(v, min) < 0) min = v
+      if (count == 0 || java.lang.Double.compare(v, max) > 0) max = v
+      count += 1
+    }
+    def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
+  }
+
+  private final class DecimalBounds {
+    private var count = 0L
+    private var min: java.math.BigDecimal = _
+    private var max: java.math.BigDecimal = _
+    def add(v: java.math.BigDecimal): Unit = {
+      if (count == 0 || v.compareTo(min) < 0) min = v
+      if (count == 0 || v.compareTo(max) > 0) max = v
+      count += 1
+    }
+    def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
+  }
+}
