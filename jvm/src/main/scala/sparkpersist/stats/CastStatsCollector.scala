@@ -8,10 +8,10 @@ import org.apache.spark.unsafe.types.UTF8String
  * Collects the [[CastStats]] of a string column, one non-null value at a time. Every value goes
  * through Spark's own casts (the expressions a query's `CAST` evaluates, and `Decimal.fromString`,
  * which a cast to DECIMAL calls before rounding), so a value counts as parsed exactly when the cast
- * accepts it. Casts are evaluated in the non-raising mode that accepts the same values as the raising
- * one: legacy for DOUBLE, DATE and TIMESTAMP (where ANSI raises exactly where legacy gives NULL),
- * `try_cast` for the strict ANSI grammar of BIGINT. The latter is only tried on values that the
- * legacy grammar, a superset of it, accepts.
+ * accepts it. Casts are evaluated in legacy mode, which accepts the same values as ANSI for DOUBLE,
+ * DATE and TIMESTAMP (ANSI raises exactly where legacy gives NULL); the strict ANSI grammar of
+ * BIGINT is `UTF8String.toLongExact`, what ANSI's cast calls, tried only on values that the legacy
+ * grammar, a superset of it, accepts.
  *
  * @param zone the session time zone timestamps are parsed in
  */
@@ -20,7 +20,6 @@ final class CastStatsCollector(zone: String) {
   private val input = BoundReference(0, StringType, nullable = false)
   private def cast(to: DataType, mode: EvalMode.Value): Expression = Cast(input, to, Some(zone), mode)
 
-  private val toExact = cast(LongType, EvalMode.TRY)
   private val toTruncated = cast(LongType, EvalMode.LEGACY)
   private val toDouble = cast(DoubleType, EvalMode.LEGACY)
   private val toDate = cast(DateType, EvalMode.LEGACY)
@@ -40,8 +39,8 @@ final class CastStatsCollector(zone: String) {
     if (t != null) {
       parsed = true
       truncated.add(t.asInstanceOf[Long])
-      val e = toExact.eval(row)
-      if (e != null) exact.add(e.asInstanceOf[Long])
+      // What ANSI's CAST calls (UTF8StringUtils.toLongExact), without its error: a plain exception.
+      try exact.add(s.toLongExact()) catch { case _: NumberFormatException => () }
     }
     val d = Decimal.fromString(s)
     if (d != null) {
