@@ -13,9 +13,15 @@ import org.apache.spark.unsafe.types.UTF8String
  * BIGINT is `UTF8String.toLongExact`, what ANSI's cast calls, tried only on values that the legacy
  * grammar, a superset of it, accepts.
  *
+ * Parsing costs most on text that never parses (free text, names): once the first
+ * [[CastStatsCollector.GiveUpAfter]] values of a part all failed every cast, the collector stops
+ * and the column gets no cast stats, which readers take as "anything".
+ *
  * @param zone the session time zone timestamps are parsed in
  */
 final class CastStatsCollector(zone: String) {
+  import CastStatsCollector.GiveUpAfter
+
   private val row = new GenericInternalRow(1)
   private val input = BoundReference(0, StringType, nullable = false)
   private def cast(to: DataType, mode: EvalMode.Value): Expression = Cast(input, to, Some(zone), mode)
@@ -30,9 +36,12 @@ final class CastStatsCollector(zone: String) {
   private val decimal = new DecimalBounds
   private val double = new DoubleBounds
   private var unparsed = 0L
+  private var seen = 0L
+  private var gaveUp = false
 
   /** Adds one non-null value (which may point into a reused buffer: nothing keeps it). */
-  def add(s: UTF8String): Unit = {
+  def add(s: UTF8String): Unit = if (!gaveUp) {
+    seen += 1
     row.update(0, s)
     var parsed = false
     val t = toTruncated.eval(row)
@@ -62,11 +71,14 @@ final class CastStatsCollector(zone: String) {
       parsed = true
       timestamp.add(micros.asInstanceOf[Long])
     }
-    if (!parsed) unparsed += 1
+    if (!parsed) {
+      unparsed += 1
+      if (unparsed == GiveUpAfter && seen == GiveUpAfter) gaveUp = true
+    }
   }
 
-  /** The stats of the values added, or None when none of them parses. */
-  def result(): Option[CastStats] = {
+  /** The stats of the values added, or None when none of them parses (or the collector gave up). */
+  def result(): Option[CastStats] = if (gaveUp) None else {
     val stats = CastStats(zone, exact.range(identity), truncated.range(identity), decimal.range,
       double.range, date.range(_.toInt), timestamp.range(identity), unparsed)
     if (stats.views.forall(_._2.count == 0)) None else Some(stats)
@@ -109,4 +121,9 @@ final class CastStatsCollector(zone: String) {
     }
     def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
   }
+}
+
+object CastStatsCollector {
+  /** Values of a part that all failed every cast after which a collector stops trying. */
+  val GiveUpAfter: Long = 1024
 }

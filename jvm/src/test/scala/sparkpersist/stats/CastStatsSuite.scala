@@ -54,6 +54,14 @@ class CastStatsSuite extends AnyFunSuite {
     assert(StatsCollector.forColumn(StringType, json = true, 64, Some("UTC")).isInstanceOf[JsonTextCollector])
   }
 
+  test("after 1024 values that all fail every cast, the collector gives up for the part") {
+    val garbage = Seq.fill(CastStatsCollector.GiveUpAfter.toInt)("note")
+    assert(collect(garbage :+ "12").casts === None)
+    val almost = collect(garbage.tail :+ "12" :+ "N/A").casts.get
+    assert(almost.exact === CastRange(1, Some(12L), Some(12L)))
+    assert(almost.unparsed === CastStatsCollector.GiveUpAfter)
+  }
+
   private val codec = new StatsCodec(Map(1 -> StringType, 2 -> LongType))
 
   test("cast stats round-trip exactly, extremes included") {
