@@ -86,6 +86,7 @@ CONSOLIDATED ?= 10000000 3
 LOOKUP     ?= 5000000 2 5
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
+CASTSTATS  ?= 1000000 8 3
 COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
@@ -100,6 +101,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.ConsolidatedReadBench $(CONSOLIDATED)" \
 	  "bench/runMain sparkpersist.bench.PointLookupBench $(LOOKUP)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
+	  "bench/runMain sparkpersist.bench.CastStatsBench $(CASTSTATS)" \
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
 	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"

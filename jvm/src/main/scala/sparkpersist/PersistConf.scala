@@ -108,6 +108,11 @@ object PersistConf {
   val StringBoundChars = long(Prefix + "stats.stringBoundChars", 64L,
     "Longest string/binary prefix kept as a lower or upper bound in part statistics.", min = 1)
 
+  val CastStats = bool(Prefix + "stats.castStats", true,
+    "Also record, for each string column, what its values become under CAST to numbers, dates " +
+      "and timestamps (timestamps parsed in the writing session's time zone), so that casts of " +
+      "text prune parts; these stats are the first trimmed under the stats budget.")
+
   val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1024L,
     "Largest encoded size (bytes) of one part's statistics. Past it, string bounds are shortened, " +
       "then nested stats and whole columns' stats dropped, sparing kept and time-like columns; " +

@@ -19,7 +19,8 @@ import sparkpersist.interpret.SpecNode.Comparison
  * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are struct fields, array
  * elements, map values, sizes and `array_contains` ([[CollectionNodes]]), and JSON reads:
  * `variant_get`/`try_variant_get` (and `v:path`), casts of VARIANT values, `get_json_object` and
- * numeric casts of it (see [[JsonCasts]]); functions in the [[Monotonicity]]
+ * numeric casts of it (see [[JsonCasts]]), casts of string columns to numbers, dates and
+ * timestamps from their cast stats ([[TextCasts]]); functions in the [[Monotonicity]]
  * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
  * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
  *
@@ -32,9 +33,12 @@ object Interpreter {
   /**
    * Compiles `e`. `slotOf` gives the slot of the column spec an attribute reads (attributes
    * without a slot admit any value, and never raise); `mzNow` is the spec of `mz_now()`.
+   * `castSlotOf` gives the slot of the spec of a cast of a string column ([[CastSpecs]]); casts
+   * without one are interpreted as any other cast.
    */
-  def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec): SpecNode =
-    new Compiler(slotOf, mzNow).compile(e)
+  def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
+      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf).compile(e)
 
   /**
    * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
@@ -52,7 +56,8 @@ object Interpreter {
 
   private val alwaysFails = ResultSpec(nullable = false, fallible = true, Values.Empty)
 
-  private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec) {
+  private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
+      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int]) {
 
     def compile(e: Expression): SpecNode = e match {
       case _: MzNow => new Const(mzNow)
@@ -73,6 +78,9 @@ object Interpreter {
           raises = c.evalMode == EvalMode.ANSI, alwaysNullable = true)
       case g: GetJsonObject =>
         new JsonNodes.Read(jsonText(g), JsonCasts.text, raises = false, alwaysNullable = true)
+      case c @ Cast(a: Attribute, target, _, _) if TextCasts.supported(a.dataType, target) =>
+        castSlotOf(a, TextCasts.TextCast(target, c.evalMode, c.timeZoneId)).map(new Column(_))
+          .getOrElse(Monotonicity.lookup(c).map(monotone(c, _)).getOrElse(anything))
       case c: Cast if c.child.dataType == c.dataType => compile(c.child)
       case expressions.And(l, r) => new SpecNode.And(compile(l), compile(r))
       case expressions.Or(l, r) => new SpecNode.Or(compile(l), compile(r))

@@ -14,7 +14,7 @@ import sparkpersist.stats.PartStats
  *
  * Thread-safe: it holds no mutable state.
  */
-final class PartFilter private (root: SpecNode, columns: Array[PartSpecs]) {
+final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs]) {
 
   /** The spec of the condition over one part. */
   def spec(stats: PartStats): ResultSpec = {
@@ -38,7 +38,7 @@ final class PartFilter private (root: SpecNode, columns: Array[PartSpecs]) {
     }
 
   /** The stable ids of the columns the condition reads (their stats are all it looks at). */
-  def columnIds: Seq[Int] = columns.toSeq.map(_.columnId)
+  def columnIds: Seq[Int] = columns.toSeq.map(_.columnId).distinct
 }
 
 object PartFilter {
@@ -56,16 +56,20 @@ object PartFilter {
       columnIds: AttributeMap[Int],
       schema: ShardSchema,
       mzNow: ResultSpec): PartFilter = {
-    val slots = scala.collection.mutable.LinkedHashMap.empty[Int, PartSpecs]
-    def slotOf(a: Attribute): Option[Int] =
+    // One slot per column read, and per cast of a string column read.
+    val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Option[TextCasts.TextCast]), SlotSpecs]
+    def slot(a: Attribute, cast: Option[TextCasts.TextCast]): Option[Int] =
       for {
         id <- columnIds.get(a)
         column <- schema.columnById(id)
       } yield {
-        if (!slots.contains(id)) slots(id) = new PartSpecs(id, column.dataType)
-        slots.keysIterator.indexOf(id)
+        val key = (id, cast)
+        if (!slots.contains(key)) {
+          slots(key) = cast.fold[SlotSpecs](new PartSpecs(id, column.dataType))(new CastSpecs(id, _))
+        }
+        slots.keysIterator.indexOf(key)
       }
-    val root = Interpreter.compile(condition, slotOf, mzNow)
+    val root = Interpreter.compile(condition, slot(_, None), mzNow, (a, c) => slot(a, Some(c)))
     new PartFilter(root, slots.values.toArray)
   }
 }

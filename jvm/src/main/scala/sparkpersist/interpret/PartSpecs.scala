@@ -5,6 +5,17 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Str
 import sparkpersist.stats.{ArrayStats, ColumnStats, JsonStats, MapStats, PartStats, StructStats}
 
 /**
+ * What one input of a compiled filter reads from a part's statistics: a column ([[PartSpecs]]),
+ * or a cast of a string column ([[CastSpecs]]).
+ */
+trait SlotSpecs {
+  /** The stable id of the column it reads. */
+  def columnId: Int
+
+  def apply(stats: PartStats): ResultSpec
+}
+
+/**
  * Builds the spec of one column (stable id `columnId`, type `dataType`) from part statistics:
  * what the column may hold in that part. Reading a column never raises, so column specs are
  * never fallible.
@@ -20,7 +31,7 @@ import sparkpersist.stats.{ArrayStats, ColumnStats, JsonStats, MapStats, PartSta
  *    used: string comparisons on it admit any string);
  *  - a bound absent, of the wrong class, out of order, or a type without ranges: any value.
  */
-final class PartSpecs(val columnId: Int, val dataType: DataType) {
+final class PartSpecs(val columnId: Int, val dataType: DataType) extends SlotSpecs {
   private val specs = ValueSpecs.of(dataType)
 
   def apply(stats: PartStats): ResultSpec =

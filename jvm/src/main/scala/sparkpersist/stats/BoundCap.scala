@@ -56,8 +56,8 @@ private[stats] object BoundCap {
   private def column(c: ColumnStats, dataType: DataType, f: Rewrite): ColumnStats = {
     val kind = kindOf(dataType)
     def bound(b: Option[Any], upper: Boolean) = kind.fold(b)(k => b.flatMap(f(k, _, upper)))
-    ColumnStats(c.nullCount, bound(c.lower, upper = false), bound(c.upper, upper = true),
-      c.nested.map(nested(_, dataType, f)))
+    c.copy(lower = bound(c.lower, upper = false), upper = bound(c.upper, upper = true),
+      nested = c.nested.map(nested(_, dataType, f)))
   }
 
   private def nested(n: NestedStats, dataType: DataType, f: Rewrite): NestedStats = (n, dataType) match {

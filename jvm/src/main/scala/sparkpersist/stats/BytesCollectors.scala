@@ -7,17 +7,24 @@ import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
  * Min and max of a UTF8_BINARY string column (Spark's binary order), reported as truncated
  * [[Bounds]] of at most `boundChars` code points. The running min/max are copied only when they
  * change, since the row's string may point into a reused buffer.
+ *
+ * With a `castZone`, also what the values become under casts ([[CastStatsCollector]], timestamps
+ * parsed in that zone).
  */
-final class StringCollector(boundChars: Int) extends StatsCollector {
+final class StringCollector(boundChars: Int, castZone: Option[String] = None) extends StatsCollector {
   private var min: UTF8String = _
   private var max: UTF8String = _
+  private val parsed = castZone.map(new CastStatsCollector(_)).orNull
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getUTF8String(ordinal)
     if (min == null) { min = v.clone(); max = min }
     else if (v.binaryCompare(min) < 0) min = v.clone()
     else if (v.binaryCompare(max) > 0) max = v.clone()
+    if (parsed != null) parsed.add(v)
   }
+
+  override protected def casts: Option[CastStats] = if (parsed == null) None else parsed.result()
 
   override protected def lower: Option[Any] = Some(Bounds.stringLower(min, boundChars))
   override protected def upper: Option[Any] = Bounds.stringUpper(max, boundChars)

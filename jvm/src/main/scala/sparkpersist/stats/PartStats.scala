@@ -13,16 +13,21 @@ package sparkpersist.stats
  *
  * `nested` describes what is inside the values (struct fields, array elements, map entries,
  * the JSON document of a VARIANT or JSON text column); absent means "anything".
+ *
+ * `casts` (top-level string columns only) says what the values become under `CAST` to numbers,
+ * dates and timestamps; absent means "anything" (no value parses, or the stats were trimmed or
+ * written without them).
  */
 final case class ColumnStats(
     nullCount: Long,
     lower: Option[Any],
     upper: Option[Any],
-    nested: Option[NestedStats] = None) {
+    nested: Option[NestedStats] = None,
+    casts: Option[CastStats] = None) {
   override def equals(o: Any): Boolean = o match {
     case c: ColumnStats =>
       nullCount == c.nullCount && StatValues.same(lower, c.lower) &&
-        StatValues.same(upper, c.upper) && nested == c.nested
+        StatValues.same(upper, c.upper) && nested == c.nested && casts == c.casts
     case _ => false
   }
   override def hashCode(): Int = nullCount.hashCode()

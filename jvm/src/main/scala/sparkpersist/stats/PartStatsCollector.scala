@@ -21,18 +21,20 @@ object TimeStamp {
  *
  * Rows have the data columns at ordinals `0 until columnIds.length`, then, unless stamped, time
  * and diff as `stamp` says. Per row: one call per column, no boxing.
- * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON.
+ * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON; with a
+ * `castZone`, string columns also get [[CastStats]], their timestamps parsed in that zone.
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
     columnTypes: Array[DataType],
     stamp: TimeStamp,
     boundChars: Int,
-    jsonText: Int => Boolean = _ => false) {
+    jsonText: Int => Boolean = _ => false,
+    castZone: Option[String] = None) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
-    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars)
+    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone)
   }.toArray
   private var rows = 0L
   private var minT = Long.MaxValue

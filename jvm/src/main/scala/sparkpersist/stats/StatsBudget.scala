@@ -12,7 +12,10 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
 /**
  * Fits each part's statistics into a byte budget: their [[StatsCodec]] encoding is at most
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
- * keys or a thousand levels). As Materialize's persist, with its heuristics, in order:
+ * keys or a thousand levels). First, the [[CastStats]] of string columns are dropped, the largest
+ * column first, until the stats fit (non-protected columns before protected ones): they only serve
+ * casts of text, which plain comparisons do not need. Then, as Materialize's persist, with its
+ * heuristics, in order:
  *
  *  1. shorten long string and binary bounds, nested ones included, to the longest cap under
  *     which the stats fit: caps shrink by a quarter from the longest bound's length down to one
@@ -52,6 +55,7 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     else {
       val fitting = new Fitting(stats)
       val (others, kept) = stats.columns.keys.toSeq.sorted.partition(id => !protectedIds(id))
+      Seq(others, kept).foreach(tier => if (!fitting.fits) fitting.dropCasts(tier))
       Seq(others, kept).foreach { tier =>
         if (!fitting.fits) fitting.shortenBounds(tier)
         if (!fitting.fits) fitting.dropNested(tier)
@@ -78,6 +82,11 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     def fits: Boolean = size(sizes, trimmed) <= budgetBytes
 
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
+
+    /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
+    def dropCasts(tier: Seq[Int]): Unit =
+      tier.filter(id => columns(id).casts.isDefined).sortBy(id => (-sizes(id), id)).iterator
+        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(casts = None)))))
 
     /**
      * Step 1: the longest cap on string/binary bounds under which the tier's stats fit, or 1. A

@@ -28,7 +28,8 @@ import sparkpersist.schema.ShardSchema
  *  - binary: base64.
  *
  * Nested stats (struct fields, array elements, map entries, JSON documents) follow under
- * `nested`, encoded by [[NestedStatsCodec]] and typed by the column's recorded type.
+ * `nested`, encoded by [[NestedStatsCodec]] and typed by the column's recorded type; a string
+ * column's [[CastStats]] under `casts` ([[CastStatsCodec]]), absent in stats written before them.
  *
  * Each column records its type (`catalogString`). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
@@ -89,20 +90,22 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     val id = key.toInt
     var nulls: Option[Long] = None
     var tag: Option[String] = None
-    var lower, upper, nested: Option[JsonNode] = None
+    var lower, upper, nested, casts: Option[JsonNode] = None
     r.readObject("column stats") {
       case "nulls" => nulls = Some(r.long("nulls"))
       case "type" => tag = Some(r.string("type"))
       case "lower" => lower = Some(r.tree())
       case "upper" => upper = Some(r.tree())
       case "nested" => nested = Some(r.tree())
+      case "casts" => casts = Some(r.tree())
       case _ => r.skip()
     }
     val recordedType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
     def bound(v: Option[JsonNode]): Option[Any] =
       for (dt <- recordedType; node <- v; b <- decodeBound(dt, node)) yield b
     id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper),
-      for (dt <- recordedType; node <- nested; n <- NestedStatsCodec.read(dt, node)) yield n)
+      for (dt <- recordedType; node <- nested; n <- NestedStatsCodec.read(dt, node)) yield n,
+      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- CastStatsCodec.read(node)) yield c)
   }
 }
 
@@ -127,6 +130,7 @@ object StatsCodec {
     c.lower.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("lower", _))
     c.upper.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("upper", _))
     c.nested.foreach(n => node.set[JsonNode]("nested", NestedStatsCodec.write(dt, n, what)))
+    c.casts.foreach(p => node.set[JsonNode]("casts", CastStatsCodec.write(p)))
   }
 
   /** The JSON form of one bound, or None for a type without encoded bounds. */

@@ -33,7 +33,7 @@ abstract class StatsCollector {
   /** The stats of every value seen so far. Bounds are absent when no non-null value was seen. */
   final def result(): ColumnStats =
     if (values == 0) ColumnStats(nulls, None, None, nested)
-    else ColumnStats(nulls, lower, upper, nested)
+    else ColumnStats(nulls, lower, upper, nested, casts)
 
   /** Called for every null value: collectors of nested values count it inside too. */
   protected def nestedNull(): Unit = ()
@@ -43,6 +43,9 @@ abstract class StatsCollector {
    * none by default.
    */
   protected def nested: Option[NestedStats] = None
+
+  /** What the values become under casts (string columns); none by default. */
+  protected def casts: Option[CastStats] = None
 
   protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit
 
@@ -87,11 +90,16 @@ object StatsCollector {
 
   /**
    * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
-   * ([[sparkpersist.schema.JsonColumns]]), else [[forType]].
+   * ([[sparkpersist.schema.JsonColumns]]); with a `castZone`, a UTF8_BINARY string column's
+   * collector also collects [[CastStats]] (timestamps parsed in that zone); else [[forType]].
    */
-  def forColumn(dataType: DataType, json: Boolean, boundChars: Int): StatsCollector =
-    if (json && dataType.isInstanceOf[StringType]) new JsonTextCollector(boundChars)
-    else forType(dataType, boundChars)
+  def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None): StatsCollector =
+    dataType match {
+      case _: StringType if json => new JsonTextCollector(boundChars)
+      case s: StringType if castZone.isDefined && s.collationId == StringType.collationId =>
+        new StringCollector(boundChars, castZone)
+      case _ => forType(dataType, boundChars)
+    }
 }
 
 /** Counts nulls only: for types whose values have no bounds in [[ColumnStats]]. */

@@ -19,6 +19,7 @@ import sparkpersist.stats.StatsBudget
  * @param stampTime for append-only writes stamped with the commit time: the rows hold only the
  *                  data columns, and the parts are stamped with this time (see [[PartFormat]]:
  *                  they store no `time` and `diff`). Absent: rows end with `time` and `diff`.
+ * @param castZone  when string columns get cast stats: the time zone their timestamps are parsed in
  */
 final case class RunSpec(
     batchDir: String,
@@ -27,7 +28,8 @@ final case class RunSpec(
     maxRowsPerPart: Long,
     boundChars: Int,
     stampTime: Option[Long],
-    budget: StatsBudget) {
+    budget: StatsBudget,
+    castZone: Option[String] = None) {
 
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
@@ -52,8 +54,8 @@ object RunSpec {
   /**
    * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
    * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`), the string
-   * bound length and the stats budget from the session's configuration; the budget trims the
-   * stats of the `keepStats` column ids last.
+   * bound length, the stats budget and whether to collect cast stats (in the session's time zone)
+   * from the session's configuration; the budget trims the stats of the `keepStats` column ids last.
    */
   def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
       maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty): RunSpec = {
@@ -65,7 +67,8 @@ object RunSpec {
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,
-      new StatsBudget(schema, keepStats, PersistConf.StatsBudgetBytes.get(settings)))
+      new StatsBudget(schema, keepStats, PersistConf.StatsBudgetBytes.get(settings)),
+      if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None)
   }
 }
 
@@ -81,7 +84,7 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
       current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime,
-        spec.budget)
+        spec.budget, spec.castZone)
     }
     current.write(row)
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()

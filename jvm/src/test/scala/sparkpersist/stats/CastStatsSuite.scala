@@ -1,0 +1,120 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalatest.funsuite.AnyFunSuite
+
+import sparkpersist.schema.ShardSchema
+
+/** Cast stats of string columns: what the collector records, their encoding, their budget. */
+class CastStatsSuite extends AnyFunSuite {
+
+  private def collect(values: Seq[String], zone: String = "UTC"): ColumnStats = {
+    val c = StatsCollector.forColumn(StringType, json = false, 64, Some(zone))
+    val row = new GenericInternalRow(1)
+    values.foreach { v =>
+      row.update(0, if (v == null) null else UTF8String.fromString(v))
+      c.update(row, 0)
+    }
+    c.result()
+  }
+
+  private def dec(s: String) = new java.math.BigDecimal(s)
+
+  test("each view counts and bounds what Spark's casts accept") {
+    val c = collect(Seq(" 12 ", "-3", "1.9", "1e3", "Infinity", "2026-01-05", "N/A", null, "2026-1-5 10:00")).casts.get
+    assert(c.zone === "UTC")
+    assert(c.exact === CastRange(2, Some(-3L), Some(12L)))
+    assert(c.truncated === CastRange(3, Some(-3L), Some(12L)))
+    assert(c.decimal === CastRange(4, Some(dec("-3")), Some(dec("1E+3"))))
+    assert(c.double === CastRange(5, Some(-3.0), Some(Double.PositiveInfinity)))
+    // 2026-01-05 is day 20458; "2026-1-5 10:00" casts to the same date.
+    assert(c.date === CastRange(2, Some(20458), Some(20458)))
+    assert(c.timestamp === CastRange(2, Some(20458L * 86400000000L), Some(20458L * 86400000000L + 36000000000L)))
+    assert(c.unparsed === 1)
+  }
+
+  test("timestamps without an offset are parsed in the recorded zone") {
+    val utc = collect(Seq("2026-01-05 00:00:00")).casts.get.timestamp
+    val paris = collect(Seq("2026-01-05 00:00:00"), zone = "Europe/Paris").casts.get
+    assert(paris.zone === "Europe/Paris")
+    assert(paris.timestamp.lower.get === utc.lower.get.asInstanceOf[Long] - 3600000000L)
+    assert(collect(Seq("2026-01-05T00:00:00Z"), zone = "Europe/Paris").casts.get.timestamp === utc)
+  }
+
+  test("a column where nothing parses, or only nulls, gets no cast stats; without a zone, none are collected") {
+    assert(collect(Seq("N/A", "abc", "")).casts === None)
+    assert(collect(Seq(null, null)).casts === None)
+    val plain = StatsCollector.forColumn(StringType, json = false, 64)
+    assert(plain.isInstanceOf[StringCollector])
+    val row = new GenericInternalRow(Array[Any](UTF8String.fromString("12")))
+    plain.update(row, 0)
+    assert(plain.result().casts === None)
+    assert(StatsCollector.forColumn(StringType, json = true, 64, Some("UTC")).isInstanceOf[JsonTextCollector])
+  }
+
+  test("after 1024 values that all fail every cast, the collector gives up for the part") {
+    val garbage = Seq.fill(CastStatsCollector.GiveUpAfter.toInt)("note")
+    assert(collect(garbage :+ "12").casts === None)
+    val almost = collect(garbage.tail :+ "12" :+ "N/A").casts.get
+    assert(almost.exact === CastRange(1, Some(12L), Some(12L)))
+    assert(almost.unparsed === CastStatsCollector.GiveUpAfter)
+  }
+
+  private val codec = new StatsCodec(Map(1 -> StringType, 2 -> LongType))
+
+  test("cast stats round-trip exactly, extremes included") {
+    val extremes = CastStats("America/Los_Angeles",
+      exact = CastRange(3, Some(Long.MinValue), Some(Long.MaxValue)),
+      truncated = CastRange(4, Some(Long.MinValue), Some(Long.MaxValue)),
+      decimal = CastRange(5, Some(dec("-1E-60")), Some(dec("123456789012345678901234567890123456789.5"))),
+      double = CastRange(6, Some(Double.NegativeInfinity), Some(Double.NaN)),
+      date = CastRange(1, Some(Int.MinValue), Some(Int.MaxValue)),
+      timestamp = CastRange(2, Some(-1L), Some(1L)),
+      unparsed = 7)
+    val sparse = CastStats("UTC", CastRange.none, CastRange.none, CastRange.none,
+      CastRange(1, Some(-0.0), Some(-0.0)), CastRange.none, CastRange.none, unparsed = 0)
+    Seq(extremes, sparse).foreach { c =>
+      val stats = PartStats(10, 100, Map(1 -> ColumnStats(1, Some(UTF8String.fromString("a")), None, casts = Some(c))))
+      assert(codec.decode(codec.encode(stats)) === stats)
+    }
+    assert(!codec.encode(PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, casts = Some(sparse))))).contains("exact"))
+  }
+
+  test("stats written before cast stats still decode; damaged cast stats are dropped alone") {
+    val old = """{"rows":5,"bytes":9,"columns":{"1":{"type":"string","nulls":1,"lower":"a","upper":"b"}},"trimmed":[]}"""
+    assert(codec.decode(old) === PartStats(5, 9, Map(1 -> ColumnStats(1, Some(UTF8String.fromString("a")),
+      Some(UTF8String.fromString("b"))))))
+    val damaged = Seq(
+      """{"unparsed":0,"exact":{"count":1,"lower":1,"upper":1}}""", // no zone
+      """{"zone":"UTC","unparsed":0,"exact":{"count":1,"lower":1}}""", // one bound
+      """{"zone":"UTC","unparsed":0,"exact":{"count":0}}""", // an empty view
+      """{"zone":"UTC","unparsed":0,"decimal":{"count":1,"lower":"x","upper":"1"}}""",
+      """{"zone":"UTC","unparsed":-1}""")
+    damaged.foreach { casts =>
+      val json = s"""{"rows":5,"bytes":9,"columns":{"1":{"type":"string","nulls":1,"lower":"a","casts":$casts}}}"""
+      assert(codec.decode(json).columns(1) === ColumnStats(1, Some(UTF8String.fromString("a")), None), casts)
+    }
+    // Cast stats under a column that is not a string are ignored.
+    val onLong = """{"rows":5,"bytes":9,"columns":{"2":{"type":"bigint","nulls":0,"lower":1,"upper":2,""" +
+      """"casts":{"zone":"UTC","unparsed":0,"exact":{"count":5,"lower":1,"upper":2}}}}}"""
+    assert(codec.decode(onLong).columns(2).casts === None)
+  }
+
+  test("under the budget, cast stats are trimmed first, bounds and other columns kept") {
+    val schema = ShardSchema.fromStruct(StructType(Seq(StructField("code", StringType), StructField("n", LongType))))
+    val Seq(codeId, nId) = schema.columns.map(_.id)
+    val code = collect(Seq("12", "7", "N/A"))
+    assert(code.casts.isDefined)
+    val stats = PartStats(3, 10, Map(codeId -> code, nId -> ColumnStats(0, Some(1L), Some(3L))))
+    val withoutCasts = PartStats(3, 10, Map(codeId -> code.copy(casts = None), nId -> ColumnStats(0, Some(1L), Some(3L))))
+    val size = new StatsBudget(schema, Set.empty, 0).encodedSize(withoutCasts.copy(trimmed = Set(codeId)))
+    val fitted = new StatsBudget(schema, Set.empty, size)(stats)
+    assert(fitted === withoutCasts.copy(trimmed = Set(codeId)))
+    assert(new StatsBudget(schema, Set.empty, 0)(stats) eq stats)
+    // Bound shortening keeps cast stats when they fit.
+    val capped = BoundCap(code, StringType, 1)
+    assert(capped.casts === code.casts)
+  }
+}
