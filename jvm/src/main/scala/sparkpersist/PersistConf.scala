@@ -108,10 +108,11 @@ object PersistConf {
   val StringBoundChars = long(Prefix + "stats.stringBoundChars", 64L,
     "Longest string/binary prefix kept as a lower or upper bound in part statistics.", min = 1)
 
-  val CastStats = bool(Prefix + "stats.castStats", true,
+  val CastStats = bool(Prefix + "stats.castStats", false,
     "Also record, for each string column, what its values become under CAST to numbers, dates " +
       "and timestamps (timestamps parsed in the writing session's time zone), so that casts of " +
-      "text prune parts; these stats are the first trimmed under the stats budget.")
+      "text prune parts; these stats are the first trimmed under the stats budget. Off by default: " +
+      "they cost several times the write's CPU on columns whose values parse.")
 
   val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1024L,
     "Largest encoded size (bytes) of one part's statistics. Past it, string bounds are shortened, " +

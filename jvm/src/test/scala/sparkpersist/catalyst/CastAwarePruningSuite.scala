@@ -32,7 +32,9 @@ class CastAwarePruningSuite extends PersistSparkSession {
         lit(Start + (d + 1) * Day - 1).as("ingest_ms")).coalesce(1)
         .withColumn("ts_str", date_format(col("event_ts"), "yyyy-MM-dd HH:mm:ss"))
         .select("event_ts", "code_str", "ts_str", "n", "ingest_ms")
-      ShardWriter.write(day, shard, WriteOptions(timeCol = Some("ingest_ms")))
+      withSQLConf(PersistConf.CastStats.key -> "true") {
+        ShardWriter.write(day, shard, WriteOptions(timeCol = Some("ingest_ms")))
+      }
     }
     assert(shard.state.partCount === Days)
     assert(shard.state.parts.forall(_.stats.get.columns.values.count(_.casts.isDefined) == 2))
@@ -90,12 +92,10 @@ class CastAwarePruningSuite extends PersistSparkSession {
     }
   }
 
-  test("without cast stats (switched off at write), casts of text read every part") {
+  test("without cast stats (off by default at write), casts of text read every part") {
     sql("CREATE TABLE persist.plain (code_str STRING)")
-    withSQLConf(PersistConf.CastStats.key -> "false") {
-      ShardWriter.write(spark.range(5).select(col("id").cast("string").as("code_str"), lit(Start).as("ingest_ms")),
-        store.open("plain"), WriteOptions(timeCol = Some("ingest_ms")))
-    }
+    ShardWriter.write(spark.range(5).select(col("id").cast("string").as("code_str"), lit(Start).as("ingest_ms")),
+      store.open("plain"), WriteOptions(timeCol = Some("ingest_ms")))
     assert(store.open("plain").state.parts.forall(_.stats.get.columns.values.forall(_.casts.isEmpty)))
     val (result, reports) = inEveryMode("SELECT * FROM persist.plain WHERE CAST(code_str AS INT) > 100")
     assert(result.isEmpty)
