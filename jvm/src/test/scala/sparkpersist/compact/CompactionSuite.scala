@@ -8,33 +8,18 @@ import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 import org.apache.spark.sql.types._
 
-import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
 import sparkpersist.source.InvalidAsOf
 import sparkpersist.write.{PartFooters, PartFormat, ShardWriter, WriteOptions}
 
 /** Compaction end to end: what it merges, what it writes, and that reads do not change. */
-class CompactionSuite extends QueryTest with PersistSparkSession {
+class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueShards {
   import testImplicits._
 
   private val Day = 86400000L
   private val Hour = 3600000L
-
-  private val kv = StructType(Seq(StructField("k", LongType), StructField("v", StringType)))
-
-  private def create(name: String, schema: StructType = kv, orderBy: Seq[String] = Seq("k")): ShardHandle =
-    store.create(name, ShardSchema.fromStruct(schema, orderBy))
-
-  /** Appends `(k, v)` rows as one batch whose updates are all at `time`. */
-  private def append(name: String, time: Long, rows: (Long, String)*): BatchMeta =
-    ShardWriter.write(rows.toDF("k", "v").withColumn("t", lit(time)).coalesce(1), store.open(name),
-      WriteOptions(timeCol = Some("t")))
-
-  /** Writes `(name, time, diff)` updates as one batch. */
-  private def update(shard: String, rows: (String, Long, Long)*): BatchMeta =
-    ShardWriter.write(rows.toDF("name", "t", "d").coalesce(1), store.open(shard),
-      WriteOptions(timeCol = Some("t"), diffCol = Some("d")))
 
   private def compact(name: String, options: CompactOptions = CompactOptions()): CompactionResult =
     Lifecycle.compact(spark, name, options.copy(

@@ -3,6 +3,7 @@ package sparkpersist.stream
 import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.types.{LongType, StringType, StructField, StructType}
 
+import sparkpersist.KeyValueShards
 import sparkpersist.compact.{CompactOptions, Lifecycle}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, ShardHandle}
@@ -12,23 +13,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * `spark.readStream.table` over shards: the snapshot, then each committed batch, exactly once
  * across restarts; the updates view; rate limiting; a starting as-of; offsets below since.
  */
-class StreamSourceSuite extends StreamTesting {
+class StreamSourceSuite extends StreamTesting with KeyValueShards {
   import testImplicits._
-
-  private val kv = StructType(Seq(StructField("k", LongType), StructField("v", StringType)))
-
-  private def create(name: String, schema: StructType = kv, orderBy: Seq[String] = Seq("k")): ShardHandle =
-    store.create(name, ShardSchema.fromStruct(schema, orderBy))
-
-  /** Appends `(k, v)` rows as one batch at `time`. */
-  private def append(name: String, time: Long, rows: (Long, String)*): BatchMeta =
-    ShardWriter.write(rows.toDF("k", "v").withColumn("t", lit(time)).coalesce(1), store.open(name),
-      WriteOptions(timeCol = Some("t")))
-
-  /** Writes `(name, time, diff)` updates as one batch. */
-  private def update(shard: String, rows: (String, Long, Long)*): BatchMeta =
-    ShardWriter.write(rows.toDF("name", "t", "d").coalesce(1), store.open(shard),
-      WriteOptions(timeCol = Some("t"), diffCol = Some("d")))
 
   test("the snapshot, then each new batch, exactly once across restarts from the checkpoint") {
     create("events")
