@@ -4,9 +4,10 @@ import scala.util.Random
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.expressions.RowOrdering
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
 import sparkpersist.PersistConf
+import sparkpersist.schema.StorableTypes
 
 /**
  * One random shard of the round-trip property: its schema and order key, the batches its rows are
@@ -51,6 +52,24 @@ object GeneratedShard {
   private val timeZones = IndexedSeq("UTC", "America/Los_Angeles", "Asia/Kathmandu", "Pacific/Chatham",
     "Europe/Berlin", "Australia/Lord_Howe", "America/St_Johns")
 
+  /** `schema` with each unstorable field of an empty name renamed `unnamed` (unique among its siblings by a suffix). */
+  private def storable(schema: StructType): StructType = {
+    def fix(dt: DataType): DataType = dt match {
+      case s: StructType =>
+        StructType(s.fields.map { f =>
+          val named = if (f.name.isEmpty && StorableTypes.unstorable(StructType(Seq(f.copy(name = "c")))).isEmpty &&
+              StorableTypes.unstorable(StructType(Seq(StructField("c", StructType(Seq(f)))))).nonEmpty) {
+            Iterator.from(0).map(i => s"unnamed$i").find(n => !s.fieldNames.exists(_.equalsIgnoreCase(n))).get
+          } else f.name
+          f.copy(name = named, dataType = fix(f.dataType))
+        })
+      case ArrayType(e, n) => ArrayType(fix(e), n)
+      case MapType(k, v, n) => MapType(fix(k), fix(v), n)
+      case other => other
+    }
+    fix(schema).asInstanceOf[StructType]
+  }
+
   /**
    * The shard `index` of the run with `seed`: 1 to `maxRows` rows (fewer more often: every part
    * costs a file to open in each read), columns nested up to 4 deep.
@@ -58,7 +77,9 @@ object GeneratedShard {
   def apply(seed: Long, index: Int, maxRows: Int = 200): GeneratedShard = {
     val rand = new Random(seed * 1000003L + index)
     def pick[T](xs: T*): T = xs(rand.nextInt(xs.size))
-    val schema = RandomTypes.schema(rand, maxColumns = 8, maxDepth = 1 + rand.nextInt(4))
+    // Fields with an empty name holding a collated string inside an array or map are refused
+    // (Spark's schema JSON loses their collation; WriteBoundarySuite): they get a name here.
+    val schema = GeneratedShard.storable(RandomTypes.schema(rand, maxColumns = 8, maxDepth = 1 + rand.nextInt(4)))
     val orderable = schema.fields.filter(f => RowOrdering.isOrderable(f.dataType)).map(_.name)
     val orderBy = if (orderable.nonEmpty && rand.nextBoolean()) Seq(orderable(rand.nextInt(orderable.length))) else Nil
     val next = new RandomValues(rand).rows(schema)
