@@ -81,6 +81,9 @@ object TextCasts {
         case (lo: Int, hi: Int, invalid) if lo <= hi => Some(Outcome(Within(lo, hi), invalid))
         case _ => None
       }
+      case TimestampType if stats.timestamp.count == 0 && nonNull > 0 && !cast.zone.exists(sameZone(stats.zone, _)) =>
+        // No value parsed in the recorded zone, but one may in the query's (near the ends of the range).
+        Some(Outcome(All, invalid = true))
       case TimestampType => within(stats.timestamp) {
         case (lo: Long, hi: Long, invalid) if lo <= hi => Some(timestamps(lo, hi, invalid, stats.zone, cast.zone))
         case _ => None
