@@ -87,4 +87,3 @@ def test_spark_submit_local(tmp_path: Path) -> None:
     result = submit_app("local[2]", tmp_path)
     assert (result["master"], result["executor_jvms"], result["in_executor_jvm"]) == ("local[2]", 0, [[False]])
     check_scenario(result)
-    assert result["upserts"] == [[800, 1]]

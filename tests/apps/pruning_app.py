@@ -17,15 +17,6 @@ def rows(spark: SparkSession, sql: str) -> list[list]:
     return [list(row) for row in spark.sql(sql).collect()]
 
 
-def upserts(spark: SparkSession) -> list[list]:
-    """Writes :data:`scenario.UPSERTS` (order key ``id``) and reads it consolidated."""
-    inserts = spark.range(0, 1000, 1, 2).selectExpr("id", "CAST(id AS STRING) AS v", "1L AS t", "1L AS d")
-    sparkpersist.write(inserts, scenario.UPSERTS, time_col="t", diff_col="d", order_by=["id"])
-    retractions = spark.range(0, 1000, 5, 2).selectExpr("id", "CAST(id AS STRING) AS v", "2L AS t", "-1L AS d")
-    sparkpersist.write(retractions, scenario.UPSERTS, time_col="t", diff_col="d")
-    return rows(spark, scenario.UPSERTS_QUERY)
-
-
 def main() -> None:
     spark = SparkSession.builder.appName("sparkpersist pruning app").getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -44,7 +35,6 @@ def main() -> None:
         "as_of": rows(spark, scenario.AS_OF_QUERY),
         "batches": rows(spark, scenario.BATCHES_QUERY),
         "in_executor_jvm": rows(spark, scenario.JVM_QUERY),
-        "upserts": upserts(spark),
     }
     print("RESULT " + json.dumps(result), flush=True)
     spark.stop()

@@ -50,12 +50,3 @@ JVM_QUERY = (f"SELECT DISTINCT reflect('java.lang.System', 'getProperty', 'sun.j
              f"LIKE 'org.apache.spark.executor.%' AS in_executor_jvm FROM persist.{SHARD} "
              "WHERE mz_now() <= event_ts + INTERVAL 30 DAYS")
 """Whether the rows of the window were read in executor JVMs (local-cluster) or in the driver."""
-
-
-UPSERTS = "upserts"
-"""A shard with retractions, read by parallel consolidation: 1000 rows at time 1 in two runs,
-then every fifth row retracted at time 2."""
-
-UPSERTS_QUERY = (f"SELECT count(*), count(DISTINCT reflect('java.lang.System', 'getProperty', 'sun.java.command')) "
-                 f"FROM persist.{UPSERTS}")
-"""The snapshot's rows (800), and how many JVMs (executors, or the driver in local mode) read them."""
