@@ -28,8 +28,9 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * plan is the final one). For Parquet that is every file: its pushdown skips row groups inside
  * the files it opens.
  *
- * `bench/runMain sparkpersist.bench.IncumbentsBench [parts=200] [rowsPerPart=5000] [runs=5]`;
- * prints a table and writes bench/out/incumbents.json.
+ * `bench/runMain sparkpersist.bench.IncumbentsBench [parts=200] [rowsPerPart=5000] [runs=5] [shapes]`;
+ * `shapes`, a comma-separated list of shape names (e.g. `"VARIANT path,JSON path"`), runs only
+ * those. Prints a table and writes bench/out/incumbents.json.
  */
 object IncumbentsBench {
   private val DayMs = 86400000L
@@ -47,12 +48,13 @@ object IncumbentsBench {
   }
 
   /** One query run on one system. */
-  final case class Run(result: String, filesRead: Long, wallMs: Double)
+  final case class Run(result: String, filesRead: Long, wallMs: Double, cpuMs: Double)
 
   def main(args: Array[String]): Unit = {
     val parts = arg(args, 0, 200)(_.toInt)
     val rowsPerPart = arg(args, 1, 5000)(_.toInt)
     val runs = arg(args, 2, 5)(_.toInt)
+    val only = arg(args, 3, Set.empty[String])(_.split(',').map(_.trim).toSet)
     val root = Files.createTempDirectory("incumbents-bench").toFile
     val spark = Bench.persistSession("IncumbentsBench", new File(root, "shards"),
       extensions = Seq("io.delta.sql.DeltaSparkSessionExtension"),
@@ -62,16 +64,17 @@ object IncumbentsBench {
         "spark.sql.parquet.filterPushdown" -> "true"))
     try {
       val now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toEpochMilli
+      val shapes = shapesFor(now, now - parts * DayMs, rowsPerPart).filter(s => only.isEmpty || only(s.name))
+      require(shapes.nonEmpty, s"no shape is named ${only.mkString(", ")}")
       val (deltaDir, parquetDir) = (new File(root, "delta").toURI.toString, new File(root, "parquet").toURI.toString)
       writeAll(spark, events(spark, now, parts, rowsPerPart), deltaDir, parquetDir, rowsPerPart)
       val files = checkSameFiles(spark, deltaDir, parquetDir)
       val tables = Map("ours" -> "persist.events", "delta" -> s"delta.`$deltaDir`", "parquet" -> s"parquet.`$parquetDir`")
-      val shapes = shapesFor(now, now - parts * DayMs, rowsPerPart)
       val measured = Bench.rounds(runs) { r =>
         val order = Systems.drop(r % Systems.size) ++ Systems.take(r % Systems.size)
         for (shape <- shapes; system <- order) yield (shape.name, system) ->
           run(spark, system, s"SELECT count(*), sum(amount) FROM ${tables(system)} WHERE ${shape.predicateFor(system)}")
-      }.map { case (key, rs) => key -> rs.head.copy(wallMs = median(rs.map(_.wallMs))) }
+      }.map { case (key, rs) => key -> rs.head.copy(wallMs = median(rs.map(_.wallMs)), cpuMs = median(rs.map(_.cpuMs))) }
       val table = report(shapes, measured, files, rowsPerPart, runs)
       table.print()
       BenchOutput.write("incumbents.json", "incumbents",
@@ -176,13 +179,15 @@ object IncumbentsBench {
   private def run(spark: SparkSession, system: String, query: String): Run =
     if (system == "ours") {
       val r = runPersist(spark, query, "on")
-      Run(r.result, r.partsRead, r.wallMs)
+      Run(r.result, r.partsRead, r.wallMs, r.cpuMs)
     } else {
       val df = spark.sql(query)
+      val cpuStart = Bench.processCpuMs()
       val (rows, ms) = timedMs(df.collect())
+      val cpuMs = Bench.processCpuMs() - cpuStart
       val scans = df.queryExecution.executedPlan.collect { case s: FileSourceScanExec => s }
       require(scans.size == 1, s"expected one file scan for $query, got:\n${df.queryExecution.executedPlan}")
-      Run(String.valueOf(rows.head.get(0)), scans.head.metrics("numFiles").value, ms)
+      Run(String.valueOf(rows.head.get(0)), scans.head.metrics("numFiles").value, ms, cpuMs)
     }
 
   private def report(shapes: Seq[Shape], measured: Map[(String, String), Run], files: Int, rowsPerPart: Int,
@@ -192,13 +197,14 @@ object IncumbentsBench {
       val (r, ours) = (measured((shape.name, system)), measured((shape.name, "ours")))
       require(!shape.sameRows || r.result == ours.result, s"${shape.name}: $system counted ${r.result} rows, ours ${ours.result}")
       Seq[Any](shape.name, system, shape.predicateFor(system), r.result.toLong, s"${r.filesRead}/$files", r.wallMs,
-        r.filesRead.toDouble / ours.filesRead, r.wallMs / ours.wallMs)
+        r.filesRead.toDouble / ours.filesRead, r.wallMs / ours.wallMs, r.cpuMs, r.cpuMs / ours.cpuMs)
     }
     Table(s"Filter shapes on the same $files files of $rowsPerPart rows (one per day, newest now), local[2], " +
       s"median of $runs alternating runs after a warm-up",
       Seq(Column("shape", "shape"), Column("system", "system"), Column("predicate", "predicate"),
         Column("rows", "rows"), Column("files read", "files"), Column("wall ms", "wallMs"),
-        Column("files / ours", "filesRatio", 2), Column("time / ours", "timeRatio", 2)),
+        Column("files / ours", "filesRatio", 2), Column("time / ours", "timeRatio", 2),
+        Column("CPU ms", "cpuMs"), Column("CPU / ours", "cpuRatio", 2)),
       rows,
       Seq("files read: ours = parts the scan read; delta / parquet = FileSourceScanExec 'number of files read' " +
         "(Parquet opens every file and skips row groups inside it)"))
