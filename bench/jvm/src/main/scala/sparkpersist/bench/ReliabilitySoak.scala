@@ -46,7 +46,7 @@ object ReliabilitySoak {
     }
     spark.stop()
 
-    val table = Table(s"Reliability soak, seed $seed (${wallMs / 60000} minutes)",
+    val table = Table(f"Reliability soak, seed $seed (${wallMs / 60000}%.1f minutes)",
       Seq(Table.Column("case", "case"), Table.Column("runs", "runs"), Table.Column("failures", "failures"),
         Table.Column("data lost", "lost")),
       tallies.map(t => Seq[Any](t.name, t.runs, t.failures, t.lost)),
