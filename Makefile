@@ -90,6 +90,7 @@ CASTSTATS  ?= 1000000 8 3
 COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
+RELIABILITY ?= 100000 50 8 50 1000000 1
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.RestartBench $(RESTART)" \
@@ -109,9 +110,11 @@ bench: setup install $(S3A_JARS)
 	$(PY) bench/plot.py
 
 # The write boundary's round-trip property on SOAK = "<schemas> <seed>" random schemas (issue 20);
-# RoundTripPropertySuite runs the same on 50 in `make test`. Exits non-zero on any mismatch.
+# RoundTripPropertySuite runs the same on 50 in `make test`. Then the reliability suite at full size
+# (issue 13; RELIABILITY = "<fuzz> <crashes> <processes> <appends> <checks> <seed>"). Exit non-zero on any failure.
 soak: $(SBT_LAUNCHER)
-	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
+	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)" \
+	  "bench/runMain sparkpersist.bench.ReliabilitySoak $(RELIABILITY)"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

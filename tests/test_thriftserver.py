@@ -12,8 +12,8 @@ from typing import Iterator, Sequence
 import pytest
 
 import sparkpersist
-from sparkpersist.thriftserver import (ThriftServerError, beeline_command, spark_env, start_thriftserver, stop,
-                                       thriftserver_command, wait_until_ready)
+from sparkpersist.thriftserver import (ThriftServerError, beeline_command, check_bind, is_loopback, spark_env,
+                                       start_thriftserver, stop, thriftserver_command, wait_until_ready)
 
 from apps import scenario
 from test_spark_submit import pushdown_mode, run_conf, without_stack_frames
@@ -162,3 +162,34 @@ def test_char_varchar_through_beeline(server: int) -> None:
     too_long = beeline(server, ["INSERT INTO persist.beeline_chars VALUES ('abcde', 'x')"])
     assert too_long.returncode != 0
     assert "EXCEED_LIMIT_LENGTH" in too_long.stderr, without_stack_frames(too_long.stderr)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "", "::"])
+def test_a_bind_beyond_loopback_needs_an_explicit_flag(tmp_path: Path, host: str) -> None:
+    with pytest.raises(ThriftServerError, match=re.escape(
+            "it is reachable from other machines, and the server has no authentication unless you configure it "
+            "(hive.server2.authentication). Pass --allow-remote (allow_remote=True)")):
+        start_thriftserver(str(tmp_path), port=free_port(), host=host)
+    assert not (tmp_path / ".thriftserver").exists()  # refused before anything was created
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "localhost"])
+def test_loopback_binds_need_no_flag_and_warn_of_nothing(host: str) -> None:
+    assert is_loopback(host)
+    assert check_bind(host, allow_remote=False) is None
+
+
+def test_an_allowed_remote_bind_warns_unless_authentication_is_configured() -> None:
+    warning = check_bind("0.0.0.0", allow_remote=True)
+    assert warning is not None and "WITHOUT authentication" in warning and "hive.server2.authentication" in warning
+    assert check_bind("0.0.0.0", allow_remote=True, conf={"hive.server2.authentication": "NONE"}) == warning
+    assert check_bind("0.0.0.0", allow_remote=True,
+                      conf={"spark.hadoop.hive.server2.authentication": "LDAP"}) is None
+
+
+def test_cli_refuses_a_remote_bind_without_the_flag(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "sparkpersist", "thriftserver", "--root", str(tmp_path),
+                             "--host", "0.0.0.0", "--port", str(free_port())],
+                            capture_output=True, text=True, env=spark_env(), timeout=60)
+    assert result.returncode == 2
+    assert "error: Refusing to listen on 0.0.0.0" in result.stderr

@@ -33,7 +33,7 @@ def _cmd_thriftserver(args: argparse.Namespace) -> int:
     from .thriftserver import run
 
     return run(args.root, port=args.port, host=args.host, state_dir=args.state_dir, master=args.master,
-               conf=args.conf)
+               conf=args.conf, allow_remote=args.allow_remote)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     thrift.add_argument("--root", required=True, help="existing directory holding the shards")
     thrift.add_argument("--port", type=int, default=10000, help="Thrift port (default: %(default)s)")
     thrift.add_argument("--host", default="127.0.0.1",
-                        help="address to bind to (default: %(default)s; 0.0.0.0 exposes the server to the network)")
+                        help="address to bind to (default: %(default)s; another address needs --allow-remote)")
+    thrift.add_argument("--allow-remote", action="store_true",
+                        help="allow a --host beyond the loopback interface (the server has no authentication "
+                             "unless hive.server2.authentication is configured)")
     thrift.add_argument("--state-dir", help="local directory for the metastore and warehouse "
                                             "(default: <root>/.thriftserver)")
     thrift.add_argument("--master", default="local[*]", help="Spark master URL (default: %(default)s)")

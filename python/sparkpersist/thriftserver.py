@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import getpass
+import ipaddress
 import os
 import shlex
 import signal
@@ -27,6 +28,7 @@ SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 10000
 STATE_DIR_NAME = ".thriftserver"
+AUTH_KEYS = ("hive.server2.authentication", "spark.hadoop.hive.server2.authentication")
 
 
 class ThriftServerError(RuntimeError):
@@ -100,10 +102,50 @@ def thriftserver_command(root: str, state_dir: str, *, port: int = DEFAULT_PORT,
                       "--hiveconf", f"hive.server2.thrift.bind.host={host}"]
 
 
+def is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names is a loopback address (``""``, ``0.0.0.0``, ``::`` are every interface)."""
+    if host in ("", "0.0.0.0", "::"):
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(info[4][0].split("%")[0]).is_loopback for info in infos)
+
+
+def check_bind(host: str, allow_remote: bool, conf: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """Refuses a bind beyond the loopback interface unless ``allow_remote``; then returns the warning to show.
+
+    The server runs every query as the user who started it, and without authentication
+    (``hive.server2.authentication=NONE``, HiveServer2's default) anyone who reaches the port can
+    read every shard under the root.
+
+    Raises:
+        ThriftServerError: ``host`` is not a loopback address and ``allow_remote`` is False.
+    """
+    if is_loopback(host):
+        return None
+    if not allow_remote:
+        raise ThriftServerError(
+            f"Refusing to listen on {host or 'every interface'}: it is reachable from other machines, and the "
+            "server has no authentication unless you configure it (hive.server2.authentication). Pass "
+            "--allow-remote (allow_remote=True) to listen there anyway, or keep the default host 127.0.0.1.")
+    auth = next((conf[k] for k in AUTH_KEYS if conf and k in conf), "NONE")
+    if auth.strip().upper() != "NONE":
+        return None
+    return (f"warning: the Thrift server listens on {host or 'every interface'} WITHOUT authentication: anyone who "
+            "reaches this port can read every shard under the root. Configure hive.server2.authentication "
+            "(e.g. --conf spark.hadoop.hive.server2.authentication=LDAP), or bind to 127.0.0.1.")
+
+
 def start_thriftserver(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST,
                        state_dir: Optional[str] = None, master: str = "local[*]",
                        conf: Optional[Mapping[str, str]] = None,
-                       log: Union[None, int, IO[bytes]] = None) -> subprocess.Popen:
+                       log: Union[None, int, IO[bytes]] = None, allow_remote: bool = False) -> subprocess.Popen:
     """Checks the root and the port, then starts the Thrift server in a child process.
 
     The child is the server's JVM itself (pyspark's scripts ``exec`` it), so ``terminate()``
@@ -117,10 +159,13 @@ def start_thriftserver(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAU
         master: Spark master URL.
         conf: further Spark configs.
         log: where the server's stdout and stderr go (a file, ``subprocess.DEVNULL``); default: inherited.
+        allow_remote: allow a ``host`` beyond the loopback interface (see :func:`check_bind`).
 
     Raises:
-        ThriftServerError: the root does not exist, the port is taken, or the state directory is unusable.
+        ThriftServerError: the root does not exist, the port is taken, the state directory is unusable,
+            or ``host`` is not loopback and ``allow_remote`` is False.
     """
+    check_bind(host, allow_remote, conf)
     local_root = _local_path(root)
     if local_root is not None and not os.path.isdir(local_root):
         raise ThriftServerError(
@@ -230,7 +275,7 @@ def main_loop(server: subprocess.Popen, host: str, port: int, user: str, out: Op
 
 
 def run(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, state_dir: Optional[str] = None,
-        master: str = "local[*]", conf: Sequence[str] = ()) -> int:
+        master: str = "local[*]", conf: Sequence[str] = (), allow_remote: bool = False) -> int:
     """Entry point of ``python -m sparkpersist thriftserver``: starts the server and waits for it."""
     settings = {}
     for pair in conf:
@@ -240,7 +285,11 @@ def run(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, state_
             return 2
         settings[key.strip()] = value
     try:
-        server = start_thriftserver(root, port=port, host=host, state_dir=state_dir, master=master, conf=settings)
+        warning = check_bind(host, allow_remote, settings)
+        if warning:
+            print(warning, file=sys.stderr)
+        server = start_thriftserver(root, port=port, host=host, state_dir=state_dir, master=master, conf=settings,
+                                    allow_remote=allow_remote)
     except ThriftServerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -32,6 +32,12 @@ final class ShardStore(
   /** Creates shard `name` with `schema` at state version 0 (since = upper = 0, no batches). */
   def create(name: String, schema: ShardSchema): ShardHandle = {
     validateName(name)
+    // On a case-insensitive file system (macOS, Windows) the two would be one directory.
+    list().find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
+      throw new IllegalArgumentException(s"Cannot create shard '$name' under $qualifiedRoot: it differs only in " +
+        s"case from the existing shard '$other', and on case-insensitive file systems they would be one " +
+        "directory. Choose another name, or open the existing shard.")
+    }
     val stateDir = stateDirOf(name)
     val put = PutIfAbsent.forStore(fs, stateDir, hadoopConf)
     put.requireAtomic()

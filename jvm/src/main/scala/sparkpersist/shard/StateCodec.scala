@@ -1,5 +1,7 @@
 package sparkpersist.shard
 
+import scala.util.control.NonFatal
+
 import com.fasterxml.jackson.databind.JsonNode
 import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.{DataType, Metadata}
@@ -200,14 +202,21 @@ private[shard] object StateCodec {
       case "id" => id = Some(r.int("id"))
       case "name" => name = Some(r.string("name"))
       case "nullable" => nullable = Some(r.bool("nullable"))
-      case "type" => dataType = Some(DataType.fromJson(r.tree().toString))
-      case "metadata" => metadata = Some(Metadata.fromJson(r.tree().toString))
+      case "type" => dataType = Some(sparkJson("type", DataType.fromJson(r.tree().toString)))
+      case "metadata" => metadata = Some(sparkJson("metadata", Metadata.fromJson(r.tree().toString)))
       case _ => r.skip()
     }
     ColumnDef(JsonReader.required(id, "id"), JsonReader.required(name, "name"),
       JsonReader.required(dataType, "type"), JsonReader.required(nullable, "nullable"),
       JsonReader.required(metadata, "metadata"))
   }
+
+  /** A column's type or metadata parsed by Spark, whose parser fails with any exception on damage. */
+  private def sparkJson[T](what: String, parse: => T): T =
+    try parse
+    catch {
+      case NonFatal(e) => throw new IllegalArgumentException(s"a column's $what is not Spark's JSON form: $e", e)
+    }
 
   private def batchJson(batch: BatchMeta, codec: StatsCodec): ObjectNode = {
     val node = Json.obj()
@@ -301,8 +310,11 @@ private[shard] object StateCodec {
       case "stats" => stats = r.recovering(codec.read(r))
       case _ => r.skip()
     }
-    PartMeta(JsonReader.required(key, "key"), JsonReader.required(rows, "rows"),
+    val rowCount = JsonReader.required(rows, "rows")
+    // So do stats counting other rows than the part's: damaged, they would misjudge its nulls.
+    PartMeta(JsonReader.required(key, "key"), rowCount,
       JsonReader.required(bytes, "bytes"), JsonReader.required(minTime, "minTime"),
-      JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"), stats)
+      JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"),
+      stats.filter(_.rowCount == rowCount))
   }
 }

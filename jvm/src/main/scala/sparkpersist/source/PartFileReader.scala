@@ -113,18 +113,20 @@ final class PartFileReader private (
     val values = file.constantTime.fold(InternalRow.empty)(t => InternalRow(t, 1L))
     val split = PartitionedFile(values, SparkPath.fromUrlString(file.path), file.start, file.length,
       Array.empty[String], 0L, file.bytes)
-    val rows = (vectorized, fallback) match {
-      case (Some(opener), _) =>
-        val (requested, constants) = if (file.constantTime.isDefined) (dataJson, reserved) else (fullJson, StructType(Nil))
-        opener.open(split, requested, constants, filters, batches, open.stats)
-      case (None, Some((all, data))) => if (file.constantTime.isDefined) data(split) else all(split)
-      case _ => throw new IllegalStateException("no reader")
+    UnreadablePart.guard(file.path) {
+      val rows = (vectorized, fallback) match {
+        case (Some(opener), _) =>
+          val (requested, constants) = if (file.constantTime.isDefined) (dataJson, reserved) else (fullJson, StructType(Nil))
+          opener.open(split, requested, constants, filters, batches, open.stats)
+        case (None, Some((all, data))) => if (file.constantTime.isDefined) data(split) else all(split)
+        case _ => throw new IllegalStateException("no reader")
+      }
+      rows match {
+        case c: AutoCloseable => open.register(c)
+        case _ =>
+      }
+      rows
     }
-    rows match {
-      case c: AutoCloseable => open.register(c)
-      case _ =>
-    }
-    rows
   }
 }
 
@@ -153,6 +155,9 @@ object PartFileReader {
     val conf = spark.sessionState.conf
     val hadoopConf: Configuration = spark.sessionState.newHadoopConf()
     hadoopConf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED.key, true)
+    // Parts carry page checksums (Parquet writes them by default): a damaged page fails its read
+    // instead of decoding to other values.
+    hadoopConf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true)
     if (ParquetUtils.isBatchReadSupportedForSchema(conf, schema)) {
       readSettings(hadoopConf, conf)
       val broadcast = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))

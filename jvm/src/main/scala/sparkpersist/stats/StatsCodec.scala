@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.{BooleanNode, IntNode, LongNode, Obje
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.codec.{Json, JsonReader}
+import sparkpersist.codec.{Check, Json, JsonReader}
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -34,7 +34,8 @@ import sparkpersist.schema.ShardSchema
  * Each column records its type (`catalogString`). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
  * bounds: "unbounded" is always sound, a misread bound never is. Malformed bounds are dropped the
- * same way (corrupt stats only cost pruning, never answers).
+ * same way, and counts that cannot be true drop what they count ([[StatsConsistency]]): corrupt
+ * stats only cost pruning, never answers.
  */
 final class StatsCodec(columnTypes: Map[Int, DataType]) {
   import StatsCodec._
@@ -83,7 +84,9 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       case "trimmed" => trimmed = r.readArray("trimmed")(r.int("a trimmed column id")).toSet
       case _ => r.skip()
     }
-    PartStats(JsonReader.required(rows, "rows"), JsonReader.required(bytes, "bytes"), columns.result(), trimmed)
+    val rowCount = JsonReader.required(rows, "rows")
+    Check.arg(rowCount >= 0, s"rows must not be negative, got $rowCount")
+    StatsConsistency.of(PartStats(rowCount, JsonReader.required(bytes, "bytes"), columns.result(), trimmed))
   }
 
   private def readColumn(key: String, r: JsonReader): (Int, ColumnStats) = {

@@ -1,14 +1,10 @@
 package sparkpersist.compact
 
-import java.io.{BufferedReader, File, InputStreamReader}
-import java.lang.management.ManagementFactory
-
 import scala.collection.mutable.ArrayBuffer
-import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.QueryTest
 
-import sparkpersist.PersistSparkSession
+import sparkpersist.{ChildJvm, PersistSparkSession}
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -21,27 +17,10 @@ class ConcurrentCompactionSuite extends QueryTest with PersistSparkSession {
 
   private val Appends = 12
 
-  /** A JVM like this one (classpath, the options Spark needs on Java 17) running `main`. */
-  private def javaProcess(main: String, args: String*): ProcessBuilder = {
-    val options = ManagementFactory.getRuntimeMXBean.getInputArguments.asScala
-      .filter(a => a.startsWith("--add-opens") || a.startsWith("-XX:+IgnoreUnrecognizedVMOptions") || a.startsWith("-D"))
-    val java = new File(System.getProperty("java.home"), "bin/java").getPath
-    new ProcessBuilder((Seq(java, "-Xmx768m", "-cp", System.getProperty("java.class.path")) ++ options ++
-      Seq(main) ++ args).asJava)
-  }
-
   test("an append acknowledged by another process while compactions commit is in the snapshot exactly once") {
     store.create("shared", ShardSchema.fromStruct(new org.apache.spark.sql.types.StructType().add("k", "long")
       .add("v", "string"), orderBy = Seq("k")))
-    val stderr = File.createTempFile("append-loop", ".log")
-    val child = javaProcess(AppendLoop.getClass.getName.stripSuffix("$"), root.toURI.toString, "shared", Appends.toString)
-      .redirectError(stderr).start()
-    val lines = ArrayBuffer.empty[String]
-    val reader = new Thread(() => {
-      val in = new BufferedReader(new InputStreamReader(child.getInputStream))
-      Iterator.continually(in.readLine()).takeWhile(_ != null).foreach(l => lines.synchronized(lines += l))
-    })
-    reader.start()
+    val child = ChildJvm.start(AppendLoop, Seq(root.toURI.toString, "shared", Appends.toString))
     // Tier boundaries at 1.5 * 2^k bytes: the appends' parts (about 1 KB) share a tier.
     val options = CompactOptions(fanIn = Some(2), targetBytes = Some(3L << 29), windowMs = Some(1000L * 86400000L))
     var committed = 0
@@ -50,20 +29,19 @@ class ConcurrentCompactionSuite extends QueryTest with PersistSparkSession {
     // Compact after every new acknowledgement, while the other process goes on appending.
     var seen = 0
     while (child.isAlive) {
-      val acked = lines.synchronized(lines.count(_.startsWith("ACK")))
+      val acked = child.numbered("ACK").size
       if (acked == seen) Thread.sleep(20)
       else {
         seen = acked
         val result = Lifecycle.compact(spark, "shared", options)
         committed += result.groupsMerged
         if (acked < Appends && result.groupsMerged > 0) overlapping += 1
-        rounds += s"${result.groupsMerged} (appends acknowledged $acked..${lines.synchronized(lines.count(_.startsWith("ACK")))})"
+        rounds += s"${result.groupsMerged} (appends acknowledged $acked..${child.numbered("ACK").size})"
       }
     }
-    reader.join()
-    assert(child.exitValue() === 0, scala.io.Source.fromFile(stderr).getLines().toSeq.takeRight(30).mkString("\n"))
+    assert(child.await() === 0, child.errorTail)
     committed += Lifecycle.compact(spark, "shared", options).groupsMerged
-    val acked = lines.filter(_.startsWith("ACK ")).map(_.stripPrefix("ACK ").toInt)
+    val acked = child.numbered("ACK")
     assert(acked.sorted === (0 until Appends))
     val expected = for (i <- 0 until Appends; j <- 0 until 5) yield (i * 10L + j, s"b$i-$j")
     assert(sql("SELECT k, v FROM persist.shared").as[(Long, String)].collect().toSeq.sorted === expected)
@@ -71,6 +49,6 @@ class ConcurrentCompactionSuite extends QueryTest with PersistSparkSession {
     assert(state.batches.map(_.appends).sum === Appends)
     assert(committed > 0 && state.batches.size < Appends)
     info(s"$committed groups merged, $overlapping compactions committed while appends were running; " +
-      s"${lines.count(_.startsWith("FAIL"))} appends retried; groups merged per compaction: ${rounds.mkString(", ")}")
+      s"${child.numbered("FAIL").size} appends retried; groups merged per compaction: ${rounds.mkString(", ")}")
   }
 }

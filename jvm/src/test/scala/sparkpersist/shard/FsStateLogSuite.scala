@@ -61,7 +61,7 @@ class FsStateLogSuite extends AnyFunSuite {
       Some(UTF8String.fromString("Ärger")) -> Some(UTF8String.fromString("日本語 😀")),
       Some(Array[Byte](0, -1)) -> Some(Array[Byte](127)), None -> None, Some(1) -> Some(1))
     val stats = PartStats(10, 2048,
-      bounds.zipWithIndex.map { case ((lo, hi), i) => (i + 1) -> ColumnStats(i, lo, hi) }.toMap,
+      bounds.zipWithIndex.map { case ((lo, hi), i) => (i + 1) -> ColumnStats(math.min(i, 10), lo, hi) }.toMap,
       trimmed = Set(12))
     val parts = Vector(
       PartMeta("parts/b1/p0.parquet", 10, 2048, 0, 99, hasRetractions = true, Some(stats)),

@@ -97,28 +97,32 @@ object InterpretBench {
     val check = new SoundnessCheck(spark)
     var failed = false
     for (ansi <- Seq(true, false)) {
-      var rng = Seed(seed)
-      var analyzed, pruned, checked, violations = 0
       val t0 = System.nanoTime()
-      (1 to predicates).foreach { _ =>
-        val params = Gen.Parameters.default
-        val c = SoundnessGen.sample.pureApply(params, rng)
-        rng = rng.next
-        val outcome = check.check(c, ansi)
-        if (outcome.analyzed) analyzed += 1
-        pruned += outcome.pruned
-        checked += outcome.checked
-        if (outcome.violations.nonEmpty) {
-          violations += 1
-          if (violations <= 5) println(outcome.violations.head)
-        }
-      }
-      println(f"ansi=$ansi%-5s predicates=$predicates analyzed=$analyzed checks=$checked " +
-        f"pruned=$pruned/${predicates * SoundnessGen.PartsPerCase} violations=$violations " +
+      val t = soundnessRun(check, ansi, seed)(_.predicates >= predicates)
+      t.violations.take(5).foreach(println)
+      println(f"ansi=$ansi%-5s predicates=${t.predicates} analyzed=${t.analyzed} checks=${t.checked} " +
+        f"pruned=${t.pruned}/${t.predicates * SoundnessGen.PartsPerCase} violations=${t.violations.size} " +
         f"(${(System.nanoTime() - t0) / 1e9}%.1f s)")
-      failed ||= violations > 0
+      failed ||= t.violations.nonEmpty
     }
     spark.stop()
     if (failed) sys.exit(1)
+  }
+
+  /** What a soundness run checked: cases, cases Spark analyzed, concrete checks, parts pruned, violations. */
+  final case class SoundnessTotals(predicates: Int, analyzed: Int, checked: Long, pruned: Int, violations: Vector[String])
+
+  /** The soundness cases of `seed`, checked in one ANSI mode until `done` says enough ran. */
+  def soundnessRun(check: SoundnessCheck, ansi: Boolean, seed: Long)(done: SoundnessTotals => Boolean): SoundnessTotals = {
+    var rng = Seed(seed)
+    var t = SoundnessTotals(0, 0, 0L, 0, Vector.empty)
+    while (!done(t)) {
+      val c = SoundnessGen.sample.pureApply(Gen.Parameters.default, rng)
+      rng = rng.next
+      val outcome = check.check(c, ansi)
+      t = SoundnessTotals(t.predicates + 1, t.analyzed + (if (outcome.analyzed) 1 else 0), t.checked + outcome.checked,
+        t.pruned + outcome.pruned, t.violations ++ outcome.violations.headOption)
+    }
+    t
   }
 }

@@ -1,0 +1,160 @@
+package sparkpersist.reliability
+
+import java.io.File
+import java.nio.ByteBuffer
+import java.nio.charset.StandardCharsets
+import java.nio.file.Files
+
+import scala.util.Random
+
+import com.fasterxml.jackson.databind.node.ObjectNode
+import org.apache.spark.sql.QueryTest
+
+import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
+import sparkpersist.codec.Json
+
+/**
+ * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
+ * version cut short, garbage or from a newer format; stats of the wrong type, shape or counts.
+ * Each either fails the query with an error naming the file and what to do, or (stats) keeps the
+ * part: never a wrong or silently shorter answer, whatever `spark.sql.files.ignore*Files` say.
+ */
+class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValueShards {
+
+  private val all = Seq("[1,a]", "[2,b]", "[3,c]", "[4,null]", "[5,e]")
+
+  /** Shard `name`: three batches of one part each, (1, a) (2, b) | (3, c) (4, null) | (5, e). */
+  private def threeBatches(name: String): Unit = {
+    create(name)
+    append(name, 10, 1L -> "a", 2L -> "b")
+    append(name, 20, 3L -> "c", 4L -> null)
+    append(name, 30, 5L -> "e")
+  }
+
+  private def partFile(name: String, batch: Int): (String, File) = {
+    val key = store.open(name).state.batches(batch).parts.next().key
+    key -> new File(root, s"$name/$key")
+  }
+
+  private def stateFile(name: String, seqNo: Long): File = new File(root, f"$name/state/$seqNo%020d.json")
+
+  private def rows(name: String): Seq[String] =
+    sql(s"SELECT k, v FROM persist.$name").collect().map(_.toString).toSeq.sorted
+
+  /** The messages of `e` and its causes. */
+  private def messages(e: Throwable): String =
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).map(_.getMessage).mkString("\n")
+
+  /** Runs `query` in pushdown modes on and off, skipping corrupt and missing files if Spark may: each must fail. */
+  private def failsEverywhere(name: String): Seq[String] =
+    for (mode <- Seq("on", "off"); ignore <- Seq("false", "true")) yield
+      withSQLConf(PersistConf.PushdownMode.key -> mode, "spark.sql.files.ignoreCorruptFiles" -> ignore,
+          "spark.sql.files.ignoreMissingFiles" -> ignore) {
+        messages(intercept[Exception](rows(name)))
+      }
+
+  private val partAdvice = "so it was removed or damaged outside sparkpersist: restore it from a backup of the shard directory"
+
+  test("a part cut short, overwritten with garbage or missing fails every read, naming the file and what to do") {
+    val damages: Seq[(String, File => Unit)] = Seq(
+      "cut" -> (f => Files.write(f.toPath, Files.readAllBytes(f.toPath).take(f.length().toInt / 2))),
+      "garbage" -> (f => Files.write(f.toPath, Array.fill(f.length().toInt)(7.toByte))),
+      "empty" -> (f => Files.write(f.toPath, Array.emptyByteArray)),
+      "missing" -> (f => assert(f.delete())))
+    damages.foreach { case (what, damage) =>
+      val name = s"part_$what"
+      threeBatches(name)
+      val (key, file) = partFile(name, 1)
+      damage(file)
+      failsEverywhere(name).foreach { m =>
+        assert(m.contains(s"Part file ") && m.contains(s"$name/$key cannot be read") && m.contains(partAdvice), s"$what: $m")
+      }
+    }
+  }
+
+  test("a flipped byte anywhere in a part's pages fails the read or changes nothing: never other rows") {
+    val name = "part_flips"
+    threeBatches(name)
+    val (key, file) = partFile(name, 1)
+    val original = Files.readAllBytes(file.toPath)
+    val footerLength = ByteBuffer.wrap(original.slice(original.length - 8, original.length - 4))
+      .order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt
+    val pagesEnd = original.length - 8 - footerLength
+    val rnd = new Random(13)
+    val outcomes = (0 until 12).map { i =>
+      val at = 4 + (i * (pagesEnd - 4)) / 12 + rnd.nextInt(math.max(1, (pagesEnd - 4) / 12))
+      Files.write(file.toPath, original.updated(at, (original(at) ^ (1 << rnd.nextInt(8))).toByte))
+      // Without the local file system's checksum beside it, as on a store that keeps none (S3).
+      Files.deleteIfExists(new File(file.getParentFile, s".${file.getName}.crc").toPath)
+      try {
+        assert(rows(name) === all, s"byte $at flipped")
+        "same rows"
+      } catch {
+        case e: Exception if messages(e).contains(s"$name/$key cannot be read") => "error naming the part"
+      }
+    }
+    Files.write(file.toPath, original)
+    assert(rows(name) === all)
+    assert(outcomes.contains("error naming the part"), outcomes)
+    info(outcomes.groupBy(identity).map { case (o, n) => s"$o: ${n.size}" }.mkString(", ") + s" of 12 flips in $pagesEnd bytes of pages")
+  }
+
+  test("a state version cut short or overwritten fails opening the shard, naming the file and what to do") {
+    Seq("cut" -> ((b: Array[Byte]) => b.take(b.length / 2)), "garbage" -> ((b: Array[Byte]) => b.map(_ => '{'.toByte)))
+      .foreach { case (what, damage) =>
+        val name = s"state_$what"
+        threeBatches(name)
+        val file = stateFile(name, 2)
+        Files.write(file.toPath, damage(Files.readAllBytes(file.toPath)))
+        val m = messages(intercept[Exception](rows(name)))
+        assert(m.contains(s"Shard '$name': state file ") && m.contains(s"$name/state/${file.getName} cannot be read") &&
+          m.contains("it was damaged after it was written: restore it from a backup"), m)
+      }
+  }
+
+  test("a state version of a newer format is refused, naming the file and asking for an upgrade") {
+    val name = "state_newer"
+    threeBatches(name)
+    val file = stateFile(name, 3)
+    val json = Json.parse(new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8)).asInstanceOf[ObjectNode]
+    json.put("formatVersion", 99)
+    Files.write(file.toPath, Json.write(json))
+    val m = messages(intercept[Exception](rows(name)))
+    assert(m.contains(s"$name/state/${file.getName} has formatVersion 99, but this sparkpersist reads formatVersion up to 3. " +
+      "Upgrade sparkpersist to read this shard."), m)
+  }
+
+  /** Shard `name` with the stats of batch 1's part (k in [3, 4], one null v) edited by `edit`. */
+  private def withEditedStats(name: String)(edit: ObjectNode => Unit): Unit = {
+    threeBatches(name)
+    val file = stateFile(name, 2)
+    val json = Json.parse(new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8))
+    edit(json.at("/batch/runs/0/0/stats").asInstanceOf[ObjectNode])
+    Files.write(file.toPath, Json.write(json))
+  }
+
+  test("stats of the wrong type, of the wrong shape or with impossible counts keep their part") {
+    def columns(edit: ObjectNode => Unit): ObjectNode => Unit =
+      s => Seq("1", "2").foreach(id => edit(s.`with`("columns").`with`(id)))
+    // (damage, edit, parts kept by k = 1: 2 where the damage costs k's bounds)
+    val edits: Seq[(String, ObjectNode => Unit, Int)] = Seq(
+      ("type", columns(c => c.put("type", if (c.get("type").asText() == "bigint") "string" else "bigint")), 2),
+      ("shape", columns(c => c.putObject("lower").put("x", 1)), 2),
+      ("nested", columns(c => c.putObject("nested").putObject("array").put("count", 1)), 1),
+      ("negative_nulls", columns(c => c.put("nulls", -1)), 2),
+      ("too_many_nulls", columns(c => c.put("nulls", 3)), 2),
+      ("rows", s => s.put("rows", 1), 2))
+    edits.foreach { case (what, edit, keptByK1) =>
+      val name = s"stats_$what"
+      withEditedStats(name)(edit)
+      val (k1, k1Reports) = inEveryMode(s"SELECT k, v FROM persist.$name WHERE k = 1")
+      assert(k1 === Seq("[1,a]"), what)
+      assert(k1Reports("on").map(_.metrics.partsKept) === Seq(keptByK1), what)
+      // Damaged counts that claimed k all null, or v all null, would skip the part of (3, c).
+      Seq(s"k >= 3 AND v IS NOT NULL" -> Seq("[3,c]", "[5,e]"), "v = 'c' OR v IS NULL" -> Seq("[3,c]", "[4,null]"))
+        .foreach { case (filter, expected) =>
+          assert(inEveryMode(s"SELECT k, v FROM persist.$name WHERE $filter")._1 === expected, s"$what: $filter")
+        }
+    }
+  }
+}

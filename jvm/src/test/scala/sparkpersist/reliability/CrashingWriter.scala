@@ -1,0 +1,116 @@
+package sparkpersist.reliability
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.Files
+import java.util.UUID
+
+import org.apache.hadoop.fs.{FSDataOutputStream, LocalFileSystem, Path}
+import org.apache.hadoop.fs.permission.FsPermission
+import org.apache.hadoop.util.Progressable
+import org.apache.spark.sql.SparkSession
+
+import sparkpersist.shard.{BatchMeta, FsStateLog, ShardHandle, ShardState, ShardStore, StateLog}
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * The writer [[CrashRun]] kills: appends `batches` batches to a shard of `(k, v)` (batch i holds
+ * `(i * 10 + j, "b<i>-<j>")` for j in 0..4, in parts of 2 rows), printing `ACK <i>` once batch
+ * i is committed, and halts (`Runtime.halt`, as `kill -9` ends it) during the last batch at `step`:
+ *
+ *  - `parts`: while writing its second part (the first is complete, the second has its header);
+ *  - `commit`: after every part is written, before the commit;
+ *  - `state`: while writing its state version, leaving the temp file a committer killed there leaves;
+ *  - `rollup`: after the version is committed, while writing the rollup after it (same);
+ *  - `none`: never (the parent kills it at a random time instead).
+ *
+ * Usage: `CrashingWriter <root URI> <shard> <batches> <step>`
+ */
+object CrashingWriter {
+  val Steps: Seq[String] = Seq("parts", "commit", "state", "rollup")
+  /** The exit value of a halt at a step. */
+  val Halted = 77
+
+  @volatile private var armed = false
+  /** Part files created since armed (one file system instance per `getFileSystem`: counted here). */
+  private var partsCreated = 0
+
+  def main(args: Array[String]): Unit = {
+    val Array(root, shard, batches, step) = args
+    val spark = SparkSession.builder().master("local[1]").appName("CrashingWriter")
+      .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "1")
+      .config("spark.hadoop.fs.file.impl", classOf[HaltingFileSystem].getName)
+      .config("spark.hadoop.fs.file.impl.disable.cache", "true").getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    import spark.implicits._
+    val conf = spark.sparkContext.hadoopConfiguration
+    val store = new ShardStore(root, conf)
+    println("READY")
+    (0 until batches.toInt).foreach { i =>
+      val last = i == batches.toInt - 1
+      val opened = store.open(shard)
+      val log = new HaltingLog(opened, if (last) step else "none", conf)
+      armed = last && step == "parts"
+      val rows = (0 until 5).map(j => (i * 10L + j, s"b$i-$j")).toDF("k", "v").coalesce(1)
+      ShardWriter.write(rows, new ShardHandle(opened.name, opened.dir, log, opened.fs), WriteOptions(maxRowsPerPart = Some(2)))
+      println(s"ACK $i")
+    }
+    spark.stop()
+  }
+
+  private def halt(): Nothing = {
+    Runtime.getRuntime.halt(Halted)
+    throw new IllegalStateException("halted")
+  }
+
+  /** Writes half of a state file's temp file (named as `PutIfAbsent` names them), then halts. */
+  private def haltWritingTemp(shard: ShardHandle, target: String): Nothing = {
+    val tmp = new java.io.File(new java.io.File(shard.dir.toUri.getPath, ShardStore.StateDir), s".$target.${UUID.randomUUID()}.tmp")
+    Files.write(tmp.toPath, """{"formatVersion":2,"seqNo":""".getBytes(StandardCharsets.UTF_8))
+    halt()
+  }
+
+  /** The shard's state log, halting at `step` of the next commit. */
+  private final class HaltingLog(shard: ShardHandle, step: String, conf: org.apache.hadoop.conf.Configuration) extends StateLog {
+    // No rollups, so that `rollup` can halt where the committer would write one.
+    private val log = new FsStateLog(shard.name, new Path(shard.dir, ShardStore.StateDir), conf, rollupEvery = Long.MaxValue)
+
+    def current(): ShardState = log.current()
+
+    def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = step match {
+      case "commit" => halt()
+      case "state" => haltWritingTemp(shard, f"${log.current().seqNo + 1}%020d.json")
+      case "rollup" =>
+        val committed = log.compareAndAppend(expectedUpper, batch)
+        haltWritingTemp(shard, f"rollup-${committed.seqNo}%020d.json")
+      case _ => log.compareAndAppend(expectedUpper, batch)
+    }
+
+    def downgradeSince(newSince: Long): ShardState = log.downgradeSince(newSince)
+    def replaceBatches(replacements: Seq[sparkpersist.shard.BatchReplacement]) = log.replaceBatches(replacements)
+    def listing(): sparkpersist.shard.StateListing = log.listing()
+    def statesFrom(seqNo: Long): Iterator[ShardState] = log.statesFrom(seqNo)
+    def truncateBefore(seqNo: Long): Seq[String] = log.truncateBefore(seqNo)
+  }
+
+  /** The local file system, halting on the second write to the second part file created once armed. */
+  final class HaltingFileSystem extends LocalFileSystem {
+    override def create(f: Path, permission: FsPermission, overwrite: Boolean, bufferSize: Int, replication: Short,
+        blockSize: Long, progress: Progressable): FSDataOutputStream = {
+      val file = super.create(f, permission, overwrite, bufferSize, replication, blockSize, progress)
+      if (!armed || !f.getName.endsWith(".parquet")) file
+      else CrashingWriter.synchronized {
+        partsCreated += 1
+        if (partsCreated < 2) file
+        else new FSDataOutputStream(new java.io.OutputStream {
+          private var writes = 0
+          private def once(): Unit = {
+            writes += 1
+            if (writes == 2) { file.hflush(); halt() }
+          }
+          override def write(b: Int): Unit = { once(); file.write(b) }
+          override def write(b: Array[Byte], off: Int, len: Int): Unit = { once(); file.write(b, off, len) }
+        }, null)
+      }
+    }
+  }
+}

@@ -1,0 +1,43 @@
+package sparkpersist.shard
+
+import scala.util.Random
+
+import sparkpersist.schema.ShardSchema
+
+/**
+ * Real state files and their decoding, for tests outside `shard` (the codec is private to it):
+ * the create, appends, a compaction and a rollup of a shard of [[ShardFixtures.eventSchema]].
+ */
+object StateFiles {
+
+  /** A state file: its name, bytes, the version it is, and the schema of the version before (None for 0). */
+  final case class Encoded(name: String, bytes: Array[Byte], seqNo: Long, schema: Option[ShardSchema]) {
+    def isRollup: Boolean = name.startsWith("rollup")
+  }
+
+  /** Version 0, three appends, a compaction of two of them, and the rollup after each. */
+  def encodings(rnd: Random): Seq[Encoded] = {
+    val schema = ShardFixtures.eventSchema
+    val create = CreateShard("events", "0d5c6a8e-0000-4000-8000-000000000001", schema)
+    val batches = (0 until 3).map(i => ShardFixtures.eventBatch(s"b$i", i * 1000L, (i + 1) * 1000L, 1 + rnd.nextInt(3), rnd))
+    val merged = ShardFixtures.eventBatch("m0", 0L, 2000L, 2, rnd).copy(appends = 2)
+    val changes: Seq[StateChange] = batches.map(AppendBatch) :+
+      ReplaceBatches(Seq(BatchReplacement(Vector("b0", "b1"), merged))) :+ DowngradeSince(500L)
+    val states = changes.scanLeft(create.state)((s, c) => c.applyTo(s))
+    val diffs = changes.zip(states).map { case (c, before) =>
+      Encoded(FsStateLog.versionName(before.seqNo + 1), StateCodec.encodeDiff(before.seqNo + 1, c, schema),
+        before.seqNo + 1, Some(before.schema))
+    }
+    Encoded(FsStateLog.versionName(0), StateCodec.encodeDiff(0, create, schema), 0, None) +:
+      (diffs ++ states.tail.map(s => Encoded(f"rollup-${s.seqNo}%020d.json", StateCodec.encodeRollup(s), s.seqNo, None)))
+  }
+
+  /** The parts of the state `file` describes (a rollup's, or the batches a version adds). */
+  def decodeParts(file: Encoded, bytes: Array[Byte]): Seq[PartMeta] =
+    if (file.isRollup) StateCodec.decodeRollup(file.name, bytes, file.seqNo).batches.flatMap(_.parts.toSeq)
+    else StateCodec.decodeDiff(file.name, bytes, file.seqNo, file.schema) match {
+      case AppendBatch(b) => b.parts.toSeq
+      case ReplaceBatches(rs) => rs.flatMap(_.batch.parts.toSeq)
+      case _ => Nil
+    }
+}
