@@ -36,11 +36,14 @@ object Interpreter {
    * `castSlotOf` gives the slot of the spec of a cast of a string column ([[CastSpecs]]); casts
    * without one are interpreted as any other cast. `memberSlotOf` gives the slot of whether a
    * column may hold one of some constants ([[MemberSpecs]]), for point lookups ([[MemberNodes]]).
+   * `monotoneUdfs` gives the direction of JVM user functions declared monotone (by lower-case
+   * name, see `spark.sparkpersist.udf.monotone`): in every argument, raising only at the tails.
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
-      memberSlotOf: (Attribute, Seq[Any]) => Option[Int] = (_, _) => None): SpecNode =
-    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf).compile(e)
+      memberSlotOf: (Attribute, Seq[Any]) => Option[Int] = (_, _) => None,
+      monotoneUdfs: Map[String, Direction] = Map.empty): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs).compile(e)
 
   /**
    * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
@@ -60,7 +63,8 @@ object Interpreter {
 
   private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
-      memberSlotOf: (Attribute, Seq[Any]) => Option[Int]) {
+      memberSlotOf: (Attribute, Seq[Any]) => Option[Int],
+      monotoneUdfs: Map[String, Direction]) {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
@@ -143,6 +147,9 @@ object Interpreter {
       case a: ElementAt if a.left.dataType.isInstanceOf[MapType] => mapValue(a.left, a.right)
       case a: ElementAt =>
         arrayItem(a.left, a.right, oneBased = true, a.failOnError, a.defaultValueOutOfBound)
+      case u: ScalaUDF if u.udfDeterministic && u.udfName.exists(n => monotoneUdfs.contains(n.toLowerCase(java.util.Locale.ROOT))) =>
+        val direction = monotoneUdfs(u.udfName.get.toLowerCase(java.util.Locale.ROOT))
+        monotone(u, Monotone(u.children.map(_ => direction).toVector, Raises.AtTails))
       case l: Lower => caseMapped(l, l.child)
       case u: Upper => caseMapped(u, u.child)
       case _ =>

@@ -51,12 +51,14 @@ object PartFilter {
    *                  attributes not in it admit any value
    * @param schema    the shard's schema (for the column types)
    * @param mzNow     the spec of `mz_now()`: [[MzNowSpec.at]] or [[MzNowSpec.since]]
+   * @param monotoneUdfs user functions declared monotone, by lower-case name
    */
   def compile(
       condition: Expression,
       columnIds: AttributeMap[Int],
       schema: ShardSchema,
-      mzNow: ResultSpec): PartFilter = {
+      mzNow: ResultSpec,
+      monotoneUdfs: Map[String, Direction] = Map.empty): PartFilter = {
     // One slot per column read, per cast of a string column read, per point lookup.
     val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
     def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
@@ -70,7 +72,7 @@ object PartFilter {
       }
     val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
-      (a, values) => slot(a, values)((id, _) => new MemberSpecs(id, values)))
+      (a, values) => slot(a, values)((id, _) => new MemberSpecs(id, values)), monotoneUdfs)
     new PartFilter(root, slots.values.toArray)
   }
 }

@@ -1,8 +1,11 @@
 package sparkpersist.catalyst
 
-import org.apache.spark.sql.functions.{col, concat, lit, timestamp_millis}
+import org.apache.spark.sql.functions.{col, concat, lit, timestamp_millis, udf}
 
-import sparkpersist.PersistSparkSession
+import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.api.MonotoneFunctions
+import sparkpersist.compact.{CompactionSettings, Compactor}
+import sparkpersist.stats.MembershipFilter
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -45,6 +48,42 @@ class IndexPruningSuite extends PersistSparkSession {
     assertReads("SELECT * FROM persist.visits WHERE user_id <=> 19", kept = 1, expectedRows = 1)
     assertReads(s"SELECT * FROM persist.visits WHERE session_id = 's-${17 * 7919}'", kept = 1, expectedRows = 1)
     assertReads("SELECT * FROM persist.visits WHERE session_id = 's-0' OR user_id = 300", kept = 2, expectedRows = 2)
+  }
+
+  test("compaction keeps the membership filters of the columns its input parts index") {
+    sql("CREATE TABLE persist.merged (user_id BIGINT, other BIGINT)")
+    val shard = store.open("merged")
+    (0 until 4).foreach { b =>
+      val rows = spark.range(10).select((col("id") * 4 + b).as("user_id"), col("id").as("other"),
+        lit(Start + b).as("ingest_ms")).coalesce(1)
+      ShardWriter.write(rows, shard, WriteOptions(timeCol = Some("ingest_ms"), indexColumns = Seq("user_id")))
+    }
+    Compactor.compact(spark, shard, CompactionSettings(fanIn = 2, targetBytes = 1L << 30, windowMs = 1L << 40, retentionMs = None))
+    val parts = shard.state.parts.toSeq
+    assert(parts.size === 1)
+    val userId = shard.state.schema.column("user_id").get.id
+    val other = shard.state.schema.column("other").get.id
+    val filter = parts.head.stats.get.columns(userId).members.get
+    (0L until 40L).foreach(v => assert(filter.mayContain(MembershipFilter.hash(v))))
+    assert(parts.head.stats.get.columns(other).members.isEmpty)
+  }
+
+  test("a user function declared monotone prunes; undeclared it keeps every part") {
+    val sixHours = 6 * Hour // a local: the function must not capture the suite
+    val bucket = udf((t: java.sql.Timestamp) => t.getTime / sixHours)
+    spark.udf.register("bucket6h", bucket)
+    val query = s"SELECT * FROM persist.visits WHERE bucket6h(ts) = ${(Start + 30 * Hour) / (6 * Hour)}"
+    // Parts 10 and 11 cover hours 30 to 36.
+    assertReads(query, kept = Parts, expectedRows = 40)
+    try {
+      MonotoneFunctions.register(spark, "bucket6h", bucket, "up")
+      assert(spark.conf.get(PersistConf.MonotoneUdfs.key) === "bucket6h:up")
+      assertReads(query, kept = 2, expectedRows = 40)
+      assertReads(s"SELECT * FROM persist.visits WHERE bucket6h(ts) > ${(Start + 40 * Hour) / (6 * Hour)}",
+        kept = 2, expectedRows = 40)
+    } finally spark.conf.unset(PersistConf.MonotoneUdfs.key)
+    val error = intercept[IllegalArgumentException](MonotoneFunctions.declare(spark, "bucket6h", "sideways"))
+    assert(error.getMessage.contains("direction must be 'up' or 'down', got 'sideways'"))
   }
 
   test("hour(), date_format() and month() prune within a two-day window") {
