@@ -91,6 +91,7 @@ COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
 RELIABILITY ?= 100000 50 8 50 1000000 1
+INDEX      ?= 48 20000 5
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.RestartBench $(RESTART)" \
@@ -104,6 +105,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
 	  "bench/runMain sparkpersist.bench.CastStatsBench $(CASTSTATS)" \
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
+	  "bench/runMain sparkpersist.bench.IndexBench $(INDEX)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
 	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/s3a_bench.py $(S3A)

@@ -10,6 +10,7 @@ Typical use::
 """
 from ._api import Batch, compact, gc, last_scans, parts, shards, write
 from ._jar import jar_path
+from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
 from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsError, ShardNotFoundError,
                      SparkPersistError, UpperMismatchError)
@@ -17,5 +18,5 @@ from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsErr
 __all__ = [
     "Batch", "CATALOG", "ConnectNotSupportedError", "InvalidInputError", "ShardExistsError",
     "ShardNotFoundError", "SparkPersistError", "UpperMismatchError", "compact", "configure", "gc", "jar_path",
-    "last_scans", "parts", "session", "shards", "write",
+    "last_scans", "parts", "register_monotone", "session", "shards", "write",
 ]

@@ -24,7 +24,8 @@ class Batch:
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
           json_columns: Optional[Sequence[str]] = None,
-          keep_stats: Optional[Sequence[str]] = None) -> Batch:
+          keep_stats: Optional[Sequence[str]] = None,
+          index_columns: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -47,6 +48,9 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
             write that creates the shard; later writes may omit it or must name the same columns.
         keep_stats: columns whose part statistics are trimmed last when a part's statistics
             exceed ``spark.sparkpersist.stats.budgetBytes`` (time-like columns are kept too).
+        index_columns: integer, date, timestamp, float or (UTF8_BINARY) string columns whose parts
+            get membership filters, so ``=``, ``IN`` and ``<=>`` with constants skip parts that
+            do not hold them even when min/max spans everything. Their statistics are trimmed last.
 
     Returns:
         The committed :class:`Batch`.
@@ -63,6 +67,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         json_columns = [json_columns]
     if isinstance(keep_stats, str):
         keep_stats = [keep_stats]
+    if isinstance(index_columns, str):
+        index_columns = [index_columns]
     spark = df.sparkSession
     api = facade(spark, "write")
     with translated_errors():
@@ -70,7 +76,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
                            None if max_rows_per_part is None else int(max_rows_per_part),
                            None if order_by is None else list(order_by),
                            None if json_columns is None else list(json_columns),
-                           None if keep_stats is None else list(keep_stats))
+                           None if keep_stats is None else list(keep_stats),
+                           None if index_columns is None else list(index_columns))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 

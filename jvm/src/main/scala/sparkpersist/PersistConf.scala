@@ -85,6 +85,19 @@ object PersistConf {
     "Time (epoch ms) that batch reads and mz_now() use. Unset: the latest time complete in every " +
       "shard the query reads (min upper - 1). Must satisfy since <= asOf < upper.")
 
+  val MonotoneUdfs = register(Entry[Option[Map[String, String]]](Prefix + "udf.monotone", None,
+    "User functions declared monotone, as `name:up` or `name:down` pairs separated by commas: " +
+      "non-decreasing (non-increasing) in every argument, raising only beyond some bound. Part " +
+      "pruning maps ranges through their endpoints (JVM functions only); run `soft` pushdown first.",
+    s => Some(s.split(",").map(_.trim).filter(_.nonEmpty).map { pair =>
+      val (name, dir) = pair.split(":", -1) match {
+        case Array(n, d) => (n.trim.toLowerCase(Locale.ROOT), d.trim.toLowerCase(Locale.ROOT))
+        case _ => throw new IllegalArgumentException(s"expected name:up or name:down, got '$pair'")
+      }
+      require(dir == "up" || dir == "down", s"expected up or down for '$name', got '$dir'")
+      name -> dir
+    }.toMap).filter(_.nonEmpty)))
+
   val PushdownMode = choice(Prefix + "pushdown.mode", "on", Seq("on", "soft", "off"),
     "Part pruning: `on` skips parts the filter provably rejects; `soft` decides but reads every " +
       "part and reports any skippable part that yields a passing row; `off` reads every part.")

@@ -15,6 +15,22 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  */
 object PythonApi {
 
+  /** [[write]] without index columns (callers from before `index_columns`). */
+  def write(
+      df: DataFrame,
+      shard: String,
+      timeCol: String,
+      diffCol: String,
+      maxRowsPerPart: java.lang.Long,
+      orderBy: java.util.List[String],
+      jsonColumns: java.util.List[String],
+      keepStats: java.util.List[String]): java.util.Map[String, Any] =
+    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null)
+
+  /** Declares the registered JVM function `name` monotone ([[MonotoneFunctions.declare]]). */
+  def declareMonotone(spark: SparkSession, name: String, direction: String): Unit =
+    MonotoneFunctions.declare(spark, name, direction)
+
   /** The jar's version (also a cheap "is the jar on the classpath" probe). */
   def version(): String =
     Option(getClass.getPackage.getImplementationVersion).getOrElse("dev")
@@ -36,7 +52,8 @@ object PythonApi {
       maxRowsPerPart: java.lang.Long,
       orderBy: java.util.List[String],
       jsonColumns: java.util.List[String],
-      keepStats: java.util.List[String]): java.util.Map[String, Any] = {
+      keepStats: java.util.List[String],
+      indexColumns: java.util.List[String]): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
     val order = Option(orderBy).map(_.asScala.toSeq)
     val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
@@ -61,7 +78,8 @@ object PythonApi {
         h
       }
     val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
-      jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil))
+      jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil),
+      indexColumns = Option(indexColumns).map(_.asScala.toSeq).getOrElse(Nil))
     val batch =
       try ShardWriter.write(df, handle, options)
       catch {

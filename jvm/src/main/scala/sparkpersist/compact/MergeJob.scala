@@ -21,6 +21,11 @@ private[compact] object MergeJob {
   private final case class GroupTask(runs: Seq[Seq[PartFile]], advanceTo: Long, consolidate: Boolean,
       stampTime: Option[Long], batchDir: String)
 
+  /** Columns indexed in some input part (with a membership filter): their merged parts get one too. */
+  private def indexed(groups: Seq[MergeGroup]): Set[Int] =
+    groups.iterator.flatMap(_.batches).flatMap(_.runs).flatMap(_.parts).flatMap(_.stats)
+      .flatMap(_.columns.collect { case (id, c) if c.members.isDefined => id }).toSet
+
   def run(spark: SparkSession, shard: ShardHandle, schema: ShardSchema, groups: Seq[MergeGroup],
       outputs: Seq[BatchCommit], keepStats: Set[Int], description: String): Seq[Seq[WrittenPart]] = {
     val tasks = groups.zip(outputs).map { case (g, out) =>
@@ -31,7 +36,7 @@ private[compact] object MergeJob {
     // One Parquet configuration per part layout, shared by all groups (the first batch
     // directory is a placeholder: each task writes into its own).
     def spec(stamp: Option[Long]) =
-      RunSpec.forSession(spark, shard.name, schema, outputs.head.batchDir, None, stamp, keepStats)
+      RunSpec.forSession(spark, shard.name, schema, outputs.head.batchDir, None, stamp, keepStats, indexed(groups))
     val inRow = spec(None)
     val stamped = spec(Some(0L))
     val name = shard.name

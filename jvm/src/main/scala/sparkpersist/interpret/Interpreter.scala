@@ -34,11 +34,16 @@ object Interpreter {
    * Compiles `e`. `slotOf` gives the slot of the column spec an attribute reads (attributes
    * without a slot admit any value, and never raise); `mzNow` is the spec of `mz_now()`.
    * `castSlotOf` gives the slot of the spec of a cast of a string column ([[CastSpecs]]); casts
-   * without one are interpreted as any other cast.
+   * without one are interpreted as any other cast. `memberSlotOf` gives the slot of whether a
+   * column may hold one of some constants ([[MemberSpecs]]), for point lookups ([[MemberNodes]]).
+   * `monotoneUdfs` gives the direction of JVM user functions declared monotone (by lower-case
+   * name, see `spark.sparkpersist.udf.monotone`): in every argument, raising only at the tails.
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
-      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None): SpecNode =
-    new Compiler(slotOf, mzNow, castSlotOf).compile(e)
+      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
+      memberSlotOf: (Attribute, Seq[Any]) => Option[Int] = (_, _) => None,
+      monotoneUdfs: Map[String, Direction] = Map.empty): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs).compile(e)
 
   /**
    * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
@@ -57,9 +62,17 @@ object Interpreter {
   private val alwaysFails = ResultSpec(nullable = false, fallible = true, Values.Empty)
 
   private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
-      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int]) {
+      castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
+      memberSlotOf: (Attribute, Seq[Any]) => Option[Int],
+      monotoneUdfs: Map[String, Direction]) {
 
-    def compile(e: Expression): SpecNode = e match {
+    def compile(e: Expression): SpecNode = {
+      val node = compileNode(e)
+      MemberNodes.lookup(e).flatMap { case (a, values) => memberSlotOf(a, values) }
+        .fold(node)(slot => new MemberNodes.Refine(node, new Column(slot)))
+    }
+
+    private def compileNode(e: Expression): SpecNode = e match {
       case _: MzNow => new Const(mzNow)
       case a: Attribute => slotOf(a).map(new Column(_)).getOrElse(new Const(ResultSpec.AnyValue))
       case _ if !e.deterministic => anything
@@ -134,8 +147,24 @@ object Interpreter {
       case a: ElementAt if a.left.dataType.isInstanceOf[MapType] => mapValue(a.left, a.right)
       case a: ElementAt =>
         arrayItem(a.left, a.right, oneBased = true, a.failOnError, a.defaultValueOutOfBound)
-      case _ => Monotonicity.lookup(e).map(monotone(e, _)).getOrElse(anything)
+      case u: ScalaUDF if u.udfDeterministic && u.udfName.exists(n => monotoneUdfs.contains(n.toLowerCase(java.util.Locale.ROOT))) =>
+        val direction = monotoneUdfs(u.udfName.get.toLowerCase(java.util.Locale.ROOT))
+        monotone(u, Monotone(u.children.map(_ => direction).toVector, Raises.AtTails))
+      case l: Lower => caseMapped(l, l.child)
+      case u: Upper => caseMapped(u, u.child)
+      case _ =>
+        Monotonicity.lookup(e).map(monotone(e, _))
+          .orElse(Piecewise.lookup(e).map(piecewise(e, _)))
+          .getOrElse(anything)
     }
+
+    private def piecewise(e: Expression, f: Piecewise): SpecNode =
+      ordered(e.dataType)(new PiecewiseNodes.Call(compile(f.arg), f, _))
+
+    private def caseMapped(e: Expression, child: Expression): SpecNode =
+      if (!ValueOrdering.isRanged(child.dataType)) anything
+      else ordered(e.dataType)(new PiecewiseNodes.CaseMapped(compile(child),
+        e.withNewChildren(Seq(BoundReference(0, child.dataType, nullable = true))), _))
 
     private def anything: SpecNode = new Const(ResultSpec.Anything)
 

@@ -96,6 +96,13 @@ object Monotonicity {
     case _: TruncTimestamp => Some(Monotone(Vector(Fixed, Up), Raises.AtTails, zoneDependent = true))
     case _: TruncDate => Some(Monotone(Vector(Up, Fixed), Raises.Never))
     case _: Year => Some(Monotone(Vector(Up), Raises.Never))
+    // Whole numbers below/above a number: saturate at the long range, never wrap.
+    case _: Floor | _: Ceil => Some(Monotone(Vector(Up), Raises.AtTails))
+    case r: RoundBase if r.left.dataType == DoubleType || r.left.dataType == FloatType =>
+      Some(Monotone(Vector(Up, Fixed), Raises.AtTails))
+    // The first characters (bytes) of a string (binary): a prefix keeps the bytewise order.
+    case s: Substring if Interpreter.constant(s.pos).flatten.exists(p => p == 0 || p == 1) =>
+      Some(Monotone(Vector(Up, Fixed, Fixed), Raises.Never))
     case _ => None
   }
 

@@ -3,6 +3,7 @@ package sparkpersist.interpret
 import scala.util.control.NonFatal
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
+import org.apache.spark.sql.types.DataType
 
 import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.PartStats
@@ -50,26 +51,28 @@ object PartFilter {
    *                  attributes not in it admit any value
    * @param schema    the shard's schema (for the column types)
    * @param mzNow     the spec of `mz_now()`: [[MzNowSpec.at]] or [[MzNowSpec.since]]
+   * @param monotoneUdfs user functions declared monotone, by lower-case name
    */
   def compile(
       condition: Expression,
       columnIds: AttributeMap[Int],
       schema: ShardSchema,
-      mzNow: ResultSpec): PartFilter = {
-    // One slot per column read, and per cast of a string column read.
-    val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Option[TextCasts.TextCast]), SlotSpecs]
-    def slot(a: Attribute, cast: Option[TextCasts.TextCast]): Option[Int] =
+      mzNow: ResultSpec,
+      monotoneUdfs: Map[String, Direction] = Map.empty): PartFilter = {
+    // One slot per column read, per cast of a string column read, per point lookup.
+    val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
+    def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
       for {
         id <- columnIds.get(a)
         column <- schema.columnById(id)
       } yield {
-        val key = (id, cast)
-        if (!slots.contains(key)) {
-          slots(key) = cast.fold[SlotSpecs](new PartSpecs(id, column.dataType))(new CastSpecs(id, _))
-        }
+        val key = (id, what)
+        if (!slots.contains(key)) slots(key) = specs(id, column.dataType)
         slots.keysIterator.indexOf(key)
       }
-    val root = Interpreter.compile(condition, slot(_, None), mzNow, (a, c) => slot(a, Some(c)))
+    val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
+      (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
+      (a, values) => slot(a, values)((id, _) => new MemberSpecs(id, values)), monotoneUdfs)
     new PartFilter(root, slots.values.toArray)
   }
 }

@@ -2,7 +2,10 @@ package sparkpersist.source
 
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
 
-import sparkpersist.interpret.{MzNowSpec, PartFilter, ResultSpec}
+import org.apache.spark.sql.internal.SQLConf
+
+import sparkpersist.PersistConf
+import sparkpersist.interpret.{Direction, MzNowSpec, PartFilter, ResultSpec}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.PartMeta
 
@@ -24,7 +27,10 @@ object PartPruning {
    */
   def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
       checked: Expression): PartSelection = {
-    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow)
+    val udfs = PersistConf.MonotoneUdfs.get(SQLConf.get).getOrElse(Map.empty).map { case (name, dir) =>
+      name -> (if (dir == "down") Direction.Down else Direction.Up)
+    }
+    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, udfs)
     PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(filter.keep))
   }
 

@@ -17,17 +17,22 @@ package sparkpersist.stats
  * `casts` (top-level string columns only) says what the values become under `CAST` to numbers,
  * dates and timestamps; absent means "anything" (no value parses, or the stats were trimmed or
  * written without them).
+ *
+ * `members` (indexed columns only) answers point lookups ([[MembershipFilter]]); absent means
+ * "anything".
  */
 final case class ColumnStats(
     nullCount: Long,
     lower: Option[Any],
     upper: Option[Any],
     nested: Option[NestedStats] = None,
-    casts: Option[CastStats] = None) {
+    casts: Option[CastStats] = None,
+    members: Option[MembershipFilter] = None) {
   override def equals(o: Any): Boolean = o match {
     case c: ColumnStats =>
       nullCount == c.nullCount && StatValues.same(lower, c.lower) &&
-        StatValues.same(upper, c.upper) && nested == c.nested && casts == c.casts
+        StatValues.same(upper, c.upper) && nested == c.nested && casts == c.casts &&
+        members == c.members
     case _ => false
   }
   override def hashCode(): Int = nullCount.hashCode()

@@ -23,6 +23,8 @@ object TimeStamp {
  * and diff as `stamp` says. Per row: one call per column, no boxing.
  * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON; with a
  * `castZone`, string columns also get [[CastStats]], their timestamps parsed in that zone.
+ * Columns for which `indexed(i)` holds (of a type [[MembershipFilter.supports]]) also get a
+ * [[MembershipFilter]].
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
@@ -30,11 +32,15 @@ final class PartStatsCollector(
     stamp: TimeStamp,
     boundChars: Int,
     jsonText: Int => Boolean = _ => false,
-    castZone: Option[String] = None) {
+    castZone: Option[String] = None,
+    indexed: Int => Boolean = _ => false) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
     StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone)
+  }.toArray
+  private val members = columnTypes.indices.map { i =>
+    if (indexed(i) && MembershipFilter.supports(columnTypes(i))) new MembershipCollector(columnTypes(i)) else null
   }.toArray
   private var rows = 0L
   private var minT = Long.MaxValue
@@ -53,6 +59,7 @@ final class PartStatsCollector(
     var i = 0
     while (i < collectors.length) {
       collectors(i).update(row, i)
+      if (members(i) != null) members(i).update(row, i)
       i += 1
     }
     if (timeOrdinal >= 0) {
@@ -79,5 +86,8 @@ final class PartStatsCollector(
 
   /** The part's stats, given its size in bytes once written. */
   def result(bytes: Long): PartStats =
-    PartStats(rows, bytes, columnIds.iterator.zip(collectors.iterator.map(_.result())).toMap)
+    PartStats(rows, bytes, columnIds.indices.map { i =>
+      val c = collectors(i).result()
+      columnIds(i) -> (if (members(i) == null) c else c.copy(members = members(i).result()))
+    }.toMap)
 }

@@ -12,7 +12,10 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
 /**
  * Fits each part's statistics into a byte budget: their [[StatsCodec]] encoding is at most
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
- * keys or a thousand levels). First, the [[CastStats]] of string columns are dropped, the largest
+ * keys or a thousand levels). First, the [[MembershipFilter]]s of columns that are not protected
+ * are dropped, the largest first (those of protected columns, named indexes among them, are
+ * dropped only once the other columns' stats are all trimmed, before their own bounds). Then the
+ * [[CastStats]] of string columns are dropped, the largest
  * column first, until the stats fit (non-protected columns before protected ones): they only serve
  * casts of text, which plain comparisons do not need. Then, as Materialize's persist, with its
  * heuristics, in order:
@@ -55,8 +58,10 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     else {
       val fitting = new Fitting(stats)
       val (others, kept) = stats.columns.keys.toSeq.sorted.partition(id => !protectedIds(id))
+      if (!fitting.fits) fitting.dropMembers(others)
       Seq(others, kept).foreach(tier => if (!fitting.fits) fitting.dropCasts(tier))
       Seq(others, kept).foreach { tier =>
+        if (!fitting.fits && (tier eq kept)) fitting.dropMembers(tier)
         if (!fitting.fits) fitting.shortenBounds(tier)
         if (!fitting.fits) fitting.dropNested(tier)
         if (!fitting.fits) fitting.dropColumns(tier)
@@ -84,6 +89,10 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
     /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
+    def dropMembers(tier: Seq[Int]): Unit =
+      tier.filter(id => columns(id).members.isDefined).sortBy(id => (-sizes(id), id)).iterator
+        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(members = None)))))
+
     def dropCasts(tier: Seq[Int]): Unit =
       tier.filter(id => columns(id).casts.isDefined).sortBy(id => (-sizes(id), id)).iterator
         .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(casts = None)))))

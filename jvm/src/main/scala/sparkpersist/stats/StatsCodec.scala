@@ -93,7 +93,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     val id = key.toInt
     var nulls: Option[Long] = None
     var tag: Option[String] = None
-    var lower, upper, nested, casts: Option[JsonNode] = None
+    var lower, upper, nested, casts, members: Option[JsonNode] = None
     r.readObject("column stats") {
       case "nulls" => nulls = Some(r.long("nulls"))
       case "type" => tag = Some(r.string("type"))
@@ -101,6 +101,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       case "upper" => upper = Some(r.tree())
       case "nested" => nested = Some(r.tree())
       case "casts" => casts = Some(r.tree())
+      case "members" => members = Some(r.tree())
       case _ => r.skip()
     }
     val recordedType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
@@ -108,7 +109,10 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       for (dt <- recordedType; node <- v; b <- decodeBound(dt, node)) yield b
     id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper),
       for (dt <- recordedType; node <- nested; n <- NestedStatsCodec.read(dt, node)) yield n,
-      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- CastStatsCodec.read(node)) yield c)
+      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- CastStatsCodec.read(node)) yield c,
+      for (dt <- recordedType if MembershipFilter.supports(dt); node <- members if node.isTextual;
+           bytes <- scala.util.Try(Base64.getDecoder.decode(node.textValue())).toOption;
+           m <- MembershipCodec.decode(bytes)) yield m)
   }
 }
 
@@ -134,6 +138,7 @@ object StatsCodec {
     c.upper.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("upper", _))
     c.nested.foreach(n => node.set[JsonNode]("nested", NestedStatsCodec.write(dt, n, what)))
     c.casts.foreach(p => node.set[JsonNode]("casts", CastStatsCodec.write(p)))
+    c.members.foreach(m => node.put("members", Base64.getEncoder.encodeToString(MembershipCodec.encode(m))))
   }
 
   /** The JSON form of one bound, or None for a type without encoded bounds. */

@@ -21,19 +21,22 @@ final case class WrittenPart(path: String, meta: PartMeta)
  * the data columns when the part is stamped with `stampTime` (the configuration `conf` must say
  * the same).
  *
- * With a `castZone`, string columns also get cast stats, their timestamps parsed in that zone.
+ * With a `castZone`, string columns also get cast stats, their timestamps parsed in that zone;
+ * the `indexed` column ids get membership filters.
  *
  * The file is created, never overwritten: a part path that already exists is an error.
  */
 final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int,
-    stampTime: Option[Long], budget: StatsBudget, castZone: Option[String] = None) {
+    stampTime: Option[Long], budget: StatsBudget, castZone: Option[String] = None,
+    indexed: Set[Int] = Set.empty) {
   private val stats = new PartStatsCollector(
     schema.columns.map(_.id).toArray,
     schema.columns.map(_.dataType).toArray,
     stampTime.map(TimeStamp.Stamped).getOrElse(TimeStamp.InRow(schema.columns.length, schema.columns.length + 1)),
     boundChars,
     jsonText = i => JsonColumns.isDeclared(schema.columns(i)),
-    castZone = castZone)
+    castZone = castZone,
+    indexed = i => indexed(schema.columns(i).id))
   private val writer =
     PartFormat.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
 

@@ -20,6 +20,7 @@ import sparkpersist.stats.StatsBudget
  *                  data columns, and the parts are stamped with this time (see [[PartFormat]]:
  *                  they store no `time` and `diff`). Absent: rows end with `time` and `diff`.
  * @param castZone  when string columns get cast stats: the time zone their timestamps are parsed in
+ * @param indexed   ids of the columns whose parts get membership filters (`index_columns`)
  */
 final case class RunSpec(
     batchDir: String,
@@ -29,7 +30,8 @@ final case class RunSpec(
     boundChars: Int,
     stampTime: Option[Long],
     budget: StatsBudget,
-    castZone: Option[String] = None) {
+    castZone: Option[String] = None,
+    indexed: Set[Int] = Set.empty) {
 
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
@@ -55,10 +57,12 @@ object RunSpec {
    * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
    * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`), the string
    * bound length, the stats budget and whether to collect cast stats (in the session's time zone)
-   * from the session's configuration; the budget trims the stats of the `keepStats` column ids last.
+   * from the session's configuration; the budget trims the stats of the `keepStats` column ids
+   * last, and of the `indexed` ones, which get membership filters.
    */
   def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
-      maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty): RunSpec = {
+      maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty,
+      indexed: Set[Int] = Set.empty): RunSpec = {
     val settings = spark.conf.getAll
     RunSpec(
       batchDir.toString,
@@ -67,8 +71,9 @@ object RunSpec {
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,
-      new StatsBudget(schema, keepStats, PersistConf.StatsBudgetBytes.get(settings)),
-      if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None)
+      new StatsBudget(schema, keepStats ++ indexed, PersistConf.StatsBudgetBytes.get(settings)),
+      if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None,
+      indexed)
   }
 }
 
@@ -84,7 +89,7 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
       current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime,
-        spec.budget, spec.castZone)
+        spec.budget, spec.castZone, spec.indexed)
     }
     current.write(row)
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()

@@ -38,8 +38,9 @@ object ShardWriter {
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
     val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
+    val indexed = WriteInput.keepStatsIds(shard.name, state.schema, options.indexColumns, "index_columns")
     val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,
-      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime), keepStats)
+      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime), keepStats, indexed)
     val runs = commit.onFailureDelete {
       df.sparkSession.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
         RunWriter.writeAll(spec, task.partitionId(), task.attemptNumber(), rows))

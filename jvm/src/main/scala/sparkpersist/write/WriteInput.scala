@@ -126,11 +126,15 @@ object WriteInput {
     }
   }
 
-  /** The ids of the shard columns named in `keepStats`; fails on a name that is not one. */
-  def keepStatsIds(shardName: String, schema: ShardSchema, keepStats: Seq[String]): Set[Int] = {
+  /**
+   * The ids of the shard columns named in `keepStats` (the write option `option`); fails on a
+   * name that is not one.
+   */
+  def keepStatsIds(shardName: String, schema: ShardSchema, keepStats: Seq[String],
+      option: String = "keep_stats"): Set[Int] = {
     val unknown = keepStats.filter(schema.column(_).isEmpty)
     if (unknown.nonEmpty) {
-      fail(shardName, s"keep_stats names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of " +
+      fail(shardName, s"$option names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of " +
         s"the shard (shard columns: ${schema.columns.map(_.name).mkString(", ")}). Name shard columns.")
     }
     keepStats.flatMap(schema.column(_)).map(_.id).toSet

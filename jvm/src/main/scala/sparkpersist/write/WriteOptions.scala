@@ -14,13 +14,17 @@ package sparkpersist.write
  * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.schema.JsonColumns]]):
  *                       declared on the write that creates the shard; later writes may omit it,
  *                       or must name exactly the shard's JSON columns.
+ * @param indexColumns   columns whose parts get membership filters for `=`, `IN` and `<=>`
+ *                       lookups ([[sparkpersist.stats.MembershipFilter]]); their stats are
+ *                       trimmed last, as `keepStats`.
  */
 final case class WriteOptions(
     timeCol: Option[String] = None,
     diffCol: Option[String] = None,
     maxRowsPerPart: Option[Long] = None,
     jsonColumns: Seq[String] = Nil,
-    keepStats: Seq[String] = Nil) {
+    keepStats: Seq[String] = Nil,
+    indexColumns: Seq[String] = Nil) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 
   /** An update write names its diffs; append-only writes only insert. */

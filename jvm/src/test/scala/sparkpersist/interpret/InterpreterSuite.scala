@@ -205,4 +205,73 @@ class InterpreterSuite extends AnyFunSuite with LocalSpark {
     assert(spec(window.replace("mz_now()", "mz"), old)(at("2024-01-15T00:00:00Z")) == T)
     assert(spec(window.replace("mz_now()", "mz"), old)(since("2024-01-15T00:00:00Z")) == TF)
   }
+
+  test("piecewise: time fields within a local day, cut at offset transitions") {
+    val night = "ts" -> range(micros("2024-06-01T02:10:00Z"), micros("2024-06-01T03:50:00Z"))
+    assert(spec("hour(ts) = 3", night) == TF)
+    assert(spec("hour(ts) = 5", night) == F)
+    assert(spec("hour(ts) >= 2 AND hour(ts) <= 3", night) == T)
+    // Across midnight 23 and 0 both occur: the union of the pieces admits every hour.
+    val midnight = "ts" -> range(micros("2024-06-01T23:30:00Z"), micros("2024-06-02T00:30:00Z"))
+    assert(spec("hour(ts) = 12", midnight) == TF)
+    // Kathmandu is +05:45: 02:10 to 03:50 UTC is 07:55 to 09:35 there.
+    val kathmandu = Mode(ansi = true, zone = "Asia/Kathmandu")
+    assert(spec("hour(ts) = 3", night)(kathmandu) == F)
+    assert(spec("hour(ts) < 7", night)(kathmandu) == F)
+    assert(spec("hour(ts) IN (7, 9)", night)(kathmandu) == TF)
+    // Los Angeles falls back at 09:00 UTC: 01:30-01:59 PDT, then 01:00-01:30 PST. Read as one
+    // piece the local endpoints would give minute 30 only.
+    val fallBack = "ts" -> range(micros("2024-11-03T08:30:00Z"), micros("2024-11-03T09:30:00Z"))
+    val la = Mode(ansi = true, zone = "America/Los_Angeles")
+    assert(spec("hour(ts) = 1", fallBack)(la) == T)
+    assert(spec("minute(ts) = 45", fallBack)(la) == TF)
+    assert(spec("second(ts) = 1", "ts" -> range(micros("2024-06-01T02:10:02Z"), micros("2024-06-01T02:10:09Z"))) == F)
+  }
+
+  test("piecewise: date fields within a year, a month, a week") {
+    val march = "dt" -> range(days("2024-03-10"), days("2024-03-20"))
+    assert(spec("month(dt) = 3", march) == T)
+    assert(spec("month(dt) = 4", march) == F)
+    assert(spec("dayofmonth(dt) > 20", march) == F)
+    assert(spec("quarter(dt) = 1", march) == T)
+    assert(spec("dayofyear(dt) < 70", march) == F)
+    // Monday 2024-03-11 to Saturday 03-16.
+    val week = "dt" -> range(days("2024-03-11"), days("2024-03-16"))
+    assert(spec("dayofweek(dt) = 1", week) == F)
+    assert(spec("weekday(dt) = 6", week) == F)
+    assert(spec("weekday(dt) = 0", week) == TF)
+    assert(spec("month(dt) = 6", "dt" -> range(days("2023-12-30"), days("2024-01-02"))) == TF)
+    val jan = "ts" -> range(micros("2024-01-01T00:00:00Z"), micros("2024-01-31T23:00:00Z"))
+    assert(spec("month(ts) = 2", jan) == F)
+  }
+
+  test("piecewise: order-preserving date_format and from_unixtime patterns") {
+    val night = "ts" -> range(micros("2024-06-01T02:10:00Z"), micros("2024-06-01T03:50:00Z"))
+    assert(spec("date_format(ts, 'yyyy-MM-dd') = '2024-06-01'", night) == T)
+    assert(spec("date_format(ts, 'yyyy-MM-dd') >= '2024-06-02'", night) == F)
+    assert(spec("date_format(ts, 'yyyy-MM-dd HH:mm') < '2024-06-01 02:10'", night) == F)
+    assert(spec("date_format(ts, 'yyyyMMdd\\'T\\'HH') = '20240601T04'", night) == F)
+    // Day before month does not print in order.
+    assert(spec("date_format(ts, 'dd/MM/yyyy') = '01/07/2024'", night) == anyBool)
+    val hour = "l" -> range(1704067200L, 1704070000L)
+    assert(spec("from_unixtime(l, 'yyyy-MM-dd') = '2024-01-01'", hour) == T)
+    assert(spec("from_unixtime(l, 'yyyy-MM-dd') = '2024-01-01'", hour)(Mode(ansi = true, zone = "America/Los_Angeles")) == F)
+  }
+
+  test("prefixes, case mapping of a common ASCII prefix, floor, ceil and round") {
+    val usa = "s" -> range(str("USA"), str("USZ"))
+    assert(spec("substring(s, 1, 2) = 'US'", usa) == T)
+    assert(spec("left(s, 2) = 'UT'", usa) == F)
+    assert(spec("substring(s, 2, 2) = 'UT'", usa) == anyBool)
+    assert(spec("lower(s) = 'abc'", "s" -> range(str("ABC"), str("ABC"))) == T)
+    assert(spec("lower(s) = 'xyz'", "s" -> range(str("ABA"), str("ABZ"))) == F)
+    assert(spec("lower(s) = 'abq'", "s" -> range(str("ABA"), str("ABZ"))) == TF)
+    assert(spec("upper(s) = 'CAN'", "s" -> range(str("usa"), str("usb"))) == F)
+    // No common prefix (or one starting with i, whose case mapping depends on the locale).
+    assert(spec("upper(s) = 'CAN'", "s" -> range(str("ia"), str("ib"))).mayBeTrue)
+    assert(spec("floor(d) = 3", "d" -> range(3.0, 3.9)) == T)
+    assert(spec("ceil(d) = 3", "d" -> range(3.1, 3.9)) == F)
+    assert(spec("round(d, 1) = 3.5D", "d" -> range(3.41, 3.44)) == F)
+    assert(spec("floor(d) = 3", "d" -> range(3.0, Double.NaN)).mayBeTrue)
+  }
 }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.SoundnessGen.{Case, PartCase}
-import sparkpersist.stats.{ColumnStats, PartStats}
+import sparkpersist.stats.{ColumnStats, MembershipFilter, PartStats}
 
 /**
  * The soundness property: for a random predicate and a random part, every subexpression's
@@ -39,7 +39,8 @@ final class SoundnessCheck(spark: SparkSession) {
     val mzSpec = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
     val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
     SoundnessCheck.checkRows(analyzed, condition, specs, mzSpec, rows,
-      s"  predicate: ${c.sql}\n  zone ${c.zone}, mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}")
+      s"  predicate: ${c.sql}\n  zone ${c.zone}, mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}",
+      (i, values) => Some(new MemberSpecs(i, values)(stats)))
   }
 
   /** Stats of the part as the writer would collect them (optionally truncating strings). */
@@ -53,7 +54,8 @@ final class SoundnessCheck(spark: SparkSession) {
         if (dt == StringType && c.truncateStrings) truncated(values.size, c.part.rows.size, lo, hi)
         else ColumnStats(c.part.rows.size - values.size, Some(lo), Some(hi))
       }
-      i -> stats
+      i -> (if (!MembershipFilter.supports(dt)) stats else stats.copy(members =
+        Some(MembershipFilter.of(values.map(MembershipFilter.hash).distinct.sorted.toArray))))
     }
     PartStats(c.part.rows.size, 0L, columns.toMap)
   }
@@ -73,14 +75,24 @@ object SoundnessCheck {
    * reports whether the whole condition would skip the part. `context` ends each violation.
    */
   def checkRows(analyzed: Analyzed, condition: Expression, specs: Array[ResultSpec], mzSpec: ResultSpec,
-      rows: Seq[InternalRow], context: String): Outcome = {
+      rows: Seq[InternalRow], context: String,
+      members: (Int, Seq[Any]) => Option[ResultSpec] = (_, _) => None): Outcome = {
     val attrs = analyzed.columns
     val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
+    // Point lookups read their membership specs from slots after the columns'.
+    val lookups = scala.collection.mutable.ArrayBuffer.empty[ResultSpec]
+    val memberSlotOf = (a: Attribute, values: Seq[Any]) =>
+      slotOf(a).flatMap(members(_, values)).map { s => lookups += s; specs.length + lookups.size - 1 }
+    def specOf(e: Expression): ResultSpec = {
+      lookups.clear()
+      val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf)
+      node.eval(specs ++ lookups)
+    }
     val violations = Seq.newBuilder[String]
     var checked = 0
     val byClass = scala.collection.mutable.Map.empty[String, (Int, Int)]
     condition.foreach { sub =>
-      val spec = Interpreter.compile(analyzed.withMzNow(sub), slotOf, mzSpec).eval(specs)
+      val spec = specOf(sub)
       val bound = BindReferences.bindReference(sub, attrs :+ analyzed.mz)
       val ord = ValueOrdering.of(sub.dataType)
       val key = sub.getClass.getSimpleName
@@ -101,7 +113,7 @@ object SoundnessCheck {
         }
       }
     }
-    val root = Interpreter.compile(analyzed.withMzNow(condition), slotOf, mzSpec).eval(specs)
+    val root = specOf(condition)
     Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
       byClass.toMap)
   }

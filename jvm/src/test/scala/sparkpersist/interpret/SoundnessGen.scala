@@ -28,6 +28,9 @@ object SoundnessGen {
   final case class Case(sql: String, parts: Seq[PartCase], zone: String)
 
   private val dayMicros = 86400L * 1000000L
+  private val hourMicros = 3600L * 1000000L
+  /** Instants where the test zones change offsets (Los Angeles, Sao Paulo, Berlin fall back; LA springs forward). */
+  private val offsetChanges = Seq(1730624400000000L, 1710064800000000L, 1518919200000000L, 1729990800000000L)
   private val minDate = -719162
   private val maxDate = 2932896
   private val minTs = -62135596800000000L
@@ -52,7 +55,8 @@ object SoundnessGen {
     case LongType => Gen.oneOf(
       longExtremes.map(c => Gen.choose(-3L, 3L).map(d => clampLong(BigInt(c) + d))),
       Gen.const(Gen.choose(-100000L, 100000L)), Gen.const(Gen.choose(Long.MinValue, Long.MaxValue)),
-      Gen.const(Gen.choose(minTs / 1000, maxTs / 1000)))
+      Gen.const(Gen.choose(minTs / 1000, maxTs / 1000)),
+      Gen.oneOf(offsetChanges).map(c => Gen.choose(-3 * 3600L, 3 * 3600L).map(c / 1000000L + _)))
     case DoubleType => Gen.oneOf(Gen.const(doubleSpecials),
       Gen.const(Gen.choose(-1000.0, 1000.0)), Gen.const(Gen.oneOf(doubleSpecials, Gen.choose(-1e6, 1e6))))
     case FloatType => value(DoubleType).map(_.map(v => v.asInstanceOf[Double].toFloat))
@@ -66,6 +70,8 @@ object SoundnessGen {
     case TimestampType => Gen.oneOf(
       Gen.choose(minTs, maxTs).map(c => Gen.choose(0L, 5 * dayMicros).map(d => math.min(maxTs, c + d))),
       Gen.const(Gen.choose(1.6e15.toLong, 1.8e15.toLong)),
+      Gen.choose(1.6e15.toLong, 1.8e15.toLong).map(c => Gen.choose(0L, 6 * hourMicros).map(c + _)),
+      Gen.oneOf(offsetChanges).map(c => Gen.choose(-3 * hourMicros, 3 * hourMicros).map(c + _)),
       Gen.const(Gen.oneOf(minTs, maxTs, 0L, Long.MinValue, Long.MaxValue, -1L)))
     case BooleanType => Gen.const(Gen.oneOf(true, false))
   }
@@ -125,7 +131,11 @@ object SoundnessGen {
       1 -> str(d - 1).map(x => s"try_cast($x as int)"),
       1 -> fn("try_add", int(d - 1), int(d - 1)),
       1 -> bin(int(d - 1), "%", lit(7, -2)),
-      1 -> fn("hash", int(d - 1))) ++ generic(int, d): _*)
+      1 -> fn("hash", int(d - 1)),
+      2 -> ts(d - 1).flatMap(x => Gen.oneOf("hour", "minute", "second").map(f => s"$f($x)")),
+      2 -> date(d - 1).flatMap(x => Gen.oneOf("month", "dayofmonth", "dayofyear", "quarter", "dayofweek",
+        "weekday").map(f => s"$f($x)")),
+      1 -> ts(d - 1).map(x => s"month($x)")) ++ generic(int, d): _*)
 
   def long(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.const("l"), 1 -> lit("0L", "9223372036854775807L", "-9223372036854775808L", "86400000L"))
@@ -144,7 +154,8 @@ object SoundnessGen {
       1 -> int(d - 1).map(x => s"cast($x as bigint)"),
       1 -> double(d - 1).map(x => s"cast($x as bigint)"),
       1 -> decimal(d - 1).map(x => s"cast($x as bigint)"),
-      1 -> fn("try_multiply", long(d - 1), lit("1000L", "-2L"))) ++ generic(long, d): _*)
+      1 -> fn("try_multiply", long(d - 1), lit("1000L", "-2L")),
+      1 -> double(d - 1).flatMap(x => Gen.oneOf(s"floor($x)", s"ceil($x)"))) ++ generic(long, d): _*)
 
   def double(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.oneOf("d", "f"),
@@ -159,7 +170,8 @@ object SoundnessGen {
       1 -> long(d - 1).map(x => s"cast($x as double)"),
       1 -> decimal(d - 1).map(x => s"cast($x as double)"),
       1 -> ts(d - 1).map(x => s"cast($x as double)"),
-      1 -> double(d - 1).map(x => s"cast($x as float)")) ++ generic(double, d): _*)
+      1 -> double(d - 1).map(x => s"cast($x as float)"),
+      1 -> double(d - 1).flatMap(x => Gen.oneOf(s"round($x, 1)", s"bround($x, -2)"))) ++ generic(double, d): _*)
 
   def decimal(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.const("m"), 1 -> lit("12.34BD", "-0.01BD", "99999999.99BD"))
@@ -179,7 +191,15 @@ object SoundnessGen {
       1 -> int(d - 1).map(x => s"cast($x as string)"),
       1 -> fn("concat", str(d - 1), lit("'x'")),
       1 -> fn("upper", str(d - 1)),
+      1 -> fn("lower", str(d - 1)),
+      1 -> str(d - 1).flatMap(x => Gen.oneOf(s"substring($x, 1, 2)", s"left($x, 1)", s"substring($x, 0, 3)")),
+      2 -> (for (t <- ts(d - 1); p <- formats) yield s"date_format($t, '$p')"),
+      1 -> (for (l <- long(d - 1); p <- formats) yield s"from_unixtime($l, '$p')"),
       1 -> fn("coalesce", str(d - 1), str(d - 1)))
+
+  /** `date_format` patterns, order-preserving ones and others. */
+  private val formats = Gen.oneOf("yyyy-MM-dd", "yyyy-MM-dd HH:mm:ss", "yyyyMMdd\\'T\\'HH", "yyyy-MM-dd HH:mm:ss.SSS",
+    "dd/MM/yyyy", "yyyy-dd", "HH:mm", "yyyy-M-d")
 
   def date(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.const("dt"), 1 -> lit("DATE'2024-01-01'", "DATE'0001-01-01'", "DATE'9999-12-31'"))
@@ -212,11 +232,25 @@ object SoundnessGen {
 
   private val kinds: Seq[Int => Gen[String]] = Seq(int, long, double, decimal, str, date, ts)
 
+  /** A point lookup on a column (`=`, `<=>`, `IN`) with constants its values often take. */
+  private val lookup: Gen[String] = for {
+    (column, constants) <- Gen.oneOf(Seq("i" -> Seq("0", "1", "-1", "2147483647"), "l" -> Seq("0L", "1L", "-1L"),
+      "s" -> Seq("'US'", "'ab'", "''", "'\u00fc'"), "d" -> Seq("-0.0D", "0.0D", "double('NaN')", "1.0E300D"),
+      "dt" -> Seq("DATE'2024-01-01'", "DATE'1970-01-01'"), "ts" -> Seq("TIMESTAMP'1970-01-01 00:00:00'")))
+    items <- Gen.atLeastOne(constants)
+    form <- Gen.choose(0, 2)
+  } yield form match {
+    case 0 => s"($column = ${items.head})"
+    case 1 => s"($column <=> ${items.head})"
+    case _ => s"($column IN (${items.mkString(", ")}))"
+  }
+
   def bool(d: Int): Gen[String] =
     if (d <= 0) pick(2 -> Gen.const("b"), 1 -> lit("true", "false", "cast(null as boolean)"),
-      4 -> comparison(0))
+      4 -> comparison(0), 2 -> lookup)
     else pick(
       3 -> comparison(d),
+      1 -> lookup,
       2 -> bin(bool(d - 1), "AND", bool(d - 1)),
       2 -> bin(bool(d - 1), "OR", bool(d - 1)),
       1 -> bool(d - 1).map(x => s"(NOT $x)"),
@@ -245,7 +279,8 @@ object SoundnessGen {
   val sample: Gen[Case] = for {
     sql <- predicate
     parts <- Gen.listOfN(PartsPerCase, partCase)
-    zone <- Gen.oneOf("UTC", "America/Sao_Paulo", "Asia/Kolkata", "America/Los_Angeles")
+    zone <- Gen.oneOf("UTC", "America/Sao_Paulo", "Asia/Kolkata", "America/Los_Angeles", "Europe/Berlin",
+      "Asia/Kathmandu", "Australia/Eucla")
   } yield Case(sql, parts, zone)
 
   /** Parts checked per predicate (analysis is the costly step, so each predicate gets several). */

@@ -1,0 +1,49 @@
+package sparkpersist.interpret
+
+import org.apache.spark.sql.catalyst.expressions
+import org.apache.spark.sql.catalyst.expressions.{Attribute, EqualNullSafe, EqualTo, Expression, InSet}
+
+import sparkpersist.stats.MembershipFilter
+
+/** Point lookups that a part's [[MembershipFilter]] can answer ([[MemberSpecs]]). */
+private[interpret] object MemberNodes {
+
+  /**
+   * The column and the non-null constants of a point lookup that is true only if the column
+   * equals one of them: `a = c`, `c = a`, `a <=> c` (c not null), `a IN (c1, ...)` and its
+   * `InSet` form, over a column of a [[MembershipFilter.supports supported]] type compared
+   * without coercion (a cast of the column is not a point lookup on the column).
+   */
+  def lookup(e: Expression): Option[(Attribute, Seq[Any])] = e match {
+    case EqualTo(a: Attribute, c) => constants(a, Seq(c))
+    case EqualTo(c, a: Attribute) => constants(a, Seq(c))
+    case EqualNullSafe(a: Attribute, c) => constants(a, Seq(c)).filter(_._2.nonEmpty)
+    case EqualNullSafe(c, a: Attribute) => constants(a, Seq(c)).filter(_._2.nonEmpty)
+    case expressions.In(a: Attribute, list) => constants(a, list)
+    case s: InSet => s.child match {
+      case a: Attribute if MembershipFilter.supports(a.dataType) => Some(a -> s.hset.iterator.filter(_ != null).toSeq)
+      case _ => None
+    }
+    case _ => None
+  }
+
+  private def constants(a: Attribute, items: Seq[Expression]): Option[(Attribute, Seq[Any])] =
+    if (!MembershipFilter.supports(a.dataType) || items.exists(_.dataType != a.dataType)) None
+    else {
+      val values = items.map(Interpreter.constant)
+      if (values.exists(_.isEmpty)) None else Some(a -> values.flatMap(_.get))
+    }
+
+  /**
+   * A point lookup refined by the membership of its constants: when none may be present, it is
+   * never true (false or null, errors as before). Stats that contradict each other (the bounds
+   * say every row matches, the filter that none does) are corrupt: the lookup stays as it was.
+   */
+  final class Refine(lookup: SpecNode, present: SpecNode) extends SpecNode {
+    def eval(columns: Array[ResultSpec]): ResultSpec = {
+      val r = lookup.eval(columns)
+      if (!r.mayBeTrue || !r.mayBeFalse || present.eval(columns).mayBeTrue) r
+      else ResultSpec.bool(mayBeFalse = true, mayBeTrue = false, r.nullable, r.fallible)
+    }
+  }
+}

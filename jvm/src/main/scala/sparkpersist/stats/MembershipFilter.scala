@@ -1,0 +1,116 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.expressions.XXH64
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Which values one part's column may hold, for point lookups (`=`, `IN`, `<=>`) that min/max
+ * bounds cannot answer on high-cardinality columns. Values are hashed ([[MembershipFilter.hash]]);
+ * [[mayContain]] never answers false for a hash that was added (no false negatives), and may
+ * answer true for one that was not.
+ *
+ *  - [[MembershipFilter.Exact]]: the sorted distinct hashes, when the part has at most
+ *    [[MembershipFilter.ExactLimit]] distinct values (false positives only on 64-bit collisions);
+ *  - [[MembershipFilter.Bloom]]: a Bloom filter of `k` probes (double hashing of the 64-bit hash)
+ *    over `bits.length * 64` bits, sized for about 1% false positives and at most
+ *    [[MembershipFilter.MaxBloomBytes]].
+ */
+sealed trait MembershipFilter {
+  def mayContain(hash: Long): Boolean
+}
+
+object MembershipFilter {
+
+  /** Most distinct values kept as an exact hash set. */
+  val ExactLimit: Int = 64
+
+  /** Largest Bloom filter, in bytes of bits. */
+  val MaxBloomBytes: Int = 8192
+
+  private val BitsPerValue = 10
+  private val Probes = 7
+  private val Seed = 42L
+
+  final case class Exact(hashes: Array[Long]) extends MembershipFilter {
+    def mayContain(hash: Long): Boolean = java.util.Arrays.binarySearch(hashes, hash) >= 0
+    override def equals(o: Any): Boolean = o match {
+      case e: Exact => java.util.Arrays.equals(hashes, e.hashes)
+      case _ => false
+    }
+    override def hashCode(): Int = java.util.Arrays.hashCode(hashes)
+  }
+
+  final case class Bloom(probes: Int, bits: Array[Long]) extends MembershipFilter {
+    def mayContain(hash: Long): Boolean = {
+      val n = bits.length.toLong * 64
+      var i = 0
+      while (i < probes) {
+        val bit = probe(hash, i, n)
+        if ((bits((bit >>> 6).toInt) & (1L << (bit & 63))) == 0) return false
+        i += 1
+      }
+      true
+    }
+    override def equals(o: Any): Boolean = o match {
+      case b: Bloom => probes == b.probes && java.util.Arrays.equals(bits, b.bits)
+      case _ => false
+    }
+    override def hashCode(): Int = java.util.Arrays.hashCode(bits)
+  }
+
+  /** The filter of a set of distinct hashes (sorted ascending). */
+  def of(sortedDistinct: Array[Long]): MembershipFilter =
+    if (sortedDistinct.length <= ExactLimit) Exact(sortedDistinct)
+    else {
+      val words = math.min(MaxBloomBytes / 8L, (sortedDistinct.length.toLong * BitsPerValue + 63) / 64).toInt
+      val bits = new Array[Long](words)
+      val n = words.toLong * 64
+      sortedDistinct.foreach { h =>
+        var i = 0
+        while (i < Probes) {
+          val bit = probe(h, i, n)
+          bits((bit >>> 6).toInt) |= 1L << (bit & 63)
+          i += 1
+        }
+      }
+      Bloom(Probes, bits)
+    }
+
+  private def probe(hash: Long, i: Int, n: Long): Long = {
+    val h1 = hash.toInt
+    val h2 = (hash >>> 32).toInt
+    java.lang.Integer.toUnsignedLong(h1 + i * h2) % n
+  }
+
+  /**
+   * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats and strings
+   * in UTF8_BINARY, whose SQL equality is equality of the hashed form. Other collations compare
+   * by a collation key this hash does not see; decimals may differ in scale.
+   */
+  def supports(dt: DataType): Boolean = dt match {
+    case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
+    case FloatType | DoubleType => true
+    case s: StringType => s.collationId == StringType.collationId
+    case _ => false
+  }
+
+  /**
+   * The hash of a non-null Catalyst internal value of a supported type: SQL-equal values hash
+   * alike (integral values as longs, `-0.0` as `0.0`, every NaN as one NaN, floats as doubles).
+   */
+  def hash(v: Any): Long = v match {
+    case s: UTF8String => XXH64.hashUTF8String(s, Seed)
+    case d: Double => hashDouble(d)
+    case f: Float => hashDouble(f.toDouble)
+    case i: Int => XXH64.hashLong(i.toLong, Seed)
+    case l: Long => XXH64.hashLong(l, Seed)
+    case s: Short => XXH64.hashLong(s.toLong, Seed)
+    case b: Byte => XXH64.hashLong(b.toLong, Seed)
+    case other => throw new IllegalArgumentException(s"No membership hash for ${other.getClass.getName}")
+  }
+
+  def hashDouble(d: Double): Long =
+    if (d.isNaN) XXH64.hashLong(0x7ff8000000000000L, Seed + 1)
+    else XXH64.hashLong(java.lang.Double.doubleToLongBits(if (d == 0.0) 0.0 else d), Seed + 1)
+}

@@ -1,0 +1,96 @@
+package sparkpersist.catalyst
+
+import org.apache.spark.sql.functions.{col, concat, lit, timestamp_millis, udf}
+
+import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.api.MonotoneFunctions
+import sparkpersist.compact.{CompactionSettings, Compactor}
+import sparkpersist.stats.MembershipFilter
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * Point lookups through membership filters, and piecewise monotone functions, end to end: a shard
+ * of sixteen parts, one per 3 hours of two days. Users and sessions interleave across parts (every
+ * part's min/max spans almost all of them); `user_id` and `session_id` are indexed.
+ */
+class IndexPruningSuite extends PersistSparkSession {
+
+  private val Start = 1767225600000L // 2026-01-01T00:00:00Z
+  private val Hour = 3600000L
+  private val Parts = 16
+
+  /** Part p: 20 rows at p * 3h + i * 7.5 min, user_id = p + 16 i, session_id = 's-' || user_id * 7919. */
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    sql("CREATE TABLE persist.visits (ts TIMESTAMP, user_id BIGINT, session_id STRING)")
+    val shard = store.open("visits")
+    (0 until Parts).foreach { p =>
+      val rows = spark.range(20).select(
+        timestamp_millis(lit(Start + p * 3 * Hour) + col("id") * (Hour / 8)).as("ts"),
+        (col("id") * Parts + p).as("user_id"),
+        concat(lit("s-"), ((col("id") * Parts + p) * 7919).cast("string")).as("session_id"),
+        lit(Start + (p + 1) * 3 * Hour).as("ingest_ms")).coalesce(1)
+      ShardWriter.write(rows, shard, WriteOptions(timeCol = Some("ingest_ms"), indexColumns = Seq("user_id", "session_id")))
+    }
+    assert(shard.state.partCount === Parts)
+  }
+
+  private def assertReads(query: String, kept: Int, expectedRows: Int): Unit = {
+    val (rows, reports) = inEveryMode(query)
+    assert(rows.size === expectedRows, query)
+    assert(reports("on").map(_.metrics.partsKept) === Seq(kept), query)
+    assert(reports("soft").map(_.metrics.partsPruned) === Seq(Parts - kept), query)
+  }
+
+  test("IN, = and <=> on indexed columns read only the parts holding the constants") {
+    assertReads("SELECT * FROM persist.visits WHERE user_id IN (17, 35, 100000)", kept = 2, expectedRows = 2)
+    assertReads("SELECT * FROM persist.visits WHERE user_id = 18", kept = 1, expectedRows = 1)
+    assertReads("SELECT * FROM persist.visits WHERE user_id <=> 19", kept = 1, expectedRows = 1)
+    assertReads(s"SELECT * FROM persist.visits WHERE session_id = 's-${17 * 7919}'", kept = 1, expectedRows = 1)
+    assertReads("SELECT * FROM persist.visits WHERE session_id = 's-0' OR user_id = 300", kept = 2, expectedRows = 2)
+  }
+
+  test("compaction keeps the membership filters of the columns its input parts index") {
+    sql("CREATE TABLE persist.merged (user_id BIGINT, other BIGINT)")
+    val shard = store.open("merged")
+    (0 until 4).foreach { b =>
+      val rows = spark.range(10).select((col("id") * 4 + b).as("user_id"), col("id").as("other"),
+        lit(Start + b).as("ingest_ms")).coalesce(1)
+      ShardWriter.write(rows, shard, WriteOptions(timeCol = Some("ingest_ms"), indexColumns = Seq("user_id")))
+    }
+    Compactor.compact(spark, shard, CompactionSettings(fanIn = 2, targetBytes = 1L << 30, windowMs = 1L << 40, retentionMs = None))
+    val parts = shard.state.parts.toSeq
+    assert(parts.size === 1)
+    val userId = shard.state.schema.column("user_id").get.id
+    val other = shard.state.schema.column("other").get.id
+    val filter = parts.head.stats.get.columns(userId).members.get
+    (0L until 40L).foreach(v => assert(filter.mayContain(MembershipFilter.hash(v))))
+    assert(parts.head.stats.get.columns(other).members.isEmpty)
+  }
+
+  test("a user function declared monotone prunes; undeclared it keeps every part") {
+    val sixHours = 6 * Hour // a local: the function must not capture the suite
+    val bucket = udf((t: java.sql.Timestamp) => t.getTime / sixHours)
+    spark.udf.register("bucket6h", bucket)
+    val query = s"SELECT * FROM persist.visits WHERE bucket6h(ts) = ${(Start + 30 * Hour) / (6 * Hour)}"
+    // Parts 10 and 11 cover hours 30 to 36.
+    assertReads(query, kept = Parts, expectedRows = 40)
+    try {
+      MonotoneFunctions.register(spark, "bucket6h", bucket, "up")
+      assert(spark.conf.get(PersistConf.MonotoneUdfs.key) === "bucket6h:up")
+      assertReads(query, kept = 2, expectedRows = 40)
+      assertReads(s"SELECT * FROM persist.visits WHERE bucket6h(ts) > ${(Start + 40 * Hour) / (6 * Hour)}",
+        kept = 2, expectedRows = 40)
+    } finally spark.conf.unset(PersistConf.MonotoneUdfs.key)
+    val error = intercept[IllegalArgumentException](MonotoneFunctions.declare(spark, "bucket6h", "sideways"))
+    assert(error.getMessage.contains("direction must be 'up' or 'down', got 'sideways'"))
+  }
+
+  test("hour(), date_format() and month() prune within a two-day window") {
+    // Parts 1 and 9 start at 03:00; part 0 ends 02:22, part 2 starts 06:00.
+    assertReads("SELECT * FROM persist.visits WHERE hour(ts) = 3", kept = 2, expectedRows = 16)
+    assertReads("SELECT * FROM persist.visits WHERE date_format(ts, 'yyyy-MM-dd') >= '2026-01-02'",
+      kept = 8, expectedRows = 160)
+    assertReads("SELECT * FROM persist.visits WHERE month(ts) = 2", kept = 0, expectedRows = 0)
+  }
+}
