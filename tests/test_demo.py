@@ -33,6 +33,14 @@ def test_window_queries_skip_parts(demo) -> None:
     assert (by_name["last 24 h (mz_now)"].rows_on, by_name["last 24 h (mz_now)"].parts_read) == (389, 4)
 
 
+def test_json_path_queries_prune_under_the_default_budget(demo) -> None:
+    # The stats of both payloads (JSON text and VARIANT) fit the default 1 KB budget in the binary
+    # encoding untrimmed; as JSON they needed ~1.4 KB, the budget cut `ts` away and every part was read.
+    by_name = {r.name: r for r in demo.results}
+    json_text = by_name["JSON text $.ts, 2 days"]
+    assert (json_text.parts_read, json_text.parts_total) == (8, 24)
+
+
 def test_table_lists_every_query(demo) -> None:
     header, rule, *lines = demo.table.splitlines()
     assert header.split()[:2] == ["query", "rows"]

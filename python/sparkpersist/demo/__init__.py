@@ -54,11 +54,7 @@ def run_demo(data_dir: str) -> int:
     root = Path(data_dir).resolve()
     config = DemoConfig()
     spark = sparkpersist.session(str(root), master="local[2]", app_name="sparkpersist-demo",
-                                 # Each event carries its payload twice (JSON text and VARIANT): the
-                                 # JSON statistics of both need ~1.4 KB per part, past the default
-                                 # 1 KB budget, which would trim the bounds of `ts` away.
-                                 **{"spark.sparkpersist.stats.budgetBytes": "4096",
-                                    "spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false",
+                                 **{"spark.sql.session.timeZone": "UTC", "spark.ui.showConsoleProgress": "false",
                                     "spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("ERROR")
     try:

@@ -115,6 +115,10 @@ object PersistConf {
       "consolidation (a snapshot without retractions, the updates view), as its own Parquet scan " +
       "does; false: rows.")
 
+  val ParallelDecisionParts = long(Prefix + "read.parallelDecisionParts", 50000L,
+    "A scan that sees at least this many parts decides which ones its filter rules out in parallel, " +
+      "over the driver's cores (the same parts as one by one); 0: always one by one.", min = 0)
+
   val MaxRowsPerPart = long(Prefix + "write.maxRowsPerPart", 1000000L,
     "Largest number of rows in one part; a write task rolls over to a new part past it.", min = 1)
 

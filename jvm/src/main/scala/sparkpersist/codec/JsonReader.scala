@@ -48,6 +48,12 @@ private[sparkpersist] final class JsonReader private (parser: JsonParser) {
     parser.getText
   }
 
+  /** A base64 string's bytes, as Jackson writes a byte array. */
+  def binary(what: String): Array[Byte] = {
+    expect(VALUE_STRING, s"$what must be a base64 string")
+    parser.getBinaryValue
+  }
+
   def bool(what: String): Boolean = parser.currentToken() match {
     case VALUE_TRUE => true
     case VALUE_FALSE => false

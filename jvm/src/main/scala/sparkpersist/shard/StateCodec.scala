@@ -8,7 +8,7 @@ import org.apache.spark.sql.types.{DataType, Metadata}
 
 import sparkpersist.codec.{Check, Json, JsonReader}
 import sparkpersist.schema.{ColumnDef, ShardSchema}
-import sparkpersist.stats.{PartStats, StatsCodec}
+import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 
 /**
  * The JSON form of state files, written field by field so the format stays stable and
@@ -290,7 +290,7 @@ private[shard] object StateCodec {
       .put("minTime", part.minTime)
       .put("maxTime", part.maxTime)
       .put("retractions", part.hasRetractions)
-    part.stats.foreach(s => node.set[JsonNode]("stats", codec.toJson(s)))
+    part.stats.foreach(s => node.put("binStats", codec.binary.encode(s)))
     node
   }
 
@@ -308,6 +308,7 @@ private[shard] object StateCodec {
       case "retractions" => retractions = Some(r.bool("retractions"))
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
       case "stats" => stats = r.recovering(codec.read(r))
+      case "binStats" => stats = r.recovering(codec.binary.decode(r.binary("binStats")))
       case _ => r.skip()
     }
     val rowCount = JsonReader.required(rows, "rows")

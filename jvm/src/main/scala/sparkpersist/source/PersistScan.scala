@@ -105,7 +105,8 @@ final class PersistScan(
   private val (ruledOut: java.util.Set[PartMeta], pruningNanos: Long) = {
     val start = System.nanoTime()
     val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-    visible.foreach(_.foreach(p => if (!selection.admits(p)) out.add(p)))
+    PartDecisions.ruledOut(visible.flatten, selection.admits,
+      PersistConf.ParallelDecisionParts.get(spark.sessionState.conf)).foreach(out.add)
     (out, System.nanoTime() - start)
   }
 

@@ -1,16 +1,13 @@
 package sparkpersist.stats
 
-import java.io.OutputStream
 import java.util.Locale
 
-import com.fasterxml.jackson.core.{JsonFactoryBuilder, StreamWriteConstraints}
-import com.fasterxml.jackson.databind.{JsonNode, ObjectMapper}
 import org.apache.spark.sql.types.{DataType, DateType, TimestampNTZType, TimestampType}
 
 import sparkpersist.schema.{ColumnDef, ShardSchema}
 
 /**
- * Fits each part's statistics into a byte budget: their [[StatsCodec]] encoding is at most
+ * Fits each part's statistics into a byte budget: their [[BinaryStatsCodec]] encoding is at most
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
  * keys or a thousand levels). First, the [[MembershipFilter]]s of columns that are not protected
  * are dropped, the largest first (those of protected columns, named indexes among them, are
@@ -46,7 +43,7 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
 final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Long) extends Serializable {
   require(budgetBytes >= 0, s"A stats budget is at least 0 bytes (0: no budget), got $budgetBytes")
 
-  @transient private lazy val codec = StatsCodec(schema)
+  @transient private lazy val codec = BinaryStatsCodec(schema)
   private val types: Map[Int, DataType] = schema.columns.map(c => c.id -> c.dataType).toMap
 
   /** Columns whose stats are trimmed only once no other column's are left. */
@@ -70,16 +67,13 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     }
 
   /** Bytes of the encoded stats. */
-  def encodedSize(stats: PartStats): Long = StatsBudget.sizeOf(codec.toJson(stats))
+  def encodedSize(stats: PartStats): Long = codec.encode(stats).length.toLong
 
   /**
    * The trimming of one part's stats: the current column stats, the encoded size of each column's
-   * entry, and the trimmed set. The encoding of a part is its fixed fields, the column entries
-   * separated by commas, and the trimmed ids separated by commas, so its size is their sum.
+   * entry, and the trimmed set, from which [[BinaryStatsCodec.size]] adds up the encoded size.
    */
   private final class Fitting(original: PartStats) {
-    private val emptySize = encodedSize(PartStats(original.rowCount, original.bytes, Map.empty))
-    private val entryBase = encodedSize(PartStats(0, 0, Map.empty))
     private var columns = original.columns
     private var sizes: Map[Int, Long] = columns.map { case (id, c) => id -> entrySize(id, c) }
     private var trimmed = original.trimmed
@@ -179,36 +173,14 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
       (newSizes, trimmed ++ changes.keys)
     }
 
-    private def entrySize(id: Int, c: ColumnStats): Long = encodedSize(PartStats(0, 0, Map(id -> c))) - entryBase
+    private def entrySize(id: Int, c: ColumnStats): Long = codec.entrySize(id, c)
 
     private def size(sizes: Map[Int, Long], trimmed: Set[Int]): Long =
-      emptySize + sizes.valuesIterator.sum + math.max(0, sizes.size - 1) +
-        trimmed.iterator.map(_.toString.length).sum + math.max(0, trimmed.size - 1)
+      codec.size(original.rowCount, original.bytes, sizes.values, trimmed)
   }
 }
 
 object StatsBudget {
-  /**
-   * Writes JSON as [[sparkpersist.codec.Json.write]] does, to a byte counter, at any nesting depth: stats over the
-   * budget may be deeper than Jackson's default write limit (1,000 levels) until trimmed.
-   */
-  private val counter = new ObjectMapper(new JsonFactoryBuilder()
-    .streamWriteConstraints(StreamWriteConstraints.builder().maxNestingDepth(Int.MaxValue).build())
-    .build())
-
-  /** Bytes of `node` written as JSON. */
-  private[stats] def sizeOf(node: JsonNode): Long = {
-    val bytes = new ByteCounter
-    counter.writeValue(bytes, node)
-    bytes.count
-  }
-
-  private final class ByteCounter extends OutputStream {
-    var count = 0L
-    override def write(b: Int): Unit = count += 1
-    override def write(b: Array[Byte], off: Int, len: Int): Unit = count += len
-  }
-
   private val TimeSuffixes = Seq("_ts", "_at", "time", "timestamp")
 
   /**

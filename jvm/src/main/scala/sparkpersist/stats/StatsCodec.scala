@@ -43,6 +43,9 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
   /** The recorded type of each column; computed once, as every part's stats are checked against it. */
   private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> dt.catalogString }
 
+  /** The binary encoding of the same columns, which state files write (this JSON one is still read). */
+  lazy val binary: BinaryStatsCodec = new BinaryStatsCodec(columnTypes)
+
   def toJson(stats: PartStats): ObjectNode = {
     val node = Json.obj()
     node.put("rows", stats.rowCount)

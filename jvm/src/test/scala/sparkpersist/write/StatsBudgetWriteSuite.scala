@@ -28,7 +28,7 @@ class StatsBudgetWriteSuite extends PersistSparkSession {
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    Seq("trimmed" -> "350", "full" -> "0").foreach { case (name, budget) =>
+    Seq("trimmed" -> "200", "full" -> "0").foreach { case (name, budget) =>
       sql(s"CREATE TABLE persist.$name (id BIGINT, event_ts TIMESTAMP, note STRING, country STRING)")
       withSQLConf(PersistConf.StatsBudgetBytes.key -> budget) {
         (0 until 4).foreach(d => ShardWriter.write(part(d), store.open(name), WriteOptions(keepStats = Seq("COUNTRY"))))
@@ -40,13 +40,13 @@ class StatsBudgetWriteSuite extends PersistSparkSession {
 
   test("the trimmed set is in the state; only note's bounds widened; every part within budget") {
     val shard = store.open("trimmed")
-    val budget = new StatsBudget(shard.state.schema, Set.empty, 350)
+    val budget = new StatsBudget(shard.state.schema, Set.empty, 200)
     val (trimmed, full) = (parts("trimmed").map(_.stats.get), parts("full").map(_.stats.get))
     assert(trimmed.size === 4 && full.size === 4)
     trimmed.zip(full).foreach { case (t, f) =>
       assert(t.trimmed === Set(3))
       assert(f.trimmed === Set.empty[Int])
-      assert(budget.encodedSize(t) <= 350 && budget.encodedSize(f) > 350)
+      assert(budget.encodedSize(t) <= 200 && budget.encodedSize(f) > 200)
       assert(Seq(1, 2, 4).map(t.columns) === Seq(1, 2, 4).map(f.columns))
       val (tn, fn) = (t.columns(3), f.columns(3))
       assert(tn.nullCount === 0 && fn.nullCount === 0)
@@ -79,9 +79,9 @@ class StatsBudgetWriteSuite extends PersistSparkSession {
   }
 
   test("keep_stats from Python (the facade): the kept column is trimmed last") {
-    // Three long strings (~800 bytes of stats): shortening two of them fits 700 bytes; `note` is kept.
+    // Three long strings (~550 bytes of stats): shortening two of them fits 400 bytes; `note` is kept.
     val df = part(1).withColumn("url", col("note")).withColumn("agent", col("note"))
-    withSQLConf(PersistConf.StatsBudgetBytes.key -> "700") {
+    withSQLConf(PersistConf.StatsBudgetBytes.key -> "400") {
       PythonApi.write(df, "py", null, null, null, null, null, java.util.List.of("note"))
       PythonApi.write(df, "py_unkept", null, null, null, null, null, null)
     }

@@ -14,12 +14,13 @@ import org.scalacheck.rng.Seed
 import sparkpersist.interpret.MzNow
 import sparkpersist.interpret.{MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen}
 import sparkpersist.schema.ShardSchema
+import sparkpersist.source.PartDecisions
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /**
  * Benchmarks of the abstract interpreter (issue 3).
  *
- *  - [[decisionTimes]]: time to decide 1k / 10k / 100k parts for [[Predicate]] (the filter
+ *  - [[decisionTimes]]: time to decide 1k to 1M parts, one by one and in parallel, for [[Predicate]] (the filter
  *    compiled once), which [[PlanningBench]] reports;
  *  - `InterpretBench soundness N [seed]`: the soundness property of the test suite with `N`
  *    predicates per ANSI mode; exits with status 1 on any violation.
@@ -37,8 +38,11 @@ object InterpretBench {
     SparkSession.builder().master("local[1]").appName("InterpretBench")
       .config("spark.ui.enabled", "false").getOrCreate()
 
-  /** The part decision time at one shard size: `parts` decided in `medianNanos`, `kept` kept. */
-  final case class Decision(parts: Int, kept: Int, medianNanos: Long) {
+  /**
+   * The part decision time at one shard size: `parts` decided in `medianNanos` one by one, in
+   * `parallelMedianNanos` over the machine's cores ([[PartDecisions]]), `kept` kept.
+   */
+  final case class Decision(parts: Int, kept: Int, medianNanos: Long, parallelMedianNanos: Long) {
     def nanosPerPart: Double = medianNanos.toDouble / parts
   }
 
@@ -86,9 +90,14 @@ object InterpretBench {
       kept
     }
     (1 to 20).foreach(_ => decide(parts)) // warm-up
+    val all = scala.collection.immutable.ArraySeq.unsafeWrapArray(stats)
+    def decideInParallel(n: Int): Int = n - PartDecisions.ruledOut(all.take(n), filter.keep, parallelFrom = 1).size
+    (1 to 20).foreach(_ => decideInParallel(parts)) // warm-up
     sizes.map { n =>
       val runs = (1 to Runs).map(_ => Bench.timedMs(decide(n)))
-      Decision(n, runs.head._1, (Bench.median(runs.map(_._2)) * 1e6).toLong)
+      val parallel = (1 to Runs).map(_ => Bench.timedMs(decideInParallel(n)))
+      assert(parallel.forall(_._1 == runs.head._1), s"parallel decision kept ${parallel.head._1}, one by one ${runs.head._1}")
+      Decision(n, runs.head._1, (Bench.median(runs.map(_._2)) * 1e6).toLong, (Bench.median(parallel.map(_._2)) * 1e6).toLong)
     }
   }
 

@@ -12,6 +12,7 @@ import org.apache.hadoop.conf.Configuration
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
 import sparkpersist.shard.{ShardFixtures, ShardStore}
+import sparkpersist.stats.StatsCodec
 
 /**
  * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):
@@ -30,8 +31,9 @@ object OpenShardBench {
   val Opens = 10
   private val WarmUps = 5
 
-  final case class Row(parts: Int, batches: Int, stateFiles: Int, stateBytes: Long, bytesReadOnOpen: Long,
-      buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
+  /** One shard size opened with its stats in `format` ("binary", as written, or "json", as the release before). */
+  final case class Row(format: String, parts: Int, batches: Int, stateFiles: Int, stateBytes: Long,
+      bytesReadOnOpen: Long, buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
 
   def main(args: Array[String]): Unit = {
     val rows = measureAll(if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt))
@@ -42,16 +44,19 @@ object OpenShardBench {
         "opens" -> Opens, "warmUps" -> WarmUps), table)
   }
 
-  /** Builds a shard of each size in a temporary directory, measures its opens, deletes it. */
+  /**
+   * Builds a shard of each size in a temporary directory, measures its opens with binary stats,
+   * rewrites its state with JSON stats ([[LegacyJsonState]]), measures again, deletes it.
+   */
   def measureAll(sizes: Seq[Int]): Seq[Row] = {
     val conf = new Configuration()
-    sizes.map { parts =>
+    sizes.flatMap { parts =>
       val root = Files.createTempDirectory("open-shard-bench").toFile
       try measure(root, parts, conf) finally FileUtils.deleteDirectory(root)
     }
   }
 
-  private def measure(root: File, parts: Int, conf: Configuration): Row = {
+  private def measure(root: File, parts: Int, conf: Configuration): Seq[Row] = {
     val name = s"events_$parts"
     val batches = math.max(1, parts / PartsPerBatch)
     val rnd = new Random(parts)
@@ -63,6 +68,12 @@ object OpenShardBench {
     }
     val buildMs = (System.nanoTime() - buildStart) / 1000000
 
+    val binary = opens(root, name, batches, conf).copy(buildMs = buildMs)
+    LegacyJsonState.rewrite(new File(root, s"$name/state"), StatsCodec(ShardFixtures.eventSchema))
+    Seq(binary, opens(root, name, batches, conf).copy(format = "json", buildMs = buildMs))
+  }
+
+  private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
     val threads = ManagementFactory.getThreadMXBean
     def timedOpen(): (Double, Double) = {
       val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
@@ -75,12 +86,12 @@ object OpenShardBench {
     val (firstMs, _) = timedOpen()
     (1 to WarmUps).foreach(_ => timedOpen())
     val (openMs, cpuMs) = (1 to Opens).map(_ => timedOpen()).unzip
-    val files = new File(root, s"$name/state").listFiles().toSeq
+    val files = new File(root, s"$name/state").listFiles().toSeq.filter(_.getName.endsWith(".json"))
     val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
     val newestRollup = rollups.maxByOption(_.getName)
     val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
       versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
-    Row(batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, buildMs,
+    Row("binary", batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, 0,
       firstMs, median(openMs), median(cpuMs))
   }
 
@@ -89,10 +100,10 @@ object OpenShardBench {
     Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, rollup every " +
       s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, " +
       "and its thread CPU time)",
-      Seq(Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
+      Seq(Column("stats", "format"), Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
         Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
         Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs")),
-      rows.map(r => Seq[Any](r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
+      rows.map(r => Seq[Any](r.format, r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
         r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs)),
       Seq("the machine's load inflates wall times, CPU time less so"))
   }

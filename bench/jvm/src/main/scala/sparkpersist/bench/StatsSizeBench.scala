@@ -9,7 +9,7 @@ import org.apache.spark.sql.functions._
 import sparkpersist.PersistConf
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{PartMeta, ShardStore}
-import sparkpersist.stats.{PartStats, StatsBudget}
+import sparkpersist.stats.{PartStats, StatsBudget, StatsCodec}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -17,7 +17,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * events (ids, an event timestamp, user names, countries, long URLs and user agents, amounts, a
  * device struct, tags and a JSON payload as text) written twice, once with
  * `spark.sparkpersist.stats.budgetBytes = 0` and once with the default budget. Reports the
- * encoded stats bytes per part (p50, p99, max), the fraction of parts trimmed, which columns were
+ * encoded stats bytes per part (p50, p99, max) in the binary encoding the state stores, and in
+ * the JSON encoding of the release before for the unbudgeted stats, the fraction of parts trimmed, which columns were
  * trimmed, and the time the budget takes per part (on the budgeted stats, which fit, and on the
  * unbudgeted ones).
  *
@@ -91,12 +92,15 @@ object StatsSizeBench {
 
   private def report(parts: Int, rowsPerPart: Int, schema: ShardSchema, budget: StatsBudget,
       full: Seq[PartStats], budgeted: Seq[PartStats], micros: (Double, Double)): Unit = {
+    val json = StatsCodec(schema)
     def sizes(stats: Seq[PartStats]) = stats.map(budget.encodedSize).sorted
+    def jsonSizes(stats: Seq[PartStats]) = stats.map(json.encode(_).getBytes("UTF-8").length.toLong).sorted
     def pct(xs: Seq[Long], p: Double) = xs(math.min(xs.size - 1, math.ceil(p * xs.size).toInt - 1))
     val trimmedParts = budgeted.count(_.trimmed.nonEmpty)
     val byColumn = schema.columns.map(c => c.name -> budgeted.count(_.trimmed(c.id))).filter(_._2 > 0)
-    val rows = Seq("no budget" -> full, "budgeted" -> budgeted).map { case (label, stats) =>
-      val s = sizes(stats)
+    val rows = Seq(("no budget", full, sizes _), ("budgeted", budgeted, sizes _),
+        ("no budget, JSON", full, jsonSizes _)).map { case (label, stats, measure) =>
+      val s = measure(stats)
       Seq(label, pct(s, 0.5), pct(s, 0.99), s.last, s.sum.toDouble / s.size,
         stats.count(_.trimmed.nonEmpty) * 100.0 / stats.size)
     }
@@ -108,6 +112,10 @@ object StatsSizeBench {
         Table.Column("parts trimmed %", "trimmedPercent")),
       rows,
       notes = Seq(
+        s"binary stats (as stored) vs the JSON encoding of the release before, the same unbudgeted stats: " +
+          f"mean ${jsonSizes(full).sum.toDouble / sizes(full).sum}%.2fx smaller",
+        s"target: untrimmed stats <= ${budget.budgetBytes} B per part: max ${sizes(full).last} B " +
+          s"(${if (sizes(full).last <= budget.budgetBytes) "met" else "missed"})",
         s"columns trimmed (parts): ${byColumn.map { case (n, k) => s"$n $k" }.mkString(", ")}",
         f"budget time per part: ${micros._1}%.1f us on stats that fit (the budgeted ones), " +
           f"${micros._2}%.1f us on the unbudgeted ones"))

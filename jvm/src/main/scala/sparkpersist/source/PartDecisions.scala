@@ -1,0 +1,23 @@
+package sparkpersist.source
+
+/**
+ * Decides which parts a filter rules out, on the driver: one part after another for a small
+ * shard, and over the threads of the common fork-join pool (the driver's cores) once a scan
+ * sees at least `parallelFrom` parts, as Iceberg plans large tables in parallel. The decision of
+ * one part depends on nothing else (a [[sparkpersist.interpret.PartFilter]] is thread-safe), so
+ * both ways rule out exactly the same parts.
+ */
+object PartDecisions {
+
+  /**
+   * The parts of `parts` (part metadata, or their stats) that `admits` rules out, in their order.
+   *
+   * @param parallelFrom decide in parallel from this many parts on; 0: never
+   */
+  def ruledOut[P](parts: IndexedSeq[P], admits: P => Boolean, parallelFrom: Long): IndexedSeq[P] =
+    if (parallelFrom <= 0 || parts.size < parallelFrom) parts.filterNot(admits)
+    else {
+      val indices = java.util.stream.IntStream.range(0, parts.size).parallel().filter(i => !admits(parts(i))).toArray
+      indices.toIndexedSeq.map(parts)
+    }
+}

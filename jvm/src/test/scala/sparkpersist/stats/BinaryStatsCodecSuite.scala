@@ -1,0 +1,159 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalacheck.Gen
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
+
+class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
+
+  private val codec = BinaryStatsCodec(StatsGen.schema)
+  private val json = StatsCodec(StatsGen.schema)
+  private def utf8(s: String) = UTF8String.fromString(s)
+  private def dec(s: String) = new java.math.BigDecimal(s)
+
+  /** JSON stats as a collector makes them: kinds add up, keys and elements only where objects and arrays are. */
+  private def consistent(j: JsonStats): JsonStats = {
+    val keys = j.objects.keys.map { case (k, v) => k -> consistent(v) }
+    val objects = if (j.objects.count == 0 && keys.isEmpty) JsonObjectStats.none
+      else JsonObjectStats((j.objects.count +: keys.values.map(_.count).toSeq).max.max(1), keys)
+    val arrays = if (j.arrays.count == 0) JsonArrayStats.none else j.arrays.copy(elements = j.arrays.elements.map(consistent))
+    val numbers = if (j.numbers.count == 0) JsonNumberStats.none else j.numbers
+    val fixed = j.copy(numbers = numbers, objects = objects, arrays = arrays)
+    fixed.copy(count = fixed.jsonNulls + fixed.booleans.count + numbers.count + fixed.strings.count +
+      objects.count + arrays.count + fixed.others)
+  }
+
+  private def consistent(c: ColumnStats): ColumnStats = c.copy(nested = c.nested.map {
+    case j: JsonStats => consistent(j)
+    case s: StructStats => StructStats(s.fields.map { case (k, v) => k -> consistent(v) })
+    case a: ArrayStats => a.copy(elements = a.elements.map(consistent))
+    case m: MapStats => m.copy(keys = m.keys.map(consistent), values = m.values.map(consistent))
+  })
+
+  private val castRange: (Gen[Any]) => Gen[CastRange] = bound => Gen.frequency(1 -> Gen.const(CastRange.none),
+    2 -> (for { n <- Gen.choose(1L, Long.MaxValue); lo <- bound; hi <- bound } yield CastRange(n, Some(lo), Some(hi))))
+
+  private val casts: Gen[CastStats] = for {
+    zone <- Gen.oneOf("UTC", "America/Los_Angeles", "+05:30")
+    exact <- castRange(Gen.long)
+    truncated <- castRange(Gen.long)
+    decimal <- castRange(Gen.zip(Gen.long, Gen.choose(-400, 400)).map { case (u, s) => java.math.BigDecimal.valueOf(u, s) })
+    double <- castRange(Gen.long.map(java.lang.Double.longBitsToDouble))
+    date <- castRange(Gen.choose(Int.MinValue, Int.MaxValue))
+    timestamp <- castRange(Gen.long)
+    unparsed <- Gen.choose(0L, 1000L)
+  } yield CastStats(zone, exact, truncated, decimal, double, date, timestamp, unparsed)
+
+  /** Every stats shape: each column kind, nested and JSON stats to 2 levels, cast stats on strings. */
+  private val parts: Gen[PartStats] = for {
+    stats <- StatsGen.part(StatsGen.schema, 2)
+    withCasts <- Gen.sequence[List[(Int, ColumnStats)], (Int, ColumnStats)](stats.columns.toList.map {
+      case (id, c) if StatsGen.schema.columns.exists(d => d.id == id && d.dataType == StringType) =>
+        Gen.option(casts).map(cs => id -> consistent(c).copy(casts = cs))
+      case (id, c) => Gen.const(id -> consistent(c))
+    })
+    trimmed <- Gen.someOf(StatsGen.schema.columns.map(_.id))
+  } yield stats.copy(columns = withCasts.toMap, trimmed = trimmed.toSet)
+
+  test("every stats shape round-trips exactly, and reads back as the JSON encoding does") {
+    forAll(parts, minSuccessful(100)) { stats =>
+      val bytes = codec.encode(stats)
+      assert(codec.decode(bytes) === stats)
+      assert(json.decode(json.encode(stats)) === stats)
+      val entries = stats.columns.toSeq.map { case (id, c) => codec.entrySize(id, c) }
+      assert(codec.size(stats.rowCount, stats.bytes, entries, stats.trimmed) === bytes.length)
+    }
+  }
+
+  test("exact values: NaN, -0.0, infinities, non-UTF-8 strings, 38-digit decimals, huge JSON numbers") {
+    val types = Map(1 -> DoubleType, 2 -> FloatType, 3 -> StringType, 4 -> DecimalType(38, 0),
+      5 -> VariantType, 6 -> BinaryType, 7 -> DecimalType(12, 2))
+    val cut = UTF8String.fromBytes("日本".getBytes("UTF-8").take(4))
+    val number = JsonNumberStats(2, Some(dec("-1E-400")), Some(dec("1E+400")), integral = false)
+    val doc = JsonStats.empty.copy(count = 2, numbers = number)
+    val stats = PartStats(9, 99, Map(
+      1 -> ColumnStats(0, Some(-0.0), Some(Double.NaN)),
+      2 -> ColumnStats(1, Some(Float.NegativeInfinity), Some(-0.0f)),
+      3 -> ColumnStats(2, Some(cut), Some(UTF8String.fromBytes(Array[Byte]('a', -1)))),
+      4 -> ColumnStats(0, Some(Decimal(BigDecimal("-99999999999999999999999999999999999999"))),
+        Some(Decimal(BigDecimal("99999999999999999999999999999999999999")))),
+      5 -> ColumnStats(0, None, None, Some(doc)),
+      6 -> ColumnStats(0, Some(Array[Byte]()), Some(Array[Byte](-1, 0, 127))),
+      7 -> ColumnStats(0, Some(Decimal(BigDecimal("-0.50"))), Some(Decimal(BigDecimal("1234567890.10"))))))
+    val c = new BinaryStatsCodec(types)
+    val back = c.decode(c.encode(stats))
+    assert(back === stats)
+    assert(java.lang.Double.doubleToRawLongBits(back.columns(1).lower.get.asInstanceOf[Double]) ===
+      java.lang.Double.doubleToRawLongBits(-0.0))
+    assert(java.lang.Float.floatToRawIntBits(back.columns(2).upper.get.asInstanceOf[Float]) ===
+      java.lang.Float.floatToRawIntBits(-0.0f))
+    assert(back.columns(3).lower.get.asInstanceOf[UTF8String].getBytes.sameElements(cut.getBytes))
+    assert(back.columns(7).upper.get.asInstanceOf[Decimal].toJavaBigDecimal.toPlainString === "1234567890.10")
+    val numbers = back.columns(5).nested.get.asInstanceOf[JsonStats].numbers
+    assert(numbers.upper.get.toString === "1E+400" && numbers.lower.get.toString === "-1E-400")
+  }
+
+  test("any damaged byte or truncation fails the read (the state keeps the part), never a wrong bound") {
+    val stats = PartStats(10, 100, Map(1 -> ColumnStats(0, Some(5L), Some(9L)),
+      3 -> ColumnStats(1, Some(utf8("a")), Some(utf8("b")))))
+    val bytes = codec.encode(stats)
+    for (i <- bytes.indices; mask <- Seq(0x01, 0x80, 0xff)) {
+      val damaged = bytes.clone()
+      damaged(i) = (damaged(i) ^ mask).toByte
+      assert(scala.util.Try(codec.decode(damaged)).isFailure, s"byte $i ^ $mask")
+    }
+    (0 until bytes.length).foreach(n => assert(scala.util.Try(codec.decode(bytes.take(n))).isFailure, n))
+  }
+
+  test("an unknown field kind is skipped; a damaged field loses its own stat; another type keeps the null count") {
+    def column(fields: (Int, Option[Array[Byte]])*): Array[Byte] = StatsBinary.encode { out =>
+      out.writeLong(3)
+      StatsBinary.writeFields(out, fields: _*)
+    }
+    val lower = BinaryStatsCodec.bound("x", IntegerType, 4)
+    val upper = BinaryStatsCodec.bound("x", IntegerType, 8)
+    def read(dt: Option[DataType], bytes: Array[Byte]) = BinaryStatsCodec.readColumn(dt, StatsBinary.decoder(bytes))
+    assert(read(Some(IntegerType), column(1 -> lower, 9 -> Some(Array[Byte](1, 2, 3)), 2 -> upper)) ===
+      ColumnStats(3, Some(4), Some(8)))
+    assert(read(Some(IntegerType), column(1 -> lower.map(_ :+ 0.toByte), 2 -> upper)) === ColumnStats(3, None, Some(8)))
+    assert(read(Some(ByteType), column(1 -> BinaryStatsCodec.bound("x", IntegerType, 300), 2 -> upper)) ===
+      ColumnStats(3, None, Some(8.toByte)))
+    assert(read(None, column(1 -> lower, 2 -> upper)) === ColumnStats(3, None, None))
+    val recorded = new BinaryStatsCodec(Map(1 -> IntegerType)).encode(PartStats(1, 2, Map(1 -> ColumnStats(0, Some(1), Some(2)))))
+    assert(new BinaryStatsCodec(Map(1 -> LongType)).decode(recorded) === PartStats(1, 2, Map(1 -> ColumnStats(0, None, None))))
+  }
+
+  test("JSON stats whose kinds do not add up, or a key in more objects than there are, are dropped") {
+    val types = Map(1 -> VariantType)
+    val c = new BinaryStatsCodec(types)
+    val key = JsonStats.empty.copy(count = 5, jsonNulls = 5)
+    val good = JsonStats.empty.copy(count = 2, objects = JsonObjectStats(2, Map("k" -> key.copy(count = 2, jsonNulls = 2))))
+    val tooMany = good.copy(objects = JsonObjectStats(2, Map("k" -> key)))
+    val badSum = good.copy(count = 3)
+    def nested(j: JsonStats) = c.decode(c.encode(PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, Some(j)))))).columns(1).nested
+    assert(nested(good) === Some(good))
+    assert(nested(tooMany) === Some(good.copy(objects = JsonObjectStats(2, Map.empty))))
+    assert(nested(badSum) === None)
+  }
+
+  test("JSON levels past MaxJsonLevels are left out (anything there), however deep the stats") {
+    val deep = (1 to 5000).foldLeft(JsonStats.empty.copy(count = 1, jsonNulls = 1)) { (below, _) =>
+      JsonStats.empty.copy(count = 1, objects = JsonObjectStats(1, Map("k" -> below)))
+    }
+    val c = new BinaryStatsCodec(Map(1 -> VariantType))
+    val back = c.decode(c.encode(PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, Some(deep))))))
+    def depth(j: JsonStats): Int = j.objects.keys.get("k").fold(0)(depth(_) + 1)
+    val top = back.columns(1).nested.get.asInstanceOf[JsonStats]
+    assert(depth(top) === BinaryNestedCodec.MaxJsonLevels - 1)
+    assert(top.objects.count === 1 && top.count === 1)
+  }
+
+  test("the default budget's measure is the binary size, a fraction of the JSON one") {
+    forAll(parts, minSuccessful(30)) { stats =>
+      assert(new StatsBudget(StatsGen.schema, Set.empty, 0).encodedSize(stats) === codec.encode(stats).length)
+      assert(codec.encode(stats).length < json.encode(stats).getBytes("UTF-8").length)
+    }
+  }
+}
