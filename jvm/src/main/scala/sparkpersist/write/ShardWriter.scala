@@ -36,7 +36,7 @@ object ShardWriter {
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema)
     val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
     val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,
       options.maxRowsPerPart, WriteInput.stampTime(options, commitTime), keepStats)
