@@ -24,7 +24,7 @@ class Batch:
 def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col: Optional[str] = None,
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
           json_columns: Optional[Sequence[str]] = None,
-          keep_stats: Optional[Sequence[str]] = None) -> Batch:
+          keep_stats: Optional[Sequence[str]] = None, merge_schema: bool = False) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -47,6 +47,10 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
             write that creates the shard; later writes may omit it or must name the same columns.
         keep_stats: columns whose part statistics are trimmed last when a part's statistics
             exceed ``spark.sparkpersist.stats.budgetBytes`` (time-like columns are kept too).
+        merge_schema: add the columns of ``df`` that an existing shard lacks to the shard first
+            (nullable, with new column ids, as ``ALTER TABLE ... ADD COLUMNS``; they stay added if
+            the write fails), and write the shard's columns that ``df`` lacks as nulls. Types of
+            columns both have must still match.
 
     Returns:
         The committed :class:`Batch`.
@@ -70,7 +74,7 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
                            None if max_rows_per_part is None else int(max_rows_per_part),
                            None if order_by is None else list(order_by),
                            None if json_columns is None else list(json_columns),
-                           None if keep_stats is None else list(keep_stats))
+                           None if keep_stats is None else list(keep_stats), bool(merge_schema))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 

@@ -28,7 +28,10 @@ object ShardWriter {
 
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
   def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta =
-    write(df, shard, options, shard.state)
+    if (options.mergeSchema) {
+      val (merged, state) = SchemaMerge(df, shard, options)
+      write(merged, shard, options, state)
+    } else write(df, shard, options, shard.state)
 
   /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
   private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {

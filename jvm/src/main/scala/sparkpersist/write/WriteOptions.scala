@@ -14,13 +14,16 @@ package sparkpersist.write
  * @param jsonColumns    string columns holding JSON text (see [[sparkpersist.schema.JsonColumns]]):
  *                       declared on the write that creates the shard; later writes may omit it,
  *                       or must name exactly the shard's JSON columns.
+ * @param mergeSchema    add the DataFrame's columns the shard lacks to the shard before writing,
+ *                       and write the shard's columns the DataFrame lacks as nulls ([[SchemaMerge]]).
  */
 final case class WriteOptions(
     timeCol: Option[String] = None,
     diffCol: Option[String] = None,
     maxRowsPerPart: Option[Long] = None,
     jsonColumns: Seq[String] = Nil,
-    keepStats: Seq[String] = Nil) {
+    keepStats: Seq[String] = Nil,
+    mergeSchema: Boolean = false) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 
   /** An update write names its diffs; append-only writes only insert. */

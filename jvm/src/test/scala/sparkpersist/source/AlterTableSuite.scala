@@ -182,4 +182,29 @@ class AlterTableSuite extends PersistSparkSession {
         Seq("[0,null,0,null]", "[1,null,1,null]", "[2,null,2,null]"))
     }
   }
+
+  test("compaction rewrites parts under the current schema: current names, ids, and exact stats") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 10)
+      insert("id, CAST(id AS INT)", 10, 20)
+      sql("ALTER TABLE persist.t ADD COLUMN tag STRING")
+      sql("ALTER TABLE persist.t RENAME COLUMN v TO amount")
+      insert("id, CAST(id AS INT), 'new'", 20, 25)
+      val before = sql("SELECT * FROM persist.t").collect().map(_.toString).sorted.toSeq
+      val out = sql("CALL persist.system.compact(shard => 't', window_ms => 86400000, fan_in => 2)").collect().head
+      assert((out.getAs[Int]("batches_before"), out.getAs[Int]("batches_after")) === (3, 2))
+      assert(sql("SELECT * FROM persist.t").collect().map(_.toString).sorted.toSeq === before)
+      val shard = store.open("t")
+      val parts = shard.state.parts.toSeq
+      val compacted = shard.state.batches.filter(_.appends > 1).flatMap(_.parts)
+      assert(compacted.nonEmpty)
+      compacted.foreach { p =>
+        val (fields, _) = PartFooters.read(shard.partPath(p).toString, spark.sessionState.newHadoopConf())
+        assert(fields.filterNot(f => f._1 == "time" || f._1 == "diff") === Seq("id" -> 1, "amount" -> 2, "tag" -> 3))
+      }
+      val total = parts.size
+      assert(reads("SELECT id FROM persist.t WHERE tag = 'new' AND amount < 22", total) === (Seq("[20]", "[21]"), 1))
+      assert(reads("SELECT id FROM persist.t WHERE amount > 100", total) === (Nil, 0))
+    }
+  }
 }
