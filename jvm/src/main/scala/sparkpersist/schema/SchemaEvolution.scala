@@ -85,14 +85,15 @@ object SchemaEvolution {
 
   def changeComment(schema: ShardSchema, name: String, comment: String, context: String): ShardSchema = {
     val c = existing(schema, name, context)
-    replace(schema, c.copy(metadata = new MetadataBuilder().withMetadata(c.metadata).putString("comment", comment).build()))
+    checked(replace(schema, c.copy(metadata = new MetadataBuilder().withMetadata(c.metadata).putString("comment", comment).build())),
+      context)
   }
 
   def moveColumn(schema: ShardSchema, name: String, position: ColumnPosition, context: String): ShardSchema = {
     val c = existing(schema, name, context)
     val rest = schema.copy(columns = schema.columns.filterNot(_.id == c.id))
     val at = indexFor(rest, position, context)
-    rest.copy(columns = (rest.columns.take(at) :+ c) ++ rest.columns.drop(at))
+    checked(schema.copy(columns = (rest.columns.take(at) :+ c) ++ rest.columns.drop(at)), context)
   }
 
   /**
@@ -132,6 +133,6 @@ object SchemaEvolution {
     struct.fields.foreach(f => ReservedColumns.requireNotReserved(f.name))
     ColumnNames.requireDistinct(struct, context)
     StorableTypes.requireStorable(struct, context)
-    schema
+    schema.normalized
   }
 }

@@ -182,9 +182,7 @@ private[shard] object StateCodec {
     val orderBy = node.putArray("orderBy")
     schema.orderBy.foreach(orderBy.add)
     // Written only once a column was dropped above the others: older states never hold it.
-    if (schema.nextColumnId > schema.columns.iterator.map(_.id).maxOption.getOrElse(0) + 1) {
-      node.put("maxColumnId", schema.nextColumnId - 1)
-    }
+    if (schema.recordsDroppedId) node.put("maxColumnId", schema.maxColumnId)
     node
   }
 

@@ -4,6 +4,7 @@ import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.types._
 
 import sparkpersist.PersistSparkSession
+import sparkpersist.schema.{ColumnPosition, SchemaEvolution}
 import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged}
 import sparkpersist.write.PartFooters
 
@@ -103,6 +104,14 @@ class AlterTableSuite extends PersistSparkSession {
       val log = store.open("t").log
       val newest = log.current()
       assert(log.statesFrom(0).toSeq.last === newest)
+      assert(newest.schema.maxColumnId === 0)
+      // The state a change commits is the state others decode from it.
+      val dropped = log.alterSchema(s => SchemaEvolution.dropColumn(s, "v", "ctx"))
+      assert(dropped.schema.maxColumnId === 4)
+      assert(dropped === store.open("t").state)
+      val added = log.alterSchema(s => SchemaEvolution.addColumn(s, StructField("x", IntegerType), ColumnPosition.Last, "ctx"))
+      assert(added.schema.columns.map(c => c.name -> c.id) === Seq("id" -> 1, "w" -> 3, "x" -> 5))
+      assert(added === store.open("t").state)
     }
   }
 
@@ -119,6 +128,10 @@ class AlterTableSuite extends PersistSparkSession {
       insert("id, id * 10000000000, CAST(id AS DOUBLE) / 4, CAST(id / 4 AS DECIMAL(9, 3)), id * 100000", 20, 25)
       assert(sql("SELECT * FROM persist.t WHERE id IN (5, 22)").collect().map(_.toString).sorted.toSeq ===
         Seq("[22,220000000000,5.5,5.500,2200000]", "[5,5,1.25,1.250,5]"))
+      withSQLConf("spark.sql.parquet.enableVectorizedReader" -> "false") { // Spark's row-based reader widens too
+        assert(sql("SELECT * FROM persist.t WHERE id IN (5, 22)").collect().map(_.toString).sorted.toSeq ===
+          Seq("[22,220000000000,5.5,5.500,2200000]", "[5,5,1.25,1.250,5]"))
+      }
       assert(kept("SELECT id FROM persist.t WHERE n = 12", 3) === 1)
       assert(kept("SELECT id FROM persist.t WHERE n > 2147483647", 3) === 1)
       assert(reads("SELECT id FROM persist.t WHERE f = 4.75D", 3) === (Seq("[19]"), 1))
