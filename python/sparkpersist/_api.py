@@ -25,7 +25,7 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
           json_columns: Optional[Sequence[str]] = None,
           keep_stats: Optional[Sequence[str]] = None,
-          index_columns: Optional[Sequence[str]] = None) -> Batch:
+          index_columns: Optional[Sequence[str]] = None, merge_schema: bool = False) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -51,6 +51,10 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         index_columns: integer, date, timestamp, float or (UTF8_BINARY) string columns whose parts
             get membership filters, so ``=``, ``IN`` and ``<=>`` with constants skip parts that
             do not hold them even when min/max spans everything. Their statistics are trimmed last.
+        merge_schema: add the columns of ``df`` that an existing shard lacks to the shard first
+            (nullable, with new column ids, as ``ALTER TABLE ... ADD COLUMNS``; they stay added if
+            the write fails), and write the shard's columns that ``df`` lacks as nulls. Types of
+            columns both have must still match.
 
     Returns:
         The committed :class:`Batch`.
@@ -77,7 +81,7 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
                            None if order_by is None else list(order_by),
                            None if json_columns is None else list(json_columns),
                            None if keep_stats is None else list(keep_stats),
-                           None if index_columns is None else list(index_columns))
+                           None if index_columns is None else list(index_columns), bool(merge_schema))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 

@@ -35,6 +35,18 @@ object PythonApi {
   def version(): String =
     Option(getClass.getPackage.getImplementationVersion).getOrElse("dev")
 
+  /** [[write]] without merging schemas (`merge_schema=False`). */
+  def write(
+      df: DataFrame,
+      shard: String,
+      timeCol: String,
+      diffCol: String,
+      maxRowsPerPart: java.lang.Long,
+      orderBy: java.util.List[String],
+      jsonColumns: java.util.List[String],
+      keepStats: java.util.List[String]): java.util.Map[String, Any] =
+    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, mergeSchema = false)
+
   /**
    * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the
    * time/diff columns) on first write. A shard created here is dropped again if that first
@@ -42,7 +54,8 @@ object PythonApi {
    * ([[sparkpersist.shard.ShardStore.dropIfUnwritten]]), so a failed write leaves nothing behind
    * and never takes another writer's batch with it. `jsonColumns` (null: none) names string
    * columns holding JSON text: recorded in the schema of a shard created here, checked against
-   * it otherwise (see [[sparkpersist.schema.JsonColumns]]).
+   * it otherwise (see [[sparkpersist.schema.JsonColumns]]). With `mergeSchema`, the columns of `df`
+   * an existing shard lacks are added to it first ([[sparkpersist.write.SchemaMerge]]).
    */
   def write(
       df: DataFrame,
@@ -53,7 +66,8 @@ object PythonApi {
       orderBy: java.util.List[String],
       jsonColumns: java.util.List[String],
       keepStats: java.util.List[String],
-      indexColumns: java.util.List[String]): java.util.Map[String, Any] = {
+      indexColumns: java.util.List[String],
+      mergeSchema: Boolean): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
     val order = Option(orderBy).map(_.asScala.toSeq)
     val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
@@ -79,7 +93,7 @@ object PythonApi {
       }
     val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
       jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil),
-      indexColumns = Option(indexColumns).map(_.asScala.toSeq).getOrElse(Nil))
+      indexColumns = Option(indexColumns).map(_.asScala.toSeq).getOrElse(Nil), mergeSchema = mergeSchema)
     val batch =
       try ShardWriter.write(df, handle, options)
       catch {

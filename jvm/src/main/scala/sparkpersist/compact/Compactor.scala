@@ -129,7 +129,7 @@ object Compactor {
   /** Merges `groups` in one Spark job and commits the outcome in one state version. */
   private def round(spark: SparkSession, shard: ShardHandle, state: ShardState, groups: Seq[MergeGroup],
       keepStats: Set[Int], round: Int): Totals = {
-    val outputs = groups.map(g => new BatchCommit(shard, UUID.randomUUID().toString, g.lower, "compaction"))
+    val outputs = groups.map(g => new BatchCommit(shard, UUID.randomUUID().toString, g.lower, "compaction", state.schema))
     val description = s"sparkpersist compact '${shard.name}' round $round: ${groups.map(_.batches.size).sum} " +
       s"batches into ${groups.size} (${groups.map(_.rows).sum} rows, since ${state.since})"
     try {

@@ -26,10 +26,23 @@ final case class ColumnDef(
 
 /**
  * The logical schema of a shard: its data columns (with stable ids) and the order key that
- * rows within a part are sorted by (then by time).
+ * rows within a part are sorted by (then by time). `maxColumnId` is the highest id the shard ever
+ * gave a column, dropped ones included ([[SchemaEvolution]]): a new column never reuses an id, so
+ * it never shows the data of a dropped one.
  */
-final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String]) {
+final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String], maxColumnId: Int = 0) {
   require(columns.map(_.id).distinct.size == columns.size, "column ids must be unique")
+
+  /** The id the next added column gets: above every id the shard ever gave. */
+  def nextColumnId: Int = math.max(maxColumnId, highestId) + 1
+
+  /** Whether `maxColumnId` says more than the ids of the columns do (the highest id was dropped). */
+  def recordsDroppedId: Boolean = maxColumnId > highestId
+
+  /** This schema with `maxColumnId` kept only when it says more than the columns: as the state stores it. */
+  def normalized: ShardSchema = if (recordsDroppedId || maxColumnId == 0) this else copy(maxColumnId = 0)
+
+  private def highestId: Int = columns.iterator.map(_.id).maxOption.getOrElse(0)
 
   /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))

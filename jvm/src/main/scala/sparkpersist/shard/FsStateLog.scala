@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory
 
 import sparkpersist.PersistConf
 import sparkpersist.codec.Check
+import sparkpersist.schema.ShardSchema
 
 /**
  * The [[StateLog]] of one shard as files in `stateDir` on any Hadoop FileSystem:
@@ -56,15 +57,27 @@ final class FsStateLog(
     state
   }
 
-  def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = {
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = append(expectedUpper, batch, None)
+
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState =
+    append(expectedUpper, batch, Some(writtenUnder))
+
+  private def append(expectedUpper: Long, batch: BatchMeta, writtenUnder: Option[ShardSchema]): ShardState = {
     Check.arg(batch.lower == expectedUpper,
       s"Batch '${batch.id}' has lower ${batch.lower} but the append expects upper $expectedUpper: " +
         "a batch must start at the upper it expects.")
     commit { state =>
+      if (writtenUnder.exists(_ != state.schema)) throw new SchemaChanged(shard)
       if (state.upper != expectedUpper) throw new UpperMismatch(shard, expectedUpper, state.upper)
       Some(AppendBatch(batch))
     }
   }
+
+  def alterSchema(change: ShardSchema => ShardSchema): ShardState =
+    commit { state =>
+      val next = change(state.schema)
+      if (next == state.schema) None else Some(AlterSchema(next))
+    }
 
   def downgradeSince(newSince: Long): ShardState =
     commit(state => if (newSince == state.since) None else Some(DowngradeSince(newSince)))

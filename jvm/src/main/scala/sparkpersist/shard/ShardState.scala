@@ -93,4 +93,10 @@ object ShardState {
    * stays at [[FormatVersion]], so a shard that was never compacted stays readable by them.
    */
   val CompactionFormatVersion = 3
+
+  /**
+   * The format version of a state version that changes the schema ([[AlterSchema]]): a reader
+   * older than schema evolution refuses it as too new instead of misreading it.
+   */
+  val SchemaEvolutionFormatVersion = 4
 }

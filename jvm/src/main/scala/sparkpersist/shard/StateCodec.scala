@@ -15,21 +15,23 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
  * reviewable. Every file carries `formatVersion`; a file from a newer format is refused with
  * [[UnsupportedStateFormat]] rather than half-understood.
  *
- * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since"|"compact", ...}`;
+ * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since"|"compact"|"alter", ...}`;
  * a rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
  * state at that version. A "compact" version is written at [[ShardState.CompactionFormatVersion]],
- * every other file at [[ShardState.FormatVersion]]; this reader reads both. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
+ * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]], every other file at
+ * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
  */
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.CompactionFormatVersion
+  private val ReadsUpTo = ShardState.SchemaEvolutionFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
       case _: ReplaceBatches => header(seqNo, ShardState.CompactionFormatVersion)
+      case _: AlterSchema => header(seqNo, ShardState.SchemaEvolutionFormatVersion)
       case _ => header(seqNo)
     }
     diff match {
@@ -40,6 +42,8 @@ private[shard] object StateCodec {
         node.put("kind", "append").set[JsonNode]("batch", batchJson(batch, StatsCodec(schema)))
       case DowngradeSince(since) =>
         node.put("kind", "since").put("since", since)
+      case AlterSchema(s) =>
+        node.put("kind", "alter").set[JsonNode]("schema", schemaJson(s))
       case ReplaceBatches(replacements) =>
         val codec = StatsCodec(schema)
         val array = node.put("kind", "compact").putArray("replacements")
@@ -84,6 +88,7 @@ private[shard] object StateCodec {
         case ("append", Some(_)) => AppendBatch(JsonReader.required(batch, "batch"))
         case ("since", Some(_)) => DowngradeSince(JsonReader.required(since, "since"))
         case ("compact", Some(_)) => ReplaceBatches(JsonReader.required(replacements, "replacements"))
+        case ("alter", Some(_)) => AlterSchema(JsonReader.required(created, "schema"))
         case (k, _) => throw new IllegalArgumentException(s"unexpected state change kind '$k' at version $seqNo")
       }
     }
@@ -178,18 +183,22 @@ private[shard] object StateCodec {
     }
     val orderBy = node.putArray("orderBy")
     schema.orderBy.foreach(orderBy.add)
+    // Written only once a column was dropped above the others: older states never hold it.
+    if (schema.recordsDroppedId) node.put("maxColumnId", schema.maxColumnId)
     node
   }
 
   private def schemaFrom(r: JsonReader): ShardSchema = {
     var columns: Option[Vector[ColumnDef]] = None
     var orderBy: Option[Vector[String]] = None
+    var maxColumnId = 0
     r.readObject("schema") {
       case "columns" => columns = Some(r.readArray("columns")(columnFrom(r)))
       case "orderBy" => orderBy = Some(r.readArray("orderBy")(r.string("an orderBy column")))
+      case "maxColumnId" => maxColumnId = r.int("maxColumnId")
       case _ => r.skip()
     }
-    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"))
+    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"), maxColumnId)
   }
 
   private def columnFrom(r: JsonReader): ColumnDef = {

@@ -1,7 +1,8 @@
 package sparkpersist.shard
 
 import sparkpersist.codec.Check
-import sparkpersist.schema.ShardSchema
+import sparkpersist.schema.{SchemaEvolution, ShardSchema}
+import sparkpersist.stats.StatsEvolution
 
 /**
  * What one state version changes. Version 0 of every shard is a [[CreateShard]]; every later
@@ -115,5 +116,26 @@ final case class ReplaceBatches(replacements: Seq[BatchReplacement]) extends Sta
       }
     }
     state.copy(seqNo = state.seqNo + 1, batches = batches.result())
+  }
+}
+
+/**
+ * Changes the shard's schema to `schema` ([[SchemaEvolution]]: columns keep their stable ids, new
+ * ones get fresh ids). Parts stay as they are; their statistics follow the columns by id
+ * ([[StatsEvolution]]), so the state stays exact: a part written before a column was added holds
+ * only nulls for it. The version files of the shard record the schema history: each such change
+ * holds the whole new schema.
+ */
+final case class AlterSchema(schema: ShardSchema) extends StateChange {
+  /** Every part's stats change: opening the shard should read the new state at once. */
+  override def rollsUp: Boolean = true
+
+  def applyTo(state: ShardState): ShardState = {
+    SchemaEvolution.requireSuccessor(state.schema, schema, state.name)
+    val batches = state.batches.map { b =>
+      b.copy(runs = b.runs.map(r => RunMeta(r.parts.map(p =>
+        p.copy(stats = p.stats.map(StatsEvolution.conform(_, state.schema, schema)))))))
+    }
+    state.copy(schema = schema, seqNo = state.seqNo + 1, batches = batches)
   }
 }

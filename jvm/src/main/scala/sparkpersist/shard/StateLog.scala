@@ -1,5 +1,7 @@
 package sparkpersist.shard
 
+import sparkpersist.schema.ShardSchema
+
 /**
  * The versioned state of one shard, advanced by compare-and-set. Each version is one
  * put-if-absent file; a full rollup is written periodically so `open` never replays the whole
@@ -15,6 +17,20 @@ trait StateLog {
    * upper to `batch.upper`. Throws [[UpperMismatch]] if another writer moved it first.
    */
   def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState
+
+  /**
+   * [[compareAndAppend]] of a batch whose parts were written under `writtenUnder`: fails with
+   * [[SchemaChanged]], writing nothing, if the shard's schema is no longer that one (the parts
+   * would lack, or mistype, columns the new schema has).
+   */
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState
+
+  /**
+   * Changes the shard's schema to `change(current schema)` by compare-and-set ([[AlterSchema]]),
+   * deciding again on the newest state if another writer committed first. Returns the new state
+   * (the current one, unchanged, when `change` returns the same schema).
+   */
+  def alterSchema(change: ShardSchema => ShardSchema): ShardState
 
   /** Moves `since` forward (never backward, never past upper). */
   def downgradeSince(newSince: Long): ShardState
@@ -61,3 +77,9 @@ final class UpperMismatch(val shard: String, val expected: Long, val actual: Lon
 /** Two writers raced for the same state version; the loser retries from the new state. */
 final class SeqNoConflict(val shard: String, val seqNo: Long)
   extends IllegalStateException(s"Shard '$shard': state version $seqNo was written concurrently")
+
+/** A write's parts were written under a schema the shard no longer has. Nothing was written. */
+final class SchemaChanged(val shard: String)
+  extends IllegalStateException(
+    s"Shard '$shard' changed its schema (ALTER TABLE) while this write ran, so its parts do not match " +
+      "the new schema. Nothing was written; write again.")

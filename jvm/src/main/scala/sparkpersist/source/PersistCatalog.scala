@@ -29,7 +29,8 @@ import sparkpersist.shard.ShardStore
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
  *  - `CALL persist.system.<procedure>(...)`: the [[SystemProcedures]] (compaction, GC).
- * Shards cannot be altered or renamed.
+ *    `ALTER TABLE` changes the shard's schema ([[TableChanges]]).
+ * Shards cannot be renamed.
  */
 class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
@@ -111,10 +112,17 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
   override def dropTable(ident: Identifier): Boolean = store.drop(snapshotShard(ident, "drop"))
 
-  override def alterTable(ident: Identifier, changes: TableChange*): Table =
-    throw new UnsupportedOperationException(
-      s"Persist tables cannot be altered (${ident.name()}): create a new shard with the new schema " +
-        "and copy the data with INSERT INTO ... SELECT.")
+  /**
+   * Changes the shard's schema ([[TableChanges]]) in one compare-and-set state version. Parts stay
+   * as written: columns are matched by stable id on read and in statistics.
+   */
+  override def alterTable(ident: Identifier, changes: TableChange*): Table = {
+    val shard = snapshotShard(ident, "alter")
+    if (!store.exists(shard)) throw new NoSuchTableException(ident)
+    val context = s"Cannot alter table $catalogName.$shard"
+    store.open(shard).log.alterSchema(schema => TableChanges.applyAll(schema, changes, context))
+    loadTable(ident)
+  }
 
   override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
     throw new UnsupportedOperationException(

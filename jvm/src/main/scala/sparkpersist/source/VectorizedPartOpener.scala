@@ -1,5 +1,6 @@
 package sparkpersist.source
 
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.hadoop.mapred.FileSplit
@@ -7,15 +8,17 @@ import org.apache.hadoop.mapreduce.{JobID, TaskAttemptID, TaskID, TaskType}
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.parquet.filter2.predicate.FilterApi
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
+import org.apache.parquet.schema.MessageType
 import org.apache.spark.TaskContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.execution.datasources.{DataSourceUtils, PartitionedFile, RecordReaderIterator}
-import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOptions, ParquetReadSupport, VectorizedParquetRecordReader}
+import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, ParquetFooterReader, ParquetOptions, ParquetReadSupport, ParquetUtils, VectorizedParquetRecordReader}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.util.SerializableConfiguration
 
 /**
@@ -49,7 +52,8 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
         val parquetFilters = new ParquetFilters(meta.getSchema, settings.pushDownDate, settings.pushDownTimestamp,
           settings.pushDownDecimal, settings.pushDownStringPredicate, settings.pushDownInFilterThreshold,
           settings.caseSensitive, datetimeRebase)
-        filters.flatMap(parquetFilters.createFilter).reduceOption(FilterApi.and)
+        VectorizedPartOpener.sameColumns(filters, requested, meta.getSchema)
+          .flatMap(parquetFilters.createFilter).reduceOption(FilterApi.and)
       }
       val convertTz =
         if (settings.int96TimestampConversion && !meta.getCreatedBy.startsWith("parquet-mr")) {
@@ -112,6 +116,27 @@ object VectorizedPartOpener {
         conf.parquetFilterPushDownStringPredicate, conf.parquetFilterPushDownInFilterThreshold,
         conf.caseSensitiveAnalysis)
     }
+  }
+
+  /**
+   * The filters that name, in the part, the columns they mean: Parquet filters resolve names in
+   * the file, but columns are matched by field id. A column renamed since the part was written is
+   * under its old name there; a column dropped and added again under the same name has an old
+   * field of that name with another id, whose row-group statistics say nothing of the new column.
+   * A filter over such a column is left out (its rows are still checked above the scan).
+   */
+  private[source] def sameColumns(filters: Seq[Filter], requested: String, file: MessageType): Seq[Filter] = {
+    val ids = DataType.fromJson(requested).asInstanceOf[StructType].fields.iterator.collect {
+      case f if f.metadata.contains(ParquetUtils.FIELD_ID_METADATA_KEY) =>
+        f.name -> f.metadata.getLong(ParquetUtils.FIELD_ID_METADATA_KEY)
+    }.toMap
+    val inFile = file.getFields.asScala.iterator.collect {
+      case f if f.getId != null => f.getName -> f.getId.intValue().toLong
+    }.toMap
+    filters.filter(_.references.forall { name =>
+      val column = CatalystSqlParser.parseMultipartIdentifier(name).head
+      ids.get(column).exists(id => inFile.get(column).contains(id))
+    })
   }
 
   private lazy val readerField = {

@@ -39,7 +39,7 @@ final class ShardStreamingWrite(shard: ShardHandle, state: ShardState, info: Log
 
   private val commitTime = BatchCommit.commitTime(state.upper)
   private val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper,
-    if (updates) "the time column" else s"the commit time $commitTime")
+    if (updates) "the time column" else s"the commit time $commitTime", schema)
   private val spec = RunSpec.forSession(SparkSession.active, shard.name, schema, commit.batchDir, None,
     if (updates) None else Some(commitTime))
 

@@ -4,6 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
+import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle, StreamEpoch}
 
 /**
@@ -13,8 +14,11 @@ import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle, StreamEpoch}
  *
  * @param expectedUpper the shard's upper when the write started; the batch's lower
  * @param timeSource    where times came from, named in the error when one is below the upper
+ * @param writtenUnder  the shard's schema the parts were written under: the commit fails with
+ *                      [[sparkpersist.shard.SchemaChanged]] if the shard's schema changed meanwhile
  */
-final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String) {
+final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String,
+    writtenUnder: ShardSchema) {
 
   /** The directory holding this batch's parts, and nothing else. */
   val batchDir: Path = shard.newPartPath(batchId).getParent
@@ -46,7 +50,7 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
         }
         val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(),
           epochs = epochs)
-        shard.log.compareAndAppend(expectedUpper, batch)
+        shard.log.compareAndAppend(expectedUpper, batch, writtenUnder)
         CommitHook.afterCommit(shard, batch)
         batch
       }

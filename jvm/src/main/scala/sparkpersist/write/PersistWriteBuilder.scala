@@ -55,7 +55,8 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
         "write updates with time and diff columns with sparkpersist's DataFrame writer (ShardWriter).")
     }
     val commitTime = BatchCommit.commitTime(state.upper)
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime")
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime",
+      state.schema)
     val spec = RunSpec.forSession(SparkSession.active, shard.name, state.schema, commit.batchDir, None, Some(commitTime))
     new PersistBatchWrite(commit, new RunWriterFactory(spec))
   }

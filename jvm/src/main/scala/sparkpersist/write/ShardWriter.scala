@@ -28,7 +28,10 @@ object ShardWriter {
 
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
   def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta =
-    write(df, shard, options, shard.state)
+    if (options.mergeSchema) {
+      val (merged, state) = SchemaMerge(df, shard, options)
+      write(merged, shard, options, state)
+    } else write(df, shard, options, shard.state)
 
   /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
   private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {
@@ -36,7 +39,7 @@ object ShardWriter {
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema)
     val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
     val indexed = WriteInput.keepStatsIds(shard.name, state.schema, options.indexColumns, "index_columns")
     val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,

@@ -17,6 +17,8 @@ package sparkpersist.write
  * @param indexColumns   columns whose parts get membership filters for `=`, `IN` and `<=>`
  *                       lookups ([[sparkpersist.stats.MembershipFilter]]); their stats are
  *                       trimmed last, as `keepStats`.
+ * @param mergeSchema    add the DataFrame's columns the shard lacks to the shard before writing,
+ *                       and write the shard's columns the DataFrame lacks as nulls ([[SchemaMerge]]).
  */
 final case class WriteOptions(
     timeCol: Option[String] = None,
@@ -24,7 +26,8 @@ final case class WriteOptions(
     maxRowsPerPart: Option[Long] = None,
     jsonColumns: Seq[String] = Nil,
     keepStats: Seq[String] = Nil,
-    indexColumns: Seq[String] = Nil) {
+    indexColumns: Seq[String] = Nil,
+    mergeSchema: Boolean = false) {
   maxRowsPerPart.foreach(n => require(n >= 1, s"maxRowsPerPart must be at least 1, got $n"))
 
   /** An update write names its diffs; append-only writes only insert. */

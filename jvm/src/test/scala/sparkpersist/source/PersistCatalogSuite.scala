@@ -92,14 +92,14 @@ class PersistCatalogSuite extends SharedSparkSession {
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
   }
 
-  test("views cannot be created or dropped; shards cannot be altered or renamed") {
+  test("views cannot be created, dropped or altered; shards cannot be renamed") {
     withShard("CREATE TABLE persist.events (id INT)") {
       val drop = intercept[UnsupportedOperationException](catalog.dropTable(Identifier.of(Array("events"), "parts")))
       assert(drop.getMessage === "Cannot drop persist.events.parts: it is a view of shard 'events'. " +
         "drop persist.events instead.")
-      val alter = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events ADD COLUMN x INT"))
-      assert(alter.getMessage === "Persist tables cannot be altered (events): create a new shard with " +
-        "the new schema and copy the data with INSERT INTO ... SELECT.")
+      val alter = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events.parts ADD COLUMN x INT"))
+      assert(alter.getMessage === "Cannot alter persist.events.parts: it is a view of shard 'events'. " +
+        "alter persist.events instead.")
       val rename = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events RENAME TO persist.other"))
       assert(rename.getMessage.startsWith("Persist tables cannot be renamed (events)"))
     }

@@ -1,0 +1,223 @@
+package sparkpersist.source
+
+import org.apache.spark.sql.AnalysisException
+import org.apache.spark.sql.types._
+
+import sparkpersist.PersistSparkSession
+import sparkpersist.schema.{ColumnPosition, SchemaEvolution}
+import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged}
+import sparkpersist.write.PartFooters
+
+/**
+ * `ALTER TABLE persist.<shard>` end to end: each schema change reads old parts by column id and
+ * keeps pruning them with their statistics, which follow the ids. Every query runs with pushdown
+ * on, soft (failing on any violation) and off ([[inEveryMode]]); the parts kept are asserted
+ * exactly, before and after each change.
+ */
+class AlterTableSuite extends PersistSparkSession {
+
+  private def withShard(ddl: String)(body: => Unit): Unit =
+    try { sql(ddl); body } finally sql("DROP TABLE IF EXISTS persist.t")
+
+  /** One batch of one part: `select` over range(from, until) as `id`. */
+  private def insert(select: String, from: Int, until: Int, columns: String = ""): Unit =
+    sql(s"INSERT INTO persist.t $columns SELECT /*+ REPARTITION(1) */ $select FROM range($from, $until)")
+
+  /** `query`'s rows (as strings, sorted) and the parts kept with pushdown on, of `total`, in every mode. */
+  private def reads(query: String, total: Int): (Seq[String], Int) = {
+    val (rows, reports) = inEveryMode(query)
+    assert(reports("off").map(_.metrics.partsKept) === Seq(total), query)
+    assert(reports("soft").map(_.metrics.partsKept) === Seq(total), query)
+    val kept = reports("on").map(_.metrics.partsKept)
+    assert(kept.size === 1, query)
+    assert(reports("soft").map(_.metrics.partsPruned) === Seq(total - kept.head), query)
+    (rows, kept.head.toInt)
+  }
+
+  private def kept(query: String, total: Int): Int = reads(query, total)._2
+
+  private def shardSchema = store.open("t").state.schema
+
+  test("ADD COLUMNS: old parts read null and are known all-null, so equality prunes them and IS NULL keeps them") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 10)
+      insert("id, CAST(id AS INT)", 10, 20)
+      assert(kept("SELECT id FROM persist.t WHERE v >= 15", 2) === 1)
+      sql("ALTER TABLE persist.t ADD COLUMNS (tag STRING COMMENT 'kind', score DOUBLE)")
+      assert(spark.table("persist.t").schema === StructType(Seq(StructField("id", LongType),
+        StructField("v", IntegerType), StructField("tag", StringType).withComment("kind"),
+        StructField("score", DoubleType))))
+      assert(shardSchema.columns.map(c => c.name -> c.id) === Seq("id" -> 1, "v" -> 2, "tag" -> 3, "score" -> 4))
+      insert("id, CAST(id AS INT), IF(id % 2 = 0, 'even', 'odd'), id * 1.5D", 20, 24)
+      assert(sql("SELECT * FROM persist.t WHERE id IN (3, 21)").collect().map(_.toString).sorted.toSeq ===
+        Seq("[21,21,odd,31.5]", "[3,3,null,null]"))
+      assert(kept("SELECT id FROM persist.t WHERE v >= 15", 3) === 2)
+      assert(reads("SELECT id FROM persist.t WHERE tag = 'odd'", 3) === (Seq("[21]", "[23]"), 1))
+      assert(kept("SELECT id FROM persist.t WHERE score > 0 OR tag < 'x'", 3) === 1)
+      assert(reads("SELECT count(*) FROM persist.t WHERE tag IS NULL", 3) === (Seq("[20]"), 2))
+      assert(kept("SELECT id FROM persist.t WHERE tag IS NOT NULL", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE coalesce(tag, 'zz') = 'zz'", 3) === 2)
+      // The parts table shows the added column's stats of old parts: every row null.
+      val nulls = sql("SELECT c.null_count FROM persist.t.parts LATERAL VIEW explode(column_stats) AS c " +
+        "WHERE c.column = 'tag'").collect().map(_.getLong(0)).sorted.toSeq
+      assert(nulls === Seq(0L, 10L, 10L))
+    }
+  }
+
+  test("RENAME COLUMN keeps the data and prunes with the stats of parts written under the old name") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT) TBLPROPERTIES (order_by = 'v')") {
+      insert("id, CAST(id AS INT)", 0, 10)
+      insert("id, CAST(id AS INT)", 10, 20)
+      sql("ALTER TABLE persist.t RENAME COLUMN v TO amount")
+      assert(spark.table("persist.t").schema.fieldNames.toSeq === Seq("id", "amount"))
+      assert(shardSchema.orderBy === Seq("amount"))
+      assert(shardSchema.column("amount").map(_.id) === Some(2))
+      insert("id, CAST(id AS INT)", 20, 30)
+      assert(reads("SELECT id FROM persist.t WHERE amount BETWEEN 12 AND 13", 3) === (Seq("[12]", "[13]"), 1))
+      assert(kept("SELECT id FROM persist.t WHERE amount < 5 OR amount >= 25", 3) === 2)
+      assert(sql("SELECT sum(amount) FROM persist.t").head().getLong(0) === (0 until 30).sum)
+      // A part written before the rename still names the column as it was then, with its id.
+      val first = store.open("t").state.parts.next()
+      val (fields, _) = PartFooters.read(store.open("t").partPath(first).toString, spark.sessionState.newHadoopConf())
+      assert(fields.take(2) === Seq("id" -> 1, "v" -> 2))
+      val e = intercept[AnalysisException](sql("SELECT v FROM persist.t"))
+      assert(e.getCondition === "UNRESOLVED_COLUMN.WITH_SUGGESTION")
+    }
+  }
+
+  test("DROP COLUMN hides its data; a column added again under that name gets a new id and never shows it") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT, w STRING)") {
+      insert("id, CAST(id AS INT), CAST(id AS STRING)", 0, 10)
+      insert("id, CAST(id AS INT), CAST(id AS STRING)", 10, 20)
+      sql("ALTER TABLE persist.t DROP COLUMN v")
+      assert(spark.table("persist.t").schema.fieldNames.toSeq === Seq("id", "w"))
+      assert(kept("SELECT id FROM persist.t WHERE w = '5'", 2) === 1)
+      sql("ALTER TABLE persist.t ADD COLUMN v INT")
+      assert(shardSchema.columns.map(c => c.name -> c.id) === Seq("id" -> 1, "w" -> 3, "v" -> 4))
+      insert("id, CAST(id AS STRING), CAST(id * 100 AS INT)", 20, 25)
+      assert(sql("SELECT count(*), count(v) FROM persist.t").head().toString === "[25,5]")
+      // Old parts held v = 5 under the dropped id: neither their stats nor their row groups count.
+      assert(reads("SELECT id FROM persist.t WHERE v = 5", 3) === (Nil, 0))
+      assert(reads("SELECT count(*) FROM persist.t WHERE v IS NULL", 3) === (Seq("[20]"), 2))
+      assert(reads("SELECT id FROM persist.t WHERE v >= 2200", 3) === (Seq("[22]", "[23]", "[24]"), 1))
+      // The state replayed from the version files (not the rollup) is the same.
+      val log = store.open("t").log
+      val newest = log.current()
+      assert(log.statesFrom(0).toSeq.last === newest)
+      assert(newest.schema.maxColumnId === 0)
+      // The state a change commits is the state others decode from it.
+      val dropped = log.alterSchema(s => SchemaEvolution.dropColumn(s, "v", "ctx"))
+      assert(dropped.schema.maxColumnId === 4)
+      assert(dropped === store.open("t").state)
+      val added = log.alterSchema(s => SchemaEvolution.addColumn(s, StructField("x", IntegerType), ColumnPosition.Last, "ctx"))
+      assert(added.schema.columns.map(c => c.name -> c.id) === Seq("id" -> 1, "w" -> 3, "x" -> 5))
+      assert(added === store.open("t").state)
+    }
+  }
+
+  test("widening int to bigint, float to double, decimal precision and scale up maps old stats exactly") {
+    withShard("CREATE TABLE persist.t (id BIGINT, n INT, f FLOAT, d DECIMAL(5, 2), s SMALLINT)") {
+      insert("id, CAST(id AS INT), CAST(id AS FLOAT) / 4, CAST(id / 4 AS DECIMAL(5, 2)), CAST(id AS SMALLINT)", 0, 10)
+      insert("id, CAST(id AS INT), CAST(id AS FLOAT) / 4, CAST(id / 4 AS DECIMAL(5, 2)), CAST(id AS SMALLINT)", 10, 20)
+      sql("ALTER TABLE persist.t ALTER COLUMN n TYPE BIGINT")
+      sql("ALTER TABLE persist.t ALTER COLUMN f TYPE DOUBLE")
+      sql("ALTER TABLE persist.t ALTER COLUMN d TYPE DECIMAL(9, 3)")
+      sql("ALTER TABLE persist.t ALTER COLUMN s TYPE BIGINT")
+      assert(spark.table("persist.t").schema.map(_.dataType) ===
+        Seq(LongType, LongType, DoubleType, DecimalType(9, 3), LongType))
+      insert("id, id * 10000000000, CAST(id AS DOUBLE) / 4, CAST(id / 4 AS DECIMAL(9, 3)), id * 100000", 20, 25)
+      assert(sql("SELECT * FROM persist.t WHERE id IN (5, 22)").collect().map(_.toString).sorted.toSeq ===
+        Seq("[22,220000000000,5.5,5.500,2200000]", "[5,5,1.25,1.250,5]"))
+      withSQLConf("spark.sql.parquet.enableVectorizedReader" -> "false") { // Spark's row-based reader widens too
+        assert(sql("SELECT * FROM persist.t WHERE id IN (5, 22)").collect().map(_.toString).sorted.toSeq ===
+          Seq("[22,220000000000,5.5,5.500,2200000]", "[5,5,1.25,1.250,5]"))
+      }
+      assert(kept("SELECT id FROM persist.t WHERE n = 12", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE n > 2147483647", 3) === 1)
+      assert(reads("SELECT id FROM persist.t WHERE f = 4.75D", 3) === (Seq("[19]"), 1))
+      assert(reads("SELECT id FROM persist.t WHERE d < 0.5", 3) === (Seq("[0]", "[1]"), 1))
+      assert(kept("SELECT id FROM persist.t WHERE s BETWEEN 3 AND 12", 3) === 2)
+    }
+  }
+
+  test("refused changes say what to do and leave the schema as it was") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT, s STRUCT<a: INT>, c CHAR(3)) TBLPROPERTIES (order_by = 'id')") {
+      insert("id, CAST(id AS INT), named_struct('a', 1), 'abc'", 0, 3)
+      val before = shardSchema
+      // Spark reports the catalog's IllegalArgumentException as an unsupported table change.
+      def refused(ddl: String): String =
+        intercept[Exception](sql(ddl)).getMessage.stripPrefix("Unsupported table change: ")
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN v TYPE DOUBLE") === "Cannot alter table persist.t: " +
+        "column 'v' cannot change type from INT to DOUBLE. A shard column's type may only widen without changing " +
+        "any value: tinyint/smallint/int to a wider integer type, float to double, and decimal(p, s) to " +
+        "decimal(p', s') with s' >= s and p' - s' >= p - s. For another type, create a new shard and copy the " +
+        "data with INSERT INTO ... SELECT CAST(...).")
+      assert(refused("ALTER TABLE persist.t ADD COLUMN x INT NOT NULL") === "Cannot alter table persist.t: an " +
+        "added column must be nullable ('x' is NOT NULL), since parts written before it hold no value for it: " +
+        "add it without NOT NULL.")
+      assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
+        "in the shard's order key (id) and cannot be dropped.")
+      assert(refused("ALTER TABLE persist.t ADD COLUMN s.b INT").startsWith(
+        "Cannot alter table persist.t: 's.b' is a field inside a struct: struct fields are matched by name"))
+      assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("Column 'time' is reserved"))
+      assert(shardSchema === before)
+      assert(store.open("t").state.seqNo === 1)
+      sql("ALTER TABLE persist.t ALTER COLUMN v DROP NOT NULL") // already nullable: nothing to write
+      assert(store.open("t").state.seqNo === 1)
+    }
+  }
+
+  test("a write that started under the old schema cannot commit after a change") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 2)
+      val shard = store.open("t")
+      val old = shard.state
+      sql("ALTER TABLE persist.t ADD COLUMN tag STRING")
+      val part = old.parts.next()
+      val batch = BatchMeta("late", old.upper, old.upper + 1, IndexedSeq(RunMeta(IndexedSeq(part))), 0L)
+      val e = intercept[SchemaChanged](shard.log.compareAndAppend(old.upper, batch, old.schema))
+      assert(e.getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
+      assert(store.open("t").state.batches.size === 1)
+    }
+  }
+
+  test("FIRST / AFTER, comments and DROP NOT NULL change no data") {
+    withShard("CREATE TABLE persist.t (id BIGINT NOT NULL, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 3)
+      sql("ALTER TABLE persist.t ADD COLUMN first_col STRING FIRST")
+      sql("ALTER TABLE persist.t ADD COLUMN mid STRING AFTER id")
+      sql("ALTER TABLE persist.t ALTER COLUMN v FIRST")
+      sql("ALTER TABLE persist.t ALTER COLUMN v COMMENT 'value'")
+      sql("ALTER TABLE persist.t ALTER COLUMN id DROP NOT NULL")
+      assert(spark.table("persist.t").schema === StructType(Seq(StructField("v", IntegerType).withComment("value"),
+        StructField("first_col", StringType), StructField("id", LongType), StructField("mid", StringType))))
+      assert(sql("SELECT * FROM persist.t ORDER BY id").collect().map(_.toString).toSeq ===
+        Seq("[0,null,0,null]", "[1,null,1,null]", "[2,null,2,null]"))
+    }
+  }
+
+  test("compaction rewrites parts under the current schema: current names, ids, and exact stats") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 10)
+      insert("id, CAST(id AS INT)", 10, 20)
+      sql("ALTER TABLE persist.t ADD COLUMN tag STRING")
+      sql("ALTER TABLE persist.t RENAME COLUMN v TO amount")
+      insert("id, CAST(id AS INT), 'new'", 20, 25)
+      val before = sql("SELECT * FROM persist.t").collect().map(_.toString).sorted.toSeq
+      val out = sql("CALL persist.system.compact(shard => 't', window_ms => 86400000, fan_in => 2)").collect().head
+      assert((out.getAs[Int]("batches_before"), out.getAs[Int]("batches_after")) === (3, 2))
+      assert(sql("SELECT * FROM persist.t").collect().map(_.toString).sorted.toSeq === before)
+      val shard = store.open("t")
+      val parts = shard.state.parts.toSeq
+      val compacted = shard.state.batches.filter(_.appends > 1).flatMap(_.parts)
+      assert(compacted.nonEmpty)
+      compacted.foreach { p =>
+        val (fields, _) = PartFooters.read(shard.partPath(p).toString, spark.sessionState.newHadoopConf())
+        assert(fields.filterNot(f => f._1 == "time" || f._1 == "diff") === Seq("id" -> 1, "amount" -> 2, "tag" -> 3))
+      }
+      val total = parts.size
+      assert(reads("SELECT id FROM persist.t WHERE tag = 'new' AND amount < 22", total) === (Seq("[20]", "[21]"), 1))
+      assert(reads("SELECT id FROM persist.t WHERE amount > 100", total) === (Nil, 0))
+    }
+  }
+}
