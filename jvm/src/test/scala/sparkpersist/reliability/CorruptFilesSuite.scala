@@ -12,10 +12,11 @@ import org.apache.spark.sql.QueryTest
 
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
+import sparkpersist.shard.{ShardFixtures, ShardStore}
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
- * version cut short, garbage or from a newer format; stats of the wrong type, shape or counts.
+ * version or rollup cut short, garbage or from a newer format; stats of the wrong type, shape or counts.
  * Each either fails the query with an error naming the file and what to do, or (stats) keeps the
  * part: never a wrong or silently shorter answer, whatever `spark.sql.files.ignore*Files` say.
  */
@@ -110,6 +111,18 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
         assert(m.contains(s"Shard '$name': state file ") && m.contains(s"$name/state/${file.getName} cannot be read") &&
           m.contains("it was damaged after it was written: restore it from a backup"), m)
       }
+  }
+
+  test("a rollup cut short fails opening the shard, naming the file and what to do") {
+    val dir = new File(root, "rollups")
+    val rolling = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf(), rollupEvery = 2)
+    val shard = rolling.create("r", ShardFixtures.eventSchema)
+    (0 until 3).foreach(i => shard.log.compareAndAppend(i * 10L, ShardFixtures.eventBatch(s"b$i", i * 10L, i * 10L + 10, 1, new Random(i))))
+    val rollup = new File(dir, f"r/state/rollup-${2}%020d.json")
+    Files.write(rollup.toPath, Files.readAllBytes(rollup.toPath).take(100))
+    val m = messages(intercept[Exception](new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf()).open("r").state))
+    assert(m.contains(s"Shard 'r': state file ") && m.contains(s"r/state/${rollup.getName} cannot be read") &&
+      m.contains("restore it from a backup"), m)
   }
 
   test("a state version of a newer format is refused, naming the file and asking for an upgrade") {
