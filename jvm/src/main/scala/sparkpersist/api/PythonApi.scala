@@ -15,7 +15,7 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  */
 object PythonApi {
 
-  /** [[write]] without index columns (callers from before `index_columns`). */
+  /** [[write]] without index columns or schema merging (callers from before `index_columns`, `merge_schema`). */
   def write(
       df: DataFrame,
       shard: String,
@@ -25,7 +25,7 @@ object PythonApi {
       orderBy: java.util.List[String],
       jsonColumns: java.util.List[String],
       keepStats: java.util.List[String]): java.util.Map[String, Any] =
-    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null)
+    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null, mergeSchema = false)
 
   /** Declares the registered JVM function `name` monotone ([[MonotoneFunctions.declare]]). */
   def declareMonotone(spark: SparkSession, name: String, direction: String): Unit =
@@ -34,18 +34,6 @@ object PythonApi {
   /** The jar's version (also a cheap "is the jar on the classpath" probe). */
   def version(): String =
     Option(getClass.getPackage.getImplementationVersion).getOrElse("dev")
-
-  /** [[write]] without merging schemas (`merge_schema=False`). */
-  def write(
-      df: DataFrame,
-      shard: String,
-      timeCol: String,
-      diffCol: String,
-      maxRowsPerPart: java.lang.Long,
-      orderBy: java.util.List[String],
-      jsonColumns: java.util.List[String],
-      keepStats: java.util.List[String]): java.util.Map[String, Any] =
-    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, mergeSchema = false)
 
   /**
    * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the

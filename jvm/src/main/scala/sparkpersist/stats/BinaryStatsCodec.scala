@@ -4,6 +4,8 @@ import java.nio.ByteBuffer
 import java.nio.charset.StandardCharsets
 import java.util.zip.CRC32C
 
+import scala.util.control.NonFatal
+
 import org.apache.avro.SchemaNormalization
 import org.apache.avro.io.{BinaryDecoder, Encoder}
 import org.apache.spark.sql.types._
@@ -17,7 +19,7 @@ import sparkpersist.schema.ShardSchema
  * {{{
  *   part   := version: int, checksum: fixed(4), rows: long, bytes: long, trimmed: array<int>,
  *             columns: array<{id: int, type: fixed(8), stats: bytes<column>}>
- *   column := nulls: long, fields {1: lower, 2: upper, 3: nested, 4: casts}
+ *   column := nulls: long, fields {1: lower, 2: upper, 3: nested, 4: casts, 5: members}
  * }}}
  * `checksum` is the CRC-32C of everything after it, `type` the CRC-64-AVRO fingerprint of the
  * column's `catalogString` when the stats were written. Bounds are exact, typed by the column:
@@ -31,7 +33,7 @@ import sparkpersist.schema.ShardSchema
  * version or failing their checksum fail the whole read (the caller keeps the part as
  * "anything"); a column whose recorded type is not the column's current one keeps its null count
  * alone; a malformed bound, nested or cast field is dropped alone; an unknown field kind is
- * skipped.
+ * skipped; counts that cannot be true drop what they count ([[StatsConsistency]]).
  */
 final class BinaryStatsCodec(columnTypes: Map[Int, DataType]) {
   import BinaryStatsCodec._
@@ -49,8 +51,18 @@ final class BinaryStatsCodec(columnTypes: Map[Int, DataType]) {
     }
   }
 
-  /** The stats in `bytes`; fails if they are of another version or damaged (see the class doc). */
-  def decode(bytes: Array[Byte]): PartStats = {
+  /**
+   * The stats in `bytes`; fails with an IllegalArgumentException if they are of another version
+   * or damaged (see the class doc).
+   */
+  def decode(bytes: Array[Byte]): PartStats =
+    try decodeChecked(bytes)
+    catch {
+      case e: IllegalArgumentException => throw e
+      case NonFatal(e) => throw new IllegalArgumentException(s"damaged binary part stats: $e", e)
+    }
+
+  private def decodeChecked(bytes: Array[Byte]): PartStats = {
     val in = decoder(bytes)
     val version = in.readInt()
     require(version == Version, s"binary part stats of version $version, this reader reads $Version")
@@ -71,7 +83,7 @@ final class BinaryStatsCodec(columnTypes: Map[Int, DataType]) {
       attempt(whole(decoder(stats))(readColumn(current.map(_ => columnTypes(id)), _))).foreach(columns += id -> _)
     }
     require(in.isEnd, "binary part stats have trailing bytes")
-    PartStats(rows, size, columns.result(), trimmed)
+    StatsConsistency.of(PartStats(rows, size, columns.result(), trimmed))
   }
 
   /** Bytes of the encoded stats of one column, as [[size]] adds them up. */
@@ -128,7 +140,10 @@ object BinaryStatsCodec {
     v
   }
 
-  /** The null count, bounds, nested and cast stats of `c`, a column of type `dt` or a value nested in one. */
+  /**
+   * The null count, bounds, nested and cast stats and membership filter of `c`, a column of type
+   * `dt` or a value nested in one.
+   */
   private[stats] def writeColumn(dt: DataType, c: ColumnStats, what: String): Array[Byte] =
     StatsBinary.encode { out =>
       out.writeLong(c.nullCount)
@@ -136,7 +151,8 @@ object BinaryStatsCodec {
         1 -> c.lower.flatMap(bound(what, dt, _)),
         2 -> c.upper.flatMap(bound(what, dt, _)),
         3 -> c.nested.map(BinaryNestedCodec.write(dt, _, what)),
-        4 -> c.casts.map(BinaryCastCodec.write))
+        4 -> c.casts.map(BinaryCastCodec.write),
+        5 -> c.members.map(m => StatsBinary.encode(_.writeBytes(MembershipCodec.encode(m)))))
     }
 
   /**
@@ -148,6 +164,7 @@ object BinaryStatsCodec {
     var lower, upper: Option[Any] = None
     var nested: Option[NestedStats] = None
     var casts: Option[CastStats] = None
+    var members: Option[MembershipFilter] = None
     StatsBinary.readFields(in) { (kind, p) =>
       kind match {
         case 1 => lower = dt.flatMap(t => StatsBinary.attempt(whole(p)(readBound(t, _))))
@@ -155,10 +172,20 @@ object BinaryStatsCodec {
         case 3 => nested = dt.flatMap(t => StatsBinary.attempt(whole(p)(BinaryNestedCodec.read(t, _))))
         case 4 => casts = dt.collect { case _: StringType => () }
           .flatMap(_ => StatsBinary.attempt(whole(p)(BinaryCastCodec.read)))
+        case 5 => members = dt.filter(MembershipFilter.supports)
+          .flatMap(_ => StatsBinary.attempt(whole(p)(membersOf)).flatten)
         case _ =>
       }
     }
-    ColumnStats(nulls, lower, upper, nested, casts)
+    ColumnStats(nulls, lower, upper, nested, casts, members)
+  }
+
+  /** The membership filter in a payload of [[MembershipCodec]] bytes; None if they do not decode. */
+  private def membersOf(in: BinaryDecoder): Option[MembershipFilter] = {
+    val payload = in.readBytes(null)
+    val bytes = new Array[Byte](payload.remaining())
+    payload.get(bytes)
+    MembershipCodec.decode(bytes)
   }
 
   /** The encoded bound, or None for a type without bounds ([[StatsCodec.supportsBounds]]). */

@@ -36,6 +36,38 @@ object CodecFuzz {
     }
   }
 
+  /**
+   * `cases` binary stats records ([[BinaryStatsCodec]]): 1 in 8 random bytes, the rest mutations of
+   * real encodings, half of them with their checksum made to match again, so that the decoder
+   * past the checksum meets damaged fields too.
+   */
+  def binaryStats(cases: Int, seed: Long): Tally = {
+    val rnd = new Random(seed)
+    val binary = codec.binary
+    val real = (0 until 64).map(i => binary.encode(withCasts(sample(StatsGen.part(schema, depth = 2), seed + i), rnd)))
+    (0 until cases).foldLeft(Tally.empty("binary stats codec fuzz")) { (t, i) =>
+      val bytes =
+        if (i % 8 == 0) Mutations.garbage(rnd)
+        else {
+          val mutated = Mutations.mutate(real(rnd.nextInt(real.size)), rnd)
+          if (i % 2 == 0) resealed(mutated) else mutated
+        }
+      t ++ outcome("binary stats codec fuzz", bytes)(b => inconsistencies(binary.decode(b)))
+    }
+  }
+
+  /** `bytes` with the CRC-32C after the version byte recomputed over the rest (if long enough). */
+  private def resealed(bytes: Array[Byte]): Array[Byte] =
+    if (bytes.length < 5) bytes
+    else {
+      val crc = new java.util.zip.CRC32C()
+      crc.update(bytes, 5, bytes.length - 5)
+      val sum = java.nio.ByteBuffer.allocate(4).putInt(crc.getValue.toInt).array()
+      val copy = bytes.clone()
+      System.arraycopy(sum, 0, copy, 1, 4)
+      copy
+    }
+
   /** `cases` state files (create, append, compact, since, rollup): 1 in 8 random bytes. */
   def state(cases: Int, seed: Long): Tally = {
     val rnd = new Random(seed)

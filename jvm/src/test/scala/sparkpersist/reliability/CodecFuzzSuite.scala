@@ -14,6 +14,12 @@ class CodecFuzzSuite extends AnyFunSuite {
     info(t.summary)
   }
 
+  test("damaged binary stats decode consistently or fail with the documented error") {
+    val t = CodecFuzz.binaryStats(cases = 4000, seed = 1)
+    assert(t.failures === 0, t.summary)
+    info(t.summary)
+  }
+
   test("damaged state files decode consistently or fail with the documented error") {
     val t = CodecFuzz.state(cases = 3000, seed = 1)
     assert(t.failures === 0, t.summary)

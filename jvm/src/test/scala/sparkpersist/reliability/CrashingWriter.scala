@@ -9,6 +9,7 @@ import org.apache.hadoop.fs.permission.FsPermission
 import org.apache.hadoop.util.Progressable
 import org.apache.spark.sql.SparkSession
 
+import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, FsStateLog, ShardHandle, ShardState, ShardStore, StateLog}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -76,14 +77,23 @@ object CrashingWriter {
 
     def current(): ShardState = log.current()
 
-    def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = step match {
+    def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState =
+      halting(log.compareAndAppend(expectedUpper, batch))
+
+    def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState =
+      halting(log.compareAndAppend(expectedUpper, batch, writtenUnder))
+
+    /** Halts at `step` of the commit `append` makes (or makes it). */
+    private def halting(append: => ShardState): ShardState = step match {
       case "commit" => halt()
       case "state" => haltWritingTemp(shard, f"${log.current().seqNo + 1}%020d.json")
       case "rollup" =>
-        val committed = log.compareAndAppend(expectedUpper, batch)
+        val committed = append
         haltWritingTemp(shard, f"rollup-${committed.seqNo}%020d.json")
-      case _ => log.compareAndAppend(expectedUpper, batch)
+      case _ => append
     }
+
+    def alterSchema(change: ShardSchema => ShardSchema): ShardState = log.alterSchema(change)
 
     def downgradeSince(newSince: Long): ShardState = log.downgradeSince(newSince)
     def replaceBatches(replacements: Seq[sparkpersist.shard.BatchReplacement]) = log.replaceBatches(replacements)

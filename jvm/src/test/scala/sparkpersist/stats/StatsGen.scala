@@ -127,6 +127,21 @@ object StatsGen {
     rows <- Gen.choose(1L, 1000000L)
     columns <- Gen.sequence[List[Option[(Int, ColumnStats)]], Option[(Int, ColumnStats)]](
       schema.columns.toList.map(c => Gen.frequency(1 -> Gen.const(None),
-        6 -> column(c.dataType, depth).map(s => Some(c.id -> s)))))
+        6 -> topLevel(c.dataType, depth).map(s => Some(c.id -> s)))))
   } yield PartStats(rows, rows * 40, columns.flatten.toMap)
+
+  /** Stats of a top-level column: those of [[column]], with a membership filter where one fits. */
+  private def topLevel(dt: DataType, depth: Int): Gen[ColumnStats] = for {
+    c <- column(dt, depth)
+    members <- if (MembershipFilter.supports(dt)) Gen.frequency(1 -> Gen.const(None), 1 -> membership.map(Some(_)))
+      else Gen.const(None)
+  } yield c.copy(members = members)
+
+  /** An exact hash set (sorted distinct hashes) or a Bloom filter of random bits. */
+  val membership: Gen[MembershipFilter] = Gen.oneOf(
+    Gen.listOf(Gen.long).map(hs => MembershipFilter.Exact(hs.distinct.sorted.toArray)),
+    for {
+      probes <- Gen.choose(1, 10)
+      words <- Gen.nonEmptyListOf(Gen.long)
+    } yield MembershipFilter.Bloom(probes, words.toArray))
 }

@@ -112,7 +112,8 @@ object CompactionBench {
   }
 
   private def appendBatch(shard: ShardHandle, spec: RunSpec, rows: Iterator[InternalRow]): Unit = {
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, shard.state.upper, "the bench's times")
+    val state = shard.state
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, "the bench's times", state.schema)
     commit.onFailureDelete(commit.commit(Seq(RunWriter.writeAll(spec.inBatchDir(commit.batchDir), 0, 0, rows))))
   }
 

@@ -36,7 +36,7 @@ object ReliabilitySoak {
       s"seed $seed, shards under $root")
 
     val (tallies, wallMs) = Bench.timedMs {
-      Seq(CodecFuzz.stats(fuzz, seed), CodecFuzz.state(fuzz, seed)) ++
+      Seq(CodecFuzz.stats(fuzz, seed), CodecFuzz.binaryStats(fuzz, seed), CodecFuzz.state(fuzz, seed)) ++
         (CrashingWriter.Steps.map(step => (step, math.max(1, crashes / 5))) :+ ("random" -> crashes)).map {
           case (step, runs) => (0 until runs).map(i => CrashRun.run(spark, root, s"crash_${step}_$i", step, seed + i))
             .reduce(_ ++ _)
