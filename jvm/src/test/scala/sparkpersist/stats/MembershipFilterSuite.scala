@@ -81,7 +81,7 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val codec = StatsCodec(schema)
     assert(codec.decode(codec.encode(stats)) === stats)
     // The budget drops filters first; a named (kept) column's filter goes last.
-    val tight = new StatsBudget(schema, Set.empty, codec.encode(stats).length - 1L)(stats)
+    val tight = new StatsBudget(schema, Set.empty, codec.binary.encode(stats).length - 1L)(stats)
     assert(tight.columns(ids(0)).members.isEmpty && tight.columns(ids(0)).lower.isDefined)
     assert(tight.trimmed === Set(ids(0)))
   }
