@@ -113,12 +113,14 @@ object Monotonicity {
    * Whether registry functions are monotone at argument value `v` of type `dt`: floats must be
    * finite (NaN and infinities break it: `inf * 0`, `cast(NaN as int)`), and dates must be
    * within [[MaxDays]] of the epoch (beyond that, `java.time` conversions overflow `Int` days
-   * and wrap around).
+   * and wrap around), and strings must be valid UTF-8 (a truncated bound may end inside a
+   * character, and string functions count characters by their first byte).
    */
   def inDomain(v: Any, dt: DataType): Boolean = v match {
     case d: Double => !d.isNaN && !d.isInfinite
     case f: Float => !f.isNaN && !f.isInfinite
     case i: Int if dt == DateType => i >= -MaxDays && i <= MaxDays
+    case s: org.apache.spark.unsafe.types.UTF8String => s.isValid
     case _ => true
   }
 

@@ -37,8 +37,12 @@ object Piecewise {
   private val hourMicros = 3600L * 1000000L
   private val minuteMicros = 60L * 1000000L
 
-  /** Timestamps `date_format` prints in order: local years 1000 to 9999, with a day's margin. */
-  private val formatMin = LocalDate.of(1000, 1, 2).toEpochDay * dayMicros
+  /**
+   * Timestamps `date_format` prints in order: local years 1900 to 9999, with a day's margin
+   * (four-digit years; from 1900 on, the legacy formatter's calendar and zone history agree with
+   * `java.time`'s).
+   */
+  private val formatMin = LocalDate.of(1900, 1, 2).toEpochDay * dayMicros
   private val formatMax = LocalDate.of(9999, 12, 30).toEpochDay * dayMicros
 
   def lookup(e: Expression): Option[Piecewise] = e match {
@@ -50,6 +54,7 @@ object Piecewise {
     case DayOfWeek(c) => dates(e, c, weekEnd(4))
     // 0 = Monday ... 6 = Sunday.
     case WeekDay(c) => dates(e, c, weekEnd(3))
+    case t: TimeZoneAwareExpression if t.timeZoneId.isEmpty => None
     case h: Hour if h.child.dataType == TimestampType => times(h, h.child, h.zoneId, dayMicros, 1L)
     case m: Minute if m.child.dataType == TimestampType => times(m, m.child, m.zoneId, hourMicros, 1L)
     case s: Second if s.child.dataType == TimestampType => times(s, s.child, s.zoneId, minuteMicros, 1L)
