@@ -5,7 +5,7 @@ import org.apache.spark.sql.types._
 
 import sparkpersist.PersistSparkSession
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution}
-import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, SchemaChanged}
 import sparkpersist.write.PartFooters
 
 /**
@@ -167,7 +167,7 @@ class AlterTableSuite extends PersistSparkSession {
     }
   }
 
-  test("a write that started under the old schema cannot commit after a change") {
+  test("a write or a compaction that started under the old schema cannot commit after a change") {
     withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
       insert("id, CAST(id AS INT)", 0, 2)
       val shard = store.open("t")
@@ -178,6 +178,14 @@ class AlterTableSuite extends PersistSparkSession {
       val e = intercept[SchemaChanged](shard.log.compareAndAppend(old.upper, batch, old.schema))
       assert(e.getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
       assert(store.open("t").state.batches.size === 1)
+      // A compaction's output written under the old schema is dropped, as if it lost a race.
+      val replacement = BatchReplacement(IndexedSeq(old.batches.head.id), old.batches.head.copy(id = "merged"),
+        Some(old.schema))
+      assert(shard.log.replaceBatches(Seq(replacement))._2.isEmpty)
+      assert(store.open("t").state.batches.map(_.id) === old.batches.map(_.id))
+      val current = Some(shard.state.schema)
+      assert(shard.log.replaceBatches(Seq(replacement.copy(writtenUnder = current)))._2.size === 1)
+      assert(store.open("t").state.batches.map(_.id) === Seq("merged"))
     }
   }
 
