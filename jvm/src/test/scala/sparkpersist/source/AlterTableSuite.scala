@@ -157,8 +157,8 @@ class AlterTableSuite extends PersistSparkSession {
         "add it without NOT NULL.")
       assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
         "in the shard's order key (id) and cannot be dropped.")
-      assert(refused("ALTER TABLE persist.t ADD COLUMN s.b INT").startsWith(
-        "Cannot alter table persist.t: 's.b' is a field inside a struct: struct fields are matched by name"))
+      assert(refused("ALTER TABLE persist.t RENAME COLUMN s.a TO b").startsWith(
+        "Cannot alter table persist.t: 's.a' is a field inside a struct: struct fields are matched by name"))
       assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("Column 'time' is reserved"))
       assert(shardSchema === before)
       assert(store.open("t").state.seqNo === 1)
@@ -226,6 +226,24 @@ class AlterTableSuite extends PersistSparkSession {
       val total = parts.size
       assert(reads("SELECT id FROM persist.t WHERE tag = 'new' AND amount < 22", total) === (Seq("[20]", "[21]"), 1))
       assert(reads("SELECT id FROM persist.t WHERE amount > 100", total) === (Nil, 0))
+    }
+  }
+
+  test("ADD COLUMN inside a struct: old parts read the field as null and are known all-null for it") {
+    withShard("CREATE TABLE persist.t (id BIGINT, s STRUCT<a: INT, inner: STRUCT<x: INT>>)") {
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1))", 0, 10)
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1))", 10, 20)
+      sql("ALTER TABLE persist.t ADD COLUMN s.b STRING")
+      sql("ALTER TABLE persist.t ADD COLUMN s.inner.y INT")
+      assert(spark.table("persist.t").schema("s").dataType.simpleString === "struct<a:int,inner:struct<x:int,y:int>,b:string>")
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1, 'y', 7), 'b', 'new')", 20, 25)
+      assert(sql("SELECT s.b, s.inner.y FROM persist.t WHERE id IN (3, 22)").collect().map(_.toString).sorted.toSeq ===
+        Seq("[new,7]", "[null,null]"))
+      assert(kept("SELECT id FROM persist.t WHERE s.b = 'new'", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE s.inner.y = 7", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE s.a >= 15", 3) === 2)
+      assert(reads("SELECT count(*) FROM persist.t WHERE s.b IS NULL", 3) === (Seq("[20]"), 2))
+      assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
     }
   }
 }
