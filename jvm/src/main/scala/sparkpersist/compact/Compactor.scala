@@ -136,14 +136,14 @@ object Compactor {
       val written = MergeJob.run(spark, shard, state.schema, groups, outputs, keepStats, description)
       val now = System.currentTimeMillis()
       val replacements = groups.zip(outputs).zip(written).map { case ((g, out), parts) =>
-        g.replacement(out.batchId, out.runsOf(Seq(parts)), now)
+        g.replacement(out.batchId, out.runsOf(Seq(parts)), now).copy(writtenUnder = Some(state.schema))
       }
       val (_, applied) = shard.log.replaceBatches(replacements)
       val committed = applied.map(_.batch.id).toSet
       outputs.filterNot(o => committed(o.batchId)).foreach(_.deleteParts())
       if (applied.size < replacements.size) {
         log.info(s"Shard '${shard.name}': ${replacements.size - applied.size} compacted groups lost the race to " +
-          "another compaction; their parts were deleted")
+          "another compaction, or to a schema change; their parts were deleted")
       }
       val kept = groups.zip(replacements).filter { case (_, r) => committed(r.batch.id) }
       Totals(applied.size, replacements.size - applied.size, kept.map(_._1.rows).sum,

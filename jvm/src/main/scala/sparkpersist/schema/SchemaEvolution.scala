@@ -43,6 +43,27 @@ object SchemaEvolution {
     checked(schema.copy(columns = (columns.take(at) :+ added) ++ columns.drop(at), maxColumnId = id), context)
   }
 
+  /**
+   * Adds `field` (nullable) at the end of the struct at `path` (a struct column, then names of
+   * struct fields inside it). Parts written before read it as null.
+   */
+  def addField(schema: ShardSchema, path: Seq[String], field: StructField, context: String): ShardSchema = {
+    if (!field.nullable) {
+      throw new IllegalArgumentException(s"$context: an added field must be nullable ('${field.name}' is " +
+        "NOT NULL), since parts written before it hold no value for it: add it without NOT NULL.")
+    }
+    val c = existing(schema, path.head, context)
+    val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(StructType(Seq(field))).head
+    def inside(dt: DataType, rest: Seq[String]): DataType = (dt, rest) match {
+      case (s: StructType, Seq()) => s.add(stored)
+      case (s: StructType, Seq(name, more @ _*)) if s.fieldNames.count(_ == name) == 1 =>
+        StructType(s.fields.map(f => if (f.name == name) f.copy(dataType = inside(f.dataType, more)) else f))
+      case _ => throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' is not a struct " +
+        "(or a struct inside structs) of the shard, so no field can be added to it.")
+    }
+    checked(replace(schema, c.copy(dataType = inside(c.dataType, path.tail))), context)
+  }
+
   def dropColumn(schema: ShardSchema, name: String, context: String): ShardSchema = {
     val c = existing(schema, name, context)
     if (schema.orderBy.exists(_.equalsIgnoreCase(c.name))) {
@@ -105,7 +126,8 @@ object SchemaEvolution {
     after.columns.foreach { c =>
       before.columnById(c.id) match {
         case Some(old) =>
-          require(old.dataType == c.dataType || TypeWidening.widens(old.dataType, c.dataType),
+          require(old.dataType == c.dataType || TypeWidening.widens(old.dataType, c.dataType) ||
+            TypeWidening.addsFields(old.dataType, c.dataType),
             s"Shard '$shard': column id ${c.id} cannot change type from ${old.dataType.sql} to ${c.dataType.sql}")
         case None =>
           require(c.id >= fresh, s"Shard '$shard': new column '${c.name}' must get an id >= $fresh, not ${c.id} " +

@@ -1,6 +1,6 @@
 package sparkpersist.schema
 
-import org.apache.spark.sql.types.{ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType}
+import org.apache.spark.sql.types.{ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType, StructType}
 
 /**
  * The type changes a shard column accepts without rewriting its parts: those that Spark's Parquet
@@ -24,6 +24,21 @@ object TypeWidening {
     case (FloatType, DoubleType) => true
     case (f: DecimalType, t: DecimalType) =>
       f != t && t.scale >= f.scale && t.precision - t.scale >= f.precision - f.scale
+    case _ => false
+  }
+
+  /**
+   * Whether `to` is the struct `from` with fields added (nullable, after the others), here or in
+   * structs nested in it: parts match struct fields by name, so one written before reads the added
+   * fields as null.
+   */
+  def addsFields(from: DataType, to: DataType): Boolean = (from, to) match {
+    case (f: StructType, t: StructType) =>
+      f != t && f.length <= t.length && t.fields.drop(f.length).forall(_.nullable) &&
+        f.fields.zip(t.fields).forall { case (a, b) =>
+          a.name == b.name && a.nullable == b.nullable && a.metadata == b.metadata &&
+            (a.dataType == b.dataType || addsFields(a.dataType, b.dataType))
+        }
     case _ => false
   }
 

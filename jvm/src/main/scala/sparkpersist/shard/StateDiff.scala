@@ -56,19 +56,22 @@ final case class DowngradeSince(since: Long) extends StateChange {
 /**
  * One compaction output: `batch` holds exactly the updates of the adjacent batches `replaced`
  * (in order), with times below since advanced and equal updates consolidated, over the same
- * `[lower, upper)` as the batches it replaces.
+ * `[lower, upper)` as the batches it replaces. `writtenUnder` (not stored) is the schema its parts
+ * were written under, when known: after a schema change ([[AlterSchema]]) the replacement no
+ * longer applies, as if another compaction had replaced its batches first.
  */
-final case class BatchReplacement(replaced: IndexedSeq[String], batch: BatchMeta) {
+final case class BatchReplacement(replaced: IndexedSeq[String], batch: BatchMeta,
+    writtenUnder: Option[ShardSchema] = None) {
   Check.arg(replaced.nonEmpty, s"Compacted batch '${batch.id}' replaces no batch.")
 
   /**
    * Where the replaced batches start in `state`, if they are all still there, adjacent and in
-   * order, and span exactly `[batch.lower, batch.upper)`; None once another compaction replaced
-   * any of them.
+   * order, and span exactly `[batch.lower, batch.upper)`, under the schema the batch was written
+   * under; None once another compaction replaced any of them, or the schema changed.
    */
   def positionIn(state: ShardState): Option[Int] = {
     val start = state.batches.indexWhere(_.id == replaced.head)
-    val fits = start >= 0 && start + replaced.size <= state.batches.size &&
+    val fits = start >= 0 && writtenUnder.forall(_ == state.schema) && start + replaced.size <= state.batches.size &&
       replaced.indices.forall(i => state.batches(start + i).id == replaced(i)) &&
       state.batches(start).lower == batch.lower && state.batches(start + replaced.size - 1).upper == batch.upper
     if (fits) Some(start) else None

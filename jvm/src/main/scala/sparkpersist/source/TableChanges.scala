@@ -7,8 +7,9 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 
 /**
  * `ALTER TABLE` on a persist table: Spark's [[TableChange]]s as changes of the shard's schema
- * ([[SchemaEvolution]]), applied in order. Columns are top-level columns; changes inside structs,
- * table properties and column defaults are refused with what to do instead.
+ * ([[SchemaEvolution]]), applied in order. Columns are top-level columns, but for fields added to
+ * structs; other changes inside structs, table properties and column defaults are refused with
+ * what to do instead.
  */
 object TableChanges {
 
@@ -21,9 +22,13 @@ object TableChanges {
         refuse(context, s"column '${add.fieldNames().mkString(".")}' has a DEFAULT; parts written before it " +
           "hold no value for it and read it as null. Add it without DEFAULT")
       }
-      val field = StructField(column(add.fieldNames(), context), add.dataType(), add.isNullable())
-      SchemaEvolution.addColumn(schema, Option(add.comment()).fold(field)(field.withComment),
-        position(add.position()), context)
+      val names = add.fieldNames().toSeq
+      val field = StructField(names.last, add.dataType(), add.isNullable())
+      val commented = Option(add.comment()).fold(field)(field.withComment)
+      if (names.size == 1) SchemaEvolution.addColumn(schema, commented, position(add.position()), context)
+      else if (add.position() != null) refuse(context, s"a field added inside a struct goes after its other fields: " +
+        s"drop FIRST/AFTER from '${names.mkString(".")}'")
+      else SchemaEvolution.addField(schema, names.init, commented, context)
     case drop: TableChange.DeleteColumn =>
       val name = column(drop.fieldNames(), context)
       if (drop.ifExists() && schema.column(name).isEmpty) schema
@@ -49,8 +54,8 @@ object TableChanges {
   private def column(names: Array[String], context: String): String =
     if (names.length == 1) names.head
     else refuse(context, s"'${names.mkString(".")}' is a field inside a struct: struct fields are matched by " +
-      "name inside parts, so they cannot be added, dropped, renamed or retyped in place. Add a new top-level " +
-      "column instead")
+      "name inside parts, so they can be added (ADD COLUMN struct.field), but not dropped, renamed or retyped " +
+      "in place. Add a new top-level column instead")
 
   private def position(p: TableChange.ColumnPosition): ColumnPosition = p match {
     case null => ColumnPosition.Last

@@ -5,7 +5,7 @@ import org.apache.spark.sql.types._
 
 import sparkpersist.PersistSparkSession
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution}
-import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, SchemaChanged}
 import sparkpersist.write.PartFooters
 
 /**
@@ -157,8 +157,8 @@ class AlterTableSuite extends PersistSparkSession {
         "add it without NOT NULL.")
       assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
         "in the shard's order key (id) and cannot be dropped.")
-      assert(refused("ALTER TABLE persist.t ADD COLUMN s.b INT").startsWith(
-        "Cannot alter table persist.t: 's.b' is a field inside a struct: struct fields are matched by name"))
+      assert(refused("ALTER TABLE persist.t RENAME COLUMN s.a TO b").startsWith(
+        "Cannot alter table persist.t: 's.a' is a field inside a struct: struct fields are matched by name"))
       assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("Column 'time' is reserved"))
       assert(shardSchema === before)
       assert(store.open("t").state.seqNo === 1)
@@ -167,7 +167,7 @@ class AlterTableSuite extends PersistSparkSession {
     }
   }
 
-  test("a write that started under the old schema cannot commit after a change") {
+  test("a write or a compaction that started under the old schema cannot commit after a change") {
     withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
       insert("id, CAST(id AS INT)", 0, 2)
       val shard = store.open("t")
@@ -178,6 +178,14 @@ class AlterTableSuite extends PersistSparkSession {
       val e = intercept[SchemaChanged](shard.log.compareAndAppend(old.upper, batch, old.schema))
       assert(e.getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
       assert(store.open("t").state.batches.size === 1)
+      // A compaction's output written under the old schema is dropped, as if it lost a race.
+      val replacement = BatchReplacement(IndexedSeq(old.batches.head.id), old.batches.head.copy(id = "merged"),
+        Some(old.schema))
+      assert(shard.log.replaceBatches(Seq(replacement))._2.isEmpty)
+      assert(store.open("t").state.batches.map(_.id) === old.batches.map(_.id))
+      val current = Some(shard.state.schema)
+      assert(shard.log.replaceBatches(Seq(replacement.copy(writtenUnder = current)))._2.size === 1)
+      assert(store.open("t").state.batches.map(_.id) === Seq("merged"))
     }
   }
 
@@ -218,6 +226,24 @@ class AlterTableSuite extends PersistSparkSession {
       val total = parts.size
       assert(reads("SELECT id FROM persist.t WHERE tag = 'new' AND amount < 22", total) === (Seq("[20]", "[21]"), 1))
       assert(reads("SELECT id FROM persist.t WHERE amount > 100", total) === (Nil, 0))
+    }
+  }
+
+  test("ADD COLUMN inside a struct: old parts read the field as null and are known all-null for it") {
+    withShard("CREATE TABLE persist.t (id BIGINT, s STRUCT<a: INT, inner: STRUCT<x: INT>>)") {
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1))", 0, 10)
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1))", 10, 20)
+      sql("ALTER TABLE persist.t ADD COLUMN s.b STRING")
+      sql("ALTER TABLE persist.t ADD COLUMN s.inner.y INT")
+      assert(spark.table("persist.t").schema("s").dataType.simpleString === "struct<a:int,inner:struct<x:int,y:int>,b:string>")
+      insert("id, named_struct('a', CAST(id AS INT), 'inner', named_struct('x', 1, 'y', 7), 'b', 'new')", 20, 25)
+      assert(sql("SELECT s.b, s.inner.y FROM persist.t WHERE id IN (3, 22)").collect().map(_.toString).sorted.toSeq ===
+        Seq("[new,7]", "[null,null]"))
+      assert(kept("SELECT id FROM persist.t WHERE s.b = 'new'", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE s.inner.y = 7", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE s.a >= 15", 3) === 2)
+      assert(reads("SELECT count(*) FROM persist.t WHERE s.b IS NULL", 3) === (Seq("[20]"), 2))
+      assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
     }
   }
 }
