@@ -69,6 +69,12 @@ class PruningSuite extends PersistSparkSession {
       expectedRows = 20)
   }
 
+  test("BETWEEN prunes (Spark 4 rewrites it into a With of its input)") {
+    assertReads("SELECT n FROM persist.events WHERE n BETWEEN 250 AND 419", kept = 2, expectedRows = 40)
+    assertReads("SELECT n FROM persist.events WHERE n NOT BETWEEN 0 AND 819", kept = 1, expectedRows = 20)
+    assertReads("SELECT n FROM persist.events WHERE n * 2 BETWEEN 1000 AND 1010", kept = 1, expectedRows = 6)
+  }
+
   test("IS [NOT] NULL, OR / NOT, CASE and COALESCE prune") {
     assertReads("SELECT n FROM persist.events WHERE amount IS NULL", kept = 1, expectedRows = 20)
     assertReads("SELECT n FROM persist.events WHERE amount IS NOT NULL AND n < 100", kept = 1, expectedRows = 20)
