@@ -12,7 +12,8 @@ import org.apache.spark.sql.QueryTest
 
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
-import sparkpersist.shard.{ShardFixtures, ShardStore}
+import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore}
+import sparkpersist.stats.StatsCodec
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
@@ -133,16 +134,26 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
     json.put("formatVersion", 99)
     Files.write(file.toPath, Json.write(json))
     val m = messages(intercept[Exception](rows(name)))
-    assert(m.contains(s"$name/state/${file.getName} has formatVersion 99, but this sparkpersist reads formatVersion up to 3. " +
+    assert(m.contains(s"$name/state/${file.getName} has formatVersion 99, but this sparkpersist reads formatVersion up to " +
+      s"${ShardState.SchemaEvolutionFormatVersion}. " +
       "Upgrade sparkpersist to read this shard."), m)
   }
 
-  /** Shard `name` with the stats of batch 1's part (k in [3, 4], one null v) edited by `edit`. */
+  /**
+   * Shard `name` with the stats of batch 1's part (k in [3, 4], one null v) edited by `edit`, in
+   * the JSON encoding state files held before binary stats (which readers still read); binary
+   * stats are guarded by a checksum, which `CodecFuzz` damages.
+   */
   private def withEditedStats(name: String)(edit: ObjectNode => Unit): Unit = {
     threeBatches(name)
+    val codec = StatsCodec(store.open(name).state.schema)
     val file = stateFile(name, 2)
     val json = Json.parse(new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8))
-    edit(json.at("/batch/runs/0/0/stats").asInstanceOf[ObjectNode])
+    val part = json.at("/batch/runs/0/0").asInstanceOf[ObjectNode]
+    val stats = codec.binary.decode(part.remove("binStats").binaryValue())
+    val legacy = Json.parse(codec.encode(stats)).asInstanceOf[ObjectNode]
+    edit(legacy)
+    part.set[ObjectNode]("stats", legacy)
     Files.write(file.toPath, Json.write(json))
   }
 
