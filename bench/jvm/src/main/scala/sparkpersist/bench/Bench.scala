@@ -43,6 +43,13 @@ object Bench {
     (result, (System.nanoTime() - start) / 1e6)
   }
 
+  /** `body`'s result, wall time and this process's CPU time ([[processCpuMs]]), in milliseconds. */
+  def timedWithCpuMs[A](body: => A): (A, Double, Double) = {
+    val cpuStart = processCpuMs()
+    val (result, wallMs) = timedMs(body)
+    (result, wallMs, processCpuMs() - cpuStart)
+  }
+
   /** Positional argument `i`, or `default` when absent. */
   def arg[A](args: Array[String], i: Int, default: A)(parse: String => A): A =
     args.lift(i).map(parse).getOrElse(default)
@@ -97,9 +104,7 @@ object Bench {
   def runPersist(spark: SparkSession, query: String, mode: String): PersistRun = {
     spark.conf.set(PersistConf.PushdownMode.key, mode)
     val df = spark.sql(query)
-    val cpuStart = processCpuMs()
-    val (rows, wallMs) = timedMs(df.collect())
-    val cpuMs = processCpuMs() - cpuStart
+    val (rows, wallMs, cpuMs) = timedWithCpuMs(df.collect())
     val planningMs = df.queryExecution.tracker.phases.values.map(_.durationMs).sum.toDouble
     val scan = ScanReports.last(spark) match {
       case Seq(one) => one.metrics

@@ -102,9 +102,7 @@ object ConsolidatedReadBench {
 
   /** Runs `df`: its result, the tasks of its persist scan, wall and process CPU time. */
   private def timed(df: DataFrame): Run = {
-    val cpu = Bench.processCpuMs()
-    val (rows, ms) = timedMs(df.collect())
-    val cpuMs = Bench.processCpuMs() - cpu
+    val (rows, ms, cpuMs) = Bench.timedWithCpuMs(df.collect())
     val scan = df.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
     require(scan.scan.isInstanceOf[PersistScan])
     Run(rows.head.toString, scan.inputRDD.getNumPartitions, ms, cpuMs)

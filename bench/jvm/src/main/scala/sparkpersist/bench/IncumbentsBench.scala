@@ -182,9 +182,7 @@ object IncumbentsBench {
       Run(r.result, r.partsRead, r.wallMs, r.cpuMs)
     } else {
       val df = spark.sql(query)
-      val cpuStart = Bench.processCpuMs()
-      val (rows, ms) = timedMs(df.collect())
-      val cpuMs = Bench.processCpuMs() - cpuStart
+      val (rows, ms, cpuMs) = Bench.timedWithCpuMs(df.collect())
       val scans = df.queryExecution.executedPlan.collect { case s: FileSourceScanExec => s }
       require(scans.size == 1, s"expected one file scan for $query, got:\n${df.queryExecution.executedPlan}")
       Run(String.valueOf(rows.head.get(0)), scans.head.metrics("numFiles").value, ms, cpuMs)

@@ -6,7 +6,7 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, lit}
 
-import sparkpersist.bench.Bench.{median, timedMs}
+import sparkpersist.bench.Bench.median
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardStore
 import sparkpersist.source.PersistCatalog
@@ -80,9 +80,8 @@ object SnapshotReadBench {
       val order = reads.drop(r % reads.size) ++ reads.take(r % reads.size)
       order.map { case (name, _, table) =>
         val df = spark.sql(query + table)
-        val cpu = Bench.processCpuMs()
-        val (rows, ms) = timedMs(df.collect())
-        name -> (rows.head.getLong(0), ms, Bench.processCpuMs() - cpu)
+        val (rows, ms, cpuMs) = Bench.timedWithCpuMs(df.collect())
+        name -> (rows.head.getLong(0), ms, cpuMs)
       }
     }
     reads.map { case (name, parts, _) =>
