@@ -36,13 +36,14 @@ object ReliabilitySoak {
       s"seed $seed, shards under $root")
 
     val (tallies, wallMs) = Bench.timedMs {
-      Seq(CodecFuzz.stats(fuzz, seed), CodecFuzz.binaryStats(fuzz, seed), CodecFuzz.state(fuzz, seed)) ++
+      Seq(reported(CodecFuzz.stats(fuzz, seed)), reported(CodecFuzz.binaryStats(fuzz, seed)),
+        reported(CodecFuzz.state(fuzz, seed))) ++
         (CrashingWriter.Steps.map(step => (step, math.max(1, crashes / 5))) :+ ("random" -> crashes)).map {
-          case (step, runs) => (0 until runs).map(i => CrashRun.run(spark, root, s"crash_${step}_$i", step, seed + i))
-            .reduce(_ ++ _)
+          case (step, runs) => reported((0 until runs)
+            .map(i => CrashRun.run(spark, root, s"crash_${step}_$i", step, seed + i)).reduce(_ ++ _))
         } ++
-        Seq(ConcurrentWritersRun.run(spark, root, "racing", processes, appends, compact = true)) ++
-        Seq(true, false).map(soundness(spark, _, checks, seed))
+        Seq(reported(ConcurrentWritersRun.run(spark, root, "racing", processes, appends, compact = true))) ++
+        Seq(true, false).map(ansi => reported(soundness(spark, ansi, checks, seed)))
     }
     spark.stop()
 
@@ -55,6 +56,16 @@ object ReliabilitySoak {
     BenchOutput.write("reliability_soak.json", "reliability_soak", Seq("fuzz" -> fuzz, "crashes" -> crashes,
       "processes" -> processes, "appends" -> appends, "checks" -> checks, "seed" -> seed), table)
     if (tallies.exists(_.failures > 0)) sys.exit(1)
+  }
+
+  private val started = System.nanoTime()
+
+  /** Prints a case's tally as soon as it is known, so a long soak shows progress (and partial figures if stopped). */
+  private def reported(tally: => Tally): Tally = {
+    val t = tally
+    println(f"[${(System.nanoTime() - started) / 6e10}%.1f min] ${t.name}: ${t.runs} runs, ${t.failures} failures, " +
+      s"${t.lost} lost")
+    t
   }
 
   /** Soundness cases until `checks` concrete checks; one run per case, failed if it found a violation. */
