@@ -23,7 +23,9 @@ import sparkpersist.schema.ShardSchema
  *    `rollupEvery`-th version (and by a reader that had to replay more diffs than that), so
  *    opening a shard reads one rollup plus fewer than `rollupEvery` diffs.
  *
- * Any other file (a crashed writer's temp file) is ignored. The newest state is cached; later
+ * Each file is framed with its checksum ([[StateFrame]]). A damaged rollup is passed over for
+ * the rollup before it and the versions since, while they exist. Any other file (a crashed
+ * writer's temp file) is ignored. The newest state is cached; later
  * calls read only the versions after it. Safe for concurrent use by threads of one process
  * and by any number of instances in any number of processes.
  *
@@ -100,7 +102,7 @@ final class FsStateLog(
   }
 
   def statesFrom(seqNo: Long): Iterator[ShardState] = {
-    val base = loadBase(listStateFiles().collect { case Rollup(n) if n <= seqNo => n }.maxOption)
+    val base = loadBase(listStateFiles().collect { case Rollup(n) if n <= seqNo => n })
       .getOrElse(throw new IllegalStateException(s"Shard '$shard': the rollup below version $seqNo vanished"))
     val first = Iterator.iterate(Option(base))(_.flatMap(nextVersion)).takeWhile(_.isDefined).flatten
       .find(_.seqNo == seqNo)
@@ -112,7 +114,18 @@ final class FsStateLog(
     val files = listing()
     Check.arg(files.rollups.exists(_.seqNo == seqNo),
       s"Shard '$shard': cannot truncate its state log before version $seqNo, which is not a rollup.")
-    val doomed = files.versions.filter(v => v.seqNo > 0 && v.seqNo < seqNo) ++ files.rollups.filter(_.seqNo < seqNo)
+    val rollup = rollupPath(seqNo)
+    val unreadable =
+      try decodeIfExists(rollup)(StateCodec.decodeRollup(rollup.toString, _, seqNo)).isEmpty
+      catch {
+        case e: CorruptState =>
+          log.warn(s"Shard '$shard': its state log is not truncated before version $seqNo: that rollup is damaged " +
+            s"(${e.getMessage}), and the older rollups and versions are what its state is rebuilt from.")
+          true
+      }
+    val doomed =
+      if (unreadable) Nil
+      else files.versions.filter(v => v.seqNo > 0 && v.seqNo < seqNo) ++ files.rollups.filter(_.seqNo < seqNo)
     doomed.foreach(f => fs.delete(new Path(stateDir, f.name), false))
     doomed.map(_.name)
   }
@@ -150,7 +163,7 @@ final class FsStateLog(
    */
   private def load(): ShardState = {
     @tailrec def attempt(n: Int): ShardState = {
-      val loaded = loadBase(listStateFiles().collect { case Rollup(seqNo) => seqNo }.maxOption).map { base =>
+      val loaded = loadBase(listStateFiles().collect { case Rollup(seqNo) => seqNo }).map { base =>
         val state = replayAfter(base)
         // A committer died before its rollup: write one now.
         if (state.seqNo - base.seqNo >= rollupEvery) writeRollup(state)
@@ -166,19 +179,51 @@ final class FsStateLog(
     attempt(1)
   }
 
-  /** The state at `rollup` (or version 0 when None); None if that rollup was deleted meanwhile. */
-  private def loadBase(rollup: Option[Long]): Option[ShardState] = rollup match {
+  /**
+   * The state at the newest of `rollups` (or at version 0 when there is none); None if that rollup
+   * was deleted meanwhile. A damaged rollup is passed over, with a warning naming it, when its
+   * state can be rebuilt from the rollup before it (or version 0) and the versions after that one;
+   * when those were garbage-collected, reading fails with the rollup's [[CorruptState]].
+   */
+  private def loadBase(rollups: Seq[Long]): Option[ShardState] = rollups.maxOption match {
     case Some(seqNo) =>
       val file = rollupPath(seqNo)
-      readIfExists(file).map(bytes => decoding(file)(StateCodec.decodeRollup(file.toString, bytes, seqNo)))
+      try decodeIfExists(file)(StateCodec.decodeRollup(file.toString, _, seqNo))
+      catch {
+        case damaged: CorruptState => Some(rebuilt(damaged, seqNo, rollups.filter(_ < seqNo)))
+      }
     case None =>
       val file = versionPath(0)
-      val bytes = readIfExists(file).getOrElse(throw noState)
-      Some(decoding(file)(StateCodec.decodeDiff(file.toString, bytes, 0, None)) match {
+      Some(decodeIfExists(file)(StateCodec.decodeDiff(file.toString, _, 0, None)).getOrElse(throw noState) match {
         case c: CreateShard => c.state
         case other => throw new CorruptState(shard, file.toString,
           new IllegalArgumentException(s"version 0 must create the shard, found $other"))
       })
+  }
+
+  /** The state at `seqNo`, whose rollup is `damaged`, replayed from the `older` rollups; else `damaged` is thrown. */
+  private def rebuilt(damaged: CorruptState, seqNo: Long, older: Seq[Long]): ShardState = {
+    @tailrec def replayTo(state: ShardState): ShardState =
+      if (state.seqNo >= seqNo) state
+      else nextVersion(state) match {
+        case None => state
+        case Some(next) => replayTo(next)
+      }
+    val replayed =
+      try loadBase(older).map(replayTo)
+      catch {
+        case NonFatal(e) =>
+          damaged.addSuppressed(e)
+          None
+      }
+    replayed match {
+      case Some(state) if state.seqNo == seqNo =>
+        log.warn(s"Shard '$shard': rollup ${damaged.file} cannot be read (${damaged.getCause.getMessage}); its " +
+          s"state was rebuilt from ${older.maxOption.fold("version 0")(n => s"the rollup at version $n")} and the " +
+          "versions after it. Restore the rollup from a backup, or delete it (it is rebuilt on every open until then).")
+        state
+      case _ => throw damaged
+    }
   }
 
   /** Applies versions base.seqNo + 1, + 2, ... until the next one does not exist. */
@@ -190,12 +235,10 @@ final class FsStateLog(
   /** The state at the version after `state`'s, if that version exists. */
   private def nextVersion(state: ShardState): Option[ShardState] = {
     val file = versionPath(state.seqNo + 1)
-    readIfExists(file).map { bytes =>
-      decoding(file) {
-        StateCodec.decodeDiff(file.toString, bytes, state.seqNo + 1, Some(state.schema)) match {
-          case change: StateChange => change.applyTo(state)
-          case other => throw new IllegalArgumentException(s"only version 0 may be $other")
-        }
+    decodeIfExists(file) { bytes =>
+      StateCodec.decodeDiff(file.toString, bytes, state.seqNo + 1, Some(state.schema)) match {
+        case change: StateChange => change.applyTo(state)
+        case other => throw new IllegalArgumentException(s"only version 0 may be $other")
       }
     }
   }
@@ -211,7 +254,7 @@ final class FsStateLog(
 
   /** Put-if-absent of a version; the state directory vanishing under a writer means a drop. */
   private def writeVersion(seqNo: Long, bytes: Array[Byte]): Boolean =
-    try putIfAbsent(versionPath(seqNo), bytes)
+    try putIfAbsent(versionPath(seqNo), StateFrame.seal(bytes))
     catch {
       case _: FileNotFoundException | _: NoSuchFileException => throw noState
     }
@@ -224,10 +267,14 @@ final class FsStateLog(
    * committed (an error here must not look like a failed append), and a later reader repairs it.
    */
   private def writeRollup(state: ShardState): Unit =
-    try putIfAbsent(rollupPath(state.seqNo), StateCodec.encodeRollup(state))
+    try putIfAbsent(rollupPath(state.seqNo), StateFrame.seal(StateCodec.encodeRollup(state)))
     catch {
       case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
     }
+
+  /** The state file `file` decoded by `decode` from the body of its frame ([[StateFrame]]); None if it does not exist. */
+  private def decodeIfExists[T](file: Path)(decode: Array[Byte] => T): Option[T] =
+    readIfExists(file).map(bytes => decoding(file)(decode(StateFrame.open(bytes))))
 
   private def decoding[T](file: Path)(f: => T): T =
     try f

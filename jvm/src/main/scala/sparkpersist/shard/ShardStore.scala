@@ -43,7 +43,7 @@ final class ShardStore(
     put.requireAtomic()
     fs.mkdirs(stateDir)
     val created = CreateShard(name, UUID.randomUUID().toString, schema)
-    val bytes = StateCodec.encodeDiff(0L, created, schema)
+    val bytes = StateFrame.seal(StateCodec.encodeDiff(0L, created, schema))
     if (!put(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
       throw new ShardAlreadyExists(name, qualifiedRoot.toString)
     }

@@ -55,7 +55,8 @@ trait StateLog {
   /**
    * Deletes every version below `seqNo` but version 0 (which marks the shard as existing), and
    * every rollup below `seqNo`, which must itself be a rollup, so that every state from `seqNo`
-   * on stays readable. Versions are deleted oldest first. Returns the names of the deleted files.
+   * on stays readable. Versions are deleted oldest first. Returns the names of the deleted files:
+   * none when the rollup at `seqNo` cannot be read (the older files are what its state is rebuilt from).
    */
   def truncateBefore(seqNo: Long): Seq[String]
 }

@@ -17,7 +17,9 @@ import sparkpersist.stats.StatsCodec
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
- * version or rollup cut short, garbage or from a newer format; stats of the wrong type, shape or counts.
+ * version or rollup cut short, garbage, with a digit changed (its checksum fails) or from a newer
+ * format (a damaged rollup is read through the one before it while the versions since exist);
+ * stats of the wrong type, shape or counts.
  * Each either fails the query with an error naming the file and what to do, or (stats) keeps the
  * part: never a wrong or silently shorter answer, whatever `spark.sql.files.ignore*Files` say.
  */
@@ -114,16 +116,89 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
       }
   }
 
-  test("a rollup cut short fails opening the shard, naming the file and what to do") {
-    val dir = new File(root, "rollups")
-    val rolling = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf(), rollupEvery = 2)
-    val shard = rolling.create("r", ShardFixtures.eventSchema)
-    (0 until 3).foreach(i => shard.log.compareAndAppend(i * 10L, ShardFixtures.eventBatch(s"b$i", i * 10L, i * 10L + 10, 1, new Random(i))))
-    val rollup = new File(dir, f"r/state/rollup-${2}%020d.json")
-    Files.write(rollup.toPath, Files.readAllBytes(rollup.toPath).take(100))
-    val m = messages(intercept[Exception](new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf()).open("r").state))
-    assert(m.contains(s"Shard 'r': state file ") && m.contains(s"r/state/${rollup.getName} cannot be read") &&
-      m.contains("restore it from a backup"), m)
+  /**
+   * A shard "r" of `batches` appends under `dir`, with a rollup every 2 versions (at 2, 4, ...):
+   * its state as written, and the state file named `name` there.
+   */
+  private def rolling(dir: File, batches: Int): (ShardState, String => File) = {
+    val shard = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf(), rollupEvery = 2)
+      .create("r", ShardFixtures.eventSchema)
+    (0 until batches).foreach(i =>
+      shard.log.compareAndAppend(i * 10L, ShardFixtures.eventBatch(s"b$i", i * 10L, i * 10L + 10, 1, new Random(i))))
+    (shard.state, name => new File(dir, s"r/state/$name"))
+  }
+
+  private def rollupName(seqNo: Long): String = f"rollup-$seqNo%020d.json"
+
+  private def reopened(dir: File): ShardState = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf()).open("r").state
+
+  /** `file` with the last digit of the number after the first `"field":` changed (the checksum left as it was). */
+  private def changeDigit(file: File, field: String): Unit = {
+    val text = new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8)
+    val at = text.indexOf(s""""$field":""")
+    assert(at >= 0, s"no $field in $file")
+    val end = text.indexWhere(c => !c.isDigit && c != '-', at + field.length + 3)
+    val digit = text(end - 1)
+    assert(digit.isDigit, s"$field in $file is not a number")
+    Files.write(file.toPath, text.updated(end - 1, ((digit - '0' + 1) % 10 + '0').toChar).getBytes(StandardCharsets.UTF_8))
+  }
+
+  private val checksumAdvice = "does not match its checksum"
+
+  test("a digit changed in a state version (a row count, a path, an upper) fails its checksum, naming the file") {
+    val damages: Seq[(String, File => Unit)] = Seq(
+      "rows" -> (f => changeDigit(f, "rows")),
+      "upper" -> (f => changeDigit(f, "upper")),
+      "path" -> { f =>
+        // The last hex digit of the part's name: the path of another (nonexistent) part.
+        val text = new String(Files.readAllBytes(f.toPath), StandardCharsets.UTF_8)
+        val at = text.indexOf(".parquet\"") - 1
+        Files.write(f.toPath, text.updated(at, if (text(at) == '0') '1' else '0').getBytes(StandardCharsets.UTF_8))
+      })
+    damages.foreach { case (what, damage) =>
+      val name = s"state_digit_$what"
+      threeBatches(name)
+      val file = stateFile(name, 2)
+      val before = Files.readAllBytes(file.toPath)
+      damage(file)
+      assert(!java.util.Arrays.equals(before, Files.readAllBytes(file.toPath)), what)
+      failsEverywhere(name).foreach { m =>
+        assert(m.contains(s"Shard '$name': state file ") && m.contains(s"$name/state/${file.getName} cannot be read (") &&
+          m.contains(checksumAdvice) && m.contains("restore it from a backup"), s"$what: $m")
+      }
+    }
+  }
+
+  test("a rollup cut short or with a digit changed, the versions before it collected, fails opening the shard, naming it") {
+    Seq[(String, File => Unit)](
+      "cut" -> (f => Files.write(f.toPath, Files.readAllBytes(f.toPath).take(100))),
+      "since" -> (f => changeDigit(f, "since")),
+      "upper" -> (f => changeDigit(f, "upper"))).foreach { case (what, damage) =>
+      val dir = new File(root, s"rollups_$what")
+      val (_, file) = rolling(dir, batches = 3)
+      new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf()).open("r").log.truncateBefore(2)
+      assert(!file(f"${1}%020d.json").exists(), what)
+      damage(file(rollupName(2)))
+      val m = messages(intercept[Exception](reopened(dir)))
+      assert(m.contains(s"Shard 'r': state file ") && m.contains(s"r/state/${rollupName(2)} cannot be read") &&
+        m.contains("restore it from a backup"), s"$what: $m")
+      if (what != "cut") assert(m.contains(checksumAdvice), s"$what: $m")
+    }
+  }
+
+  test("a damaged rollup is rebuilt from the rollup before it and the versions after that; GC keeps them") {
+    val dir = new File(root, "rollups_fallback")
+    val (written, file) = rolling(dir, batches = 5)
+    changeDigit(file(rollupName(4)), "upper")
+    assert(reopened(dir) === written)
+    // Both rollups damaged: rebuilt from version 0.
+    Files.write(file(rollupName(2)).toPath, Files.readAllBytes(file(rollupName(2)).toPath).take(50))
+    assert(reopened(dir) === written)
+    // Garbage collection does not delete what the damaged rollup's state is rebuilt from.
+    val log = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf()).open("r").log
+    assert(log.truncateBefore(4) === Nil)
+    assert(log.statesFrom(4).map(_.seqNo).toSeq === Seq(4L, 5L))
+    assert(reopened(dir) === written)
   }
 
   test("a state version of a newer format is refused, naming the file and asking for an upgrade") {

@@ -33,7 +33,9 @@ class ReplaceBatchesSuite extends AnyFunSuite {
     BatchReplacement(replaced.map(_.id), batch(id, replaced.head.lower, replaced.last.upper).copy(appends = ids.size))
   }
 
-  private def text(file: File): String = new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8)
+  /** The body of a state file (its JSON, without the checksum frame). */
+  private def text(file: File): String =
+    new String(StateFrame.open(Files.readAllBytes(file.toPath)), StandardCharsets.UTF_8)
 
   test("adjacent batches are replaced in one version, which is rolled up at once and reads back") {
     withShard { (store, stateDir) =>

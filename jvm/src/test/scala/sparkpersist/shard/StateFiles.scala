@@ -15,7 +15,7 @@ object StateFiles {
     def isRollup: Boolean = name.startsWith("rollup")
   }
 
-  /** Version 0, three appends, a compaction of two of them, and the rollup after each. */
+  /** Version 0, three appends, a compaction of two of them, and the rollup after each, framed as written. */
   def encodings(rnd: Random): Seq[Encoded] = {
     val schema = ShardFixtures.eventSchema
     val create = CreateShard("events", "0d5c6a8e-0000-4000-8000-000000000001", schema)
@@ -25,19 +25,24 @@ object StateFiles {
       ReplaceBatches(Seq(BatchReplacement(Vector("b0", "b1"), merged))) :+ DowngradeSince(500L)
     val states = changes.scanLeft(create.state)((s, c) => c.applyTo(s))
     val diffs = changes.zip(states).map { case (c, before) =>
-      Encoded(FsStateLog.versionName(before.seqNo + 1), StateCodec.encodeDiff(before.seqNo + 1, c, schema),
+      Encoded(FsStateLog.versionName(before.seqNo + 1), StateFrame.seal(StateCodec.encodeDiff(before.seqNo + 1, c, schema)),
         before.seqNo + 1, Some(before.schema))
     }
-    Encoded(FsStateLog.versionName(0), StateCodec.encodeDiff(0, create, schema), 0, None) +:
-      (diffs ++ states.tail.map(s => Encoded(f"rollup-${s.seqNo}%020d.json", StateCodec.encodeRollup(s), s.seqNo, None)))
+    Encoded(FsStateLog.versionName(0), StateFrame.seal(StateCodec.encodeDiff(0, create, schema)), 0, None) +:
+      (diffs ++ states.tail.map(s =>
+        Encoded(f"rollup-${s.seqNo}%020d.json", StateFrame.seal(StateCodec.encodeRollup(s)), s.seqNo, None)))
   }
 
-  /** The parts of the state `file` describes (a rollup's, or the batches a version adds). */
-  def decodeParts(file: Encoded, bytes: Array[Byte]): Seq[PartMeta] =
-    if (file.isRollup) StateCodec.decodeRollup(file.name, bytes, file.seqNo).batches.flatMap(_.parts.toSeq)
-    else StateCodec.decodeDiff(file.name, bytes, file.seqNo, file.schema) match {
-      case AppendBatch(b) => b.parts.toSeq
-      case ReplaceBatches(rs) => rs.flatMap(_.batch.parts.toSeq)
-      case _ => Nil
-    }
+  /** What the state file `file` holds, read from `bytes` as the log reads it: a rollup's state or a version's change. */
+  def decode(file: Encoded, bytes: Array[Byte]): Any =
+    if (file.isRollup) StateCodec.decodeRollup(file.name, StateFrame.open(bytes), file.seqNo)
+    else StateCodec.decodeDiff(file.name, StateFrame.open(bytes), file.seqNo, file.schema)
+
+  /** The parts of a decoded state file (a rollup's, or the batches a version adds). */
+  def parts(decoded: Any): Seq[PartMeta] = decoded match {
+    case s: ShardState => s.batches.flatMap(_.parts.toSeq)
+    case AppendBatch(b) => b.parts.toSeq
+    case ReplaceBatches(rs) => rs.flatMap(_.batch.parts.toSeq)
+    case _ => Nil
+  }
 }

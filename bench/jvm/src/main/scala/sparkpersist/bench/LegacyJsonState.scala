@@ -5,6 +5,7 @@ import java.io.File
 import com.fasterxml.jackson.core.{JsonEncoding, JsonToken}
 
 import sparkpersist.codec.Json
+import sparkpersist.shard.StateFrame
 import sparkpersist.stats.StatsCodec
 
 /**
@@ -18,7 +19,8 @@ object LegacyJsonState {
   def rewrite(stateDir: File, codec: StatsCodec): Unit =
     stateDir.listFiles().filter(_.getName.endsWith(".json")).foreach { file =>
       val tmp = new File(stateDir, s".${file.getName}.rewrite")
-      val in = Json.mapper.createParser(file)
+      // The release before binary stats did not frame state files with a checksum either.
+      val in = Json.mapper.createParser(StateFrame.open(java.nio.file.Files.readAllBytes(file.toPath)))
       val out = Json.mapper.createGenerator(tmp, JsonEncoding.UTF8)
       try {
         var token = in.nextToken()
