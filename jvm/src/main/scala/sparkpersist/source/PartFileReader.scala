@@ -167,9 +167,15 @@ object PartFileReader {
       def reader(fromFile: StructType, constants: StructType) = new ParquetFileFormat().buildReaderWithPartitionValues(
         spark, fromFile, constants, fromFile, Nil, Map(FileFormat.OPTION_RETURNING_BATCH -> "false"),
         new Configuration(hadoopConf))
+      // Spark's row reader keeps the footer to itself: the part's format is checked by reading it first.
+      val footerConf = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
+      def checked(read: PartitionedFile => Iterator[InternalRow]): PartitionedFile => Iterator[InternalRow] = { file =>
+        UnsupportedPartFormat.checkFooter(file.toPath, footerConf.value.value)
+        read(file)
+      }
       val data = StructType(schema.fields.dropRight(ReservedColumns.fields.length))
-      new PartFileReader(None, Some((reader(schema, new StructType()), reader(data, StructType(ReservedColumns.fields)))),
-        schema)
+      new PartFileReader(None, Some((checked(reader(schema, new StructType())),
+        checked(reader(data, StructType(ReservedColumns.fields))))), schema)
     }
   }
 

@@ -33,7 +33,8 @@ private[source] object UnreadablePart {
   private def rethrowing[R](path: String)(body: => R): R =
     try body
     catch {
-      case e @ (_: InterruptedException | _: ClosedByInterruptException | _: TaskKilledException | _: UnreadablePart) => throw e
+      case e @ (_: InterruptedException | _: ClosedByInterruptException | _: TaskKilledException | _: UnreadablePart |
+          _: UnsupportedPartFormat) => throw e
       case NonFatal(e) => throw new UnreadablePart(path, e)
     }
 }

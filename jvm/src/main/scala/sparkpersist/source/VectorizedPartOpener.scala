@@ -21,6 +21,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.util.SerializableConfiguration
 
+import sparkpersist.write.PartFormat
+
 /**
  * Opens one part with Spark's vectorized Parquet reader, as Spark's own Parquet scan does
  * (`ParquetFileFormat.buildReaderWithPartitionValues`, Spark 4.1), with two differences: the
@@ -46,6 +48,7 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
     val iterator = try {
       val meta = footer.footer.getFileMetaData
       val keyValues = meta.getKeyValueMetaData
+      UnsupportedPartFormat.check(file.toPath.toString, Option(keyValues.get(PartFormat.FormatVersionKey)))
       val datetimeRebase = DataSourceUtils.datetimeRebaseSpec(k => keyValues.get(k), settings.datetimeRebaseMode)
       val int96Rebase = DataSourceUtils.int96RebaseSpec(k => keyValues.get(k), settings.int96RebaseMode)
       val pushed = if (!settings.filterPushdown || filters.isEmpty) None else {

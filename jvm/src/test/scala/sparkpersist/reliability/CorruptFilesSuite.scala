@@ -14,6 +14,7 @@ import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
 import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore}
 import sparkpersist.stats.StatsCodec
+import sparkpersist.write.PartFormat
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
@@ -101,6 +102,43 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
     assert(rows(name) === all)
     assert(outcomes.contains("error naming the part"), outcomes)
     info(outcomes.groupBy(identity).map { case (o, n) => s"$o: ${n.size}" }.mkString(", ") + s" of 12 flips in $pagesEnd bytes of pages")
+  }
+
+  /**
+   * `file` with the part format version in its footer (one character) replaced by `version`, its
+   * local checksum file removed (as on a store that keeps none).
+   */
+  private def recordFormatVersion(file: File, version: Char): Unit = {
+    val bytes = Files.readAllBytes(file.toPath)
+    val key = PartFormat.FormatVersionKey.getBytes(StandardCharsets.UTF_8)
+    val at = bytes.indexOfSlice(key) + key.length
+    // Thrift's compact encoding of the value after the key: a field header, the length 1, the version.
+    val value = at + 2
+    assert(at > key.length && bytes(value - 1) == 1 && bytes(value + 1) == 0, s"no one-character version in $file")
+    Files.write(file.toPath, bytes.updated(value, version.toByte))
+    Files.deleteIfExists(new File(file.getParentFile, s".${file.getName}.crc").toPath)
+  }
+
+  test("a part of a newer or damaged format version fails every read, naming the file; older versions read") {
+    val name = "part_newer"
+    threeBatches(name)
+    val (key, file) = partFile(name, 1)
+    val expected = Seq(
+      '3' -> (s"$name/$key has part format version 3, but this sparkpersist reads part formats up to " +
+        s"${ShardState.FormatVersion}. A newer sparkpersist wrote it: upgrade sparkpersist to read this shard."),
+      'x' -> (s"$name/$key records part format version 'x', which is not a version: its footer was damaged outside " +
+        "sparkpersist. Restore the part from a backup of the shard directory."))
+    expected.foreach { case (version, message) =>
+      recordFormatVersion(file, version)
+      // Spark's vectorized reader, and its row reader (which keeps the footer to itself).
+      Seq("true", "false").foreach { vectorized =>
+        withSQLConf("spark.sql.parquet.enableVectorizedReader" -> vectorized) {
+          failsEverywhere(name).foreach(m => assert(m.contains(s"Part file ") && m.contains(message), s"$version: $m"))
+        }
+      }
+    }
+    recordFormatVersion(file, '1')
+    assert(rows(name) === all)
   }
 
   test("a state version cut short or overwritten fails opening the shard, naming the file and what to do") {
