@@ -69,6 +69,7 @@ private[shard] object PutIfAbsent {
           while (buf.hasRemaining) out.write(buf)
           out.force(true)
         } finally out.close()
+        BeforePublish.hook(target)
         Files.createLink(dst, tmp)
         syncDirectory(dst.getParent)
         true
@@ -98,7 +99,10 @@ private[shard] object PutIfAbsent {
     override def apply(target: Path, bytes: Array[Byte]): Boolean =
       try {
         val out = fs.createFile(target).overwrite(false).must(ConditionalCreateCapability, true).build()
-        try out.write(bytes) finally out.close()
+        try {
+          out.write(bytes)
+          BeforePublish.hook(target)
+        } finally out.close()
         true
       } catch {
         case _: HadoopFileExists | _: NioFileExists => false
@@ -128,6 +132,7 @@ private[shard] object PutIfAbsent {
           out.write(bytes)
           out.hsync()
         } finally out.close()
+        BeforePublish.hook(target)
         FileContext.getFileContext(fs.getUri, hadoopConf).rename(tmp, target, Options.Rename.NONE)
         true
       } catch {
@@ -147,6 +152,15 @@ private[shard] object PutIfAbsent {
 }
 
 /** A commit was refused because the store offers no atomic create-if-absent. */
+/**
+ * A test hook of [[PutIfAbsent]]: runs with the bytes for a state file written but not yet visible
+ * (a temp file not yet linked or renamed, an object not yet closed). Crash tests halt a writer's
+ * JVM here, as `kill -9` would at that moment.
+ */
+private[sparkpersist] object BeforePublish {
+  @volatile var hook: Path => Unit = _ => ()
+}
+
 final class NoAtomicCommit(store: String, scheme: String) extends IllegalArgumentException(
   s"Cannot commit to $store: sparkpersist knows no atomic create-if-absent on '$scheme' stores, and " +
     "a best-effort commit could let two writers both win. " + NoAtomicCommit.advice(scheme))

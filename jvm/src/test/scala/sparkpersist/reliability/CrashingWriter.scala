@@ -1,16 +1,12 @@
 package sparkpersist.reliability
 
-import java.nio.charset.StandardCharsets
-import java.nio.file.Files
-import java.util.UUID
-
 import org.apache.hadoop.fs.{FSDataOutputStream, LocalFileSystem, Path}
 import org.apache.hadoop.fs.permission.FsPermission
 import org.apache.hadoop.util.Progressable
 import org.apache.spark.sql.SparkSession
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, FsStateLog, ShardHandle, ShardState, ShardStore, StateLog}
+import sparkpersist.shard.{BatchMeta, BeforePublish, FsStateLog, ShardHandle, ShardState, ShardStore, StateLog}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -20,7 +16,7 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  *
  *  - `parts`: while writing its second part (the first is complete, the second has its header);
  *  - `commit`: after every part is written, before the commit;
- *  - `state`: while writing its state version, leaving the temp file a committer killed there leaves;
+ *  - `state`: while writing its state version (its temp file written, not yet linked in place);
  *  - `rollup`: after the version is committed, while writing the rollup after it (same);
  *  - `none`: never (the parent kills it at a random time instead).
  *
@@ -63,17 +59,15 @@ object CrashingWriter {
     throw new IllegalStateException("halted")
   }
 
-  /** Writes half of a state file's temp file (named as `PutIfAbsent` names them), then halts. */
-  private def haltWritingTemp(shard: ShardHandle, target: String): Nothing = {
-    val tmp = new java.io.File(new java.io.File(shard.dir.toUri.getPath, ShardStore.StateDir), s".$target.${UUID.randomUUID()}.tmp")
-    Files.write(tmp.toPath, """{"formatVersion":2,"seqNo":""".getBytes(StandardCharsets.UTF_8))
-    halt()
-  }
+  /** Halts when a state file whose name `isTarget` is written but not yet visible (in the real write path). */
+  private def haltBeforePublishing(isTarget: String => Boolean): Unit =
+    BeforePublish.hook = target => if (isTarget(target.getName)) halt()
 
   /** The shard's state log, halting at `step` of the next commit. */
   private final class HaltingLog(shard: ShardHandle, step: String, conf: org.apache.hadoop.conf.Configuration) extends StateLog {
-    // No rollups, so that `rollup` can halt where the committer would write one.
-    private val log = new FsStateLog(shard.name, new Path(shard.dir, ShardStore.StateDir), conf, rollupEvery = Long.MaxValue)
+    // A rollup after the version `rollup` halts in, none otherwise, so that `state` halts writing the version.
+    private val log = new FsStateLog(shard.name, new Path(shard.dir, ShardStore.StateDir), conf,
+      rollupEvery = if (step == "rollup") 1 else Long.MaxValue)
 
     def current(): ShardState = log.current()
 
@@ -86,10 +80,13 @@ object CrashingWriter {
     /** Halts at `step` of the commit `append` makes (or makes it). */
     private def halting(append: => ShardState): ShardState = step match {
       case "commit" => halt()
-      case "state" => haltWritingTemp(shard, f"${log.current().seqNo + 1}%020d.json")
+      case "state" =>
+        haltBeforePublishing(!_.startsWith("rollup-"))
+        append
       case "rollup" =>
-        val committed = append
-        haltWritingTemp(shard, f"rollup-${committed.seqNo}%020d.json")
+        log.current() // reads the log (and writes the rollup a reader owes it) before the halt is armed
+        haltBeforePublishing(_.startsWith("rollup-"))
+        append
       case _ => append
     }
 
