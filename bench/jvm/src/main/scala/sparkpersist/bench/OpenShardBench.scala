@@ -81,21 +81,28 @@ object OpenShardBench {
   private def measure(root: File, parts: Int, conf: Configuration): Seq[Row] = {
     val name = s"events_$parts"
     val batches = math.max(1, parts / PartsPerBatch)
-    val rnd = new Random(parts)
-    val buildStart = System.nanoTime()
-    val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
-    (0 until batches).foreach { i =>
-      val lower = i * 1000L
-      log.compareAndAppend(lower, ShardFixtures.eventBatch(s"b$i", lower, lower + 1000, PartsPerBatch, rnd))
-    }
-    val buildMs = (System.nanoTime() - buildStart) / 1000000
-
+    val buildMs = build(root, name, batches, conf)
     val columnar = opens(root, name, batches, conf).copy(buildMs = buildMs)
     JsonRollups.rewrite(new File(root, s"$name/state"))
     val json = opens(root, name, batches, conf).copy(format = "json", buildMs = buildMs)
     assert(json.skippedKept == columnar.skippedKept && json.keptKept == columnar.keptKept,
       s"JSON rollups decide other parts than columnar ones: $json, $columnar")
     Seq(columnar, json)
+  }
+
+  /**
+   * Writes the shard `name` of `batches` batches; returns the time it took. Its log (holding the
+   * whole state) is dropped on return, so a million parts are not held twice while opened.
+   */
+  private def build(root: File, name: String, batches: Int, conf: Configuration): Long = {
+    val rnd = new Random(batches.toLong * PartsPerBatch)
+    val buildStart = System.nanoTime()
+    val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
+    (0 until batches).foreach { i =>
+      val lower = i * 1000L
+      log.compareAndAppend(lower, ShardFixtures.eventBatch(s"b$i", lower, lower + 1000, PartsPerBatch, rnd))
+    }
+    (System.nanoTime() - buildStart) / 1000000
   }
 
   private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
