@@ -99,4 +99,10 @@ object ShardState {
    * older than schema evolution refuses it as too new instead of misreading it.
    */
   val SchemaEvolutionFormatVersion = 4
+
+  /**
+   * The format version of a columnar rollup ([[ColumnarRollup]]): a Parquet file, which readers
+   * older than it cannot read. State versions stay JSON at the versions above.
+   */
+  val ColumnarRollupFormatVersion = 5
 }

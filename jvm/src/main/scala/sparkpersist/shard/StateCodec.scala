@@ -16,8 +16,8 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
  * [[UnsupportedStateFormat]] rather than half-understood.
  *
  * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since"|"compact"|"alter", ...}`;
- * a rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
- * state at that version. A "compact" version is written at [[ShardState.CompactionFormatVersion]],
+ * a JSON rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
+ * state at that version (rollups are now written columnar, [[ColumnarRollup]], and JSON ones still read). A "compact" version is written at [[ShardState.CompactionFormatVersion]],
  * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]], every other file at
  * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
@@ -26,7 +26,7 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.SchemaEvolutionFormatVersion
+  private val ReadsUpTo = ShardState.ColumnarRollupFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
@@ -93,7 +93,11 @@ private[shard] object StateCodec {
       }
     }
 
-  def encodeRollup(state: ShardState): Array[Byte] = {
+  /** A rollup of `state`: columnar ([[ColumnarRollup]]) since format version 5. */
+  def encodeRollup(state: ShardState): Array[Byte] = ColumnarRollup.encode(state)
+
+  /** A JSON rollup of `state`, as releases before columnar rollups wrote them (still read). */
+  def encodeJsonRollup(state: ShardState): Array[Byte] = {
     val codec = StatsCodec(state.schema)
     val s = Json.obj()
       .put("name", state.name)
@@ -108,8 +112,10 @@ private[shard] object StateCodec {
     Json.write(node)
   }
 
+  /** The state in a rollup, columnar or JSON. */
   def decodeRollup(file: String, bytes: Array[Byte], seqNo: Long): ShardState =
-    JsonReader.read(bytes) { r =>
+    if (ColumnarRollup.is(bytes)) ColumnarRollup.decode(file, bytes, seqNo)
+    else JsonReader.read(bytes) { r =>
       var kind: Option[String] = None
       var state: Option[ShardState] = None
       readFile(file, r, seqNo) {
@@ -121,14 +127,14 @@ private[shard] object StateCodec {
       JsonReader.required(state, "state")
     }
 
-  private def header(seqNo: Long, version: Int = FormatVersion): ObjectNode =
+  private[shard] def header(seqNo: Long, version: Int = FormatVersion): ObjectNode =
     Json.obj().put("formatVersion", version).put("seqNo", seqNo)
 
   /**
    * Reads a state file's object: checks its format version (the first field, before anything
    * else is interpreted) and its sequence number, and hands every other field to `field`.
    */
-  private def readFile(file: String, r: JsonReader, seqNo: Long)(field: String => Unit): Unit = {
+  private[shard] def readFile(file: String, r: JsonReader, seqNo: Long)(field: String => Unit): Unit = {
     var version: Option[Int] = None
     var recorded: Option[Long] = None
     r.readObject("a state file") { name =>
@@ -173,7 +179,7 @@ private[shard] object StateCodec {
       batches = JsonReader.required(batches, "batches"))
   }
 
-  private def schemaJson(schema: ShardSchema): ObjectNode = {
+  private[shard] def schemaJson(schema: ShardSchema): ObjectNode = {
     val node = Json.obj()
     val cols = node.putArray("columns")
     schema.columns.foreach { c =>
@@ -188,7 +194,7 @@ private[shard] object StateCodec {
     node
   }
 
-  private def schemaFrom(r: JsonReader): ShardSchema = {
+  private[shard] def schemaFrom(r: JsonReader): ShardSchema = {
     var columns: Option[Vector[ColumnDef]] = None
     var orderBy: Option[Vector[String]] = None
     var maxColumnId = 0
@@ -269,7 +275,7 @@ private[shard] object StateCodec {
       JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs)
   }
 
-  private def epochFrom(r: JsonReader): StreamEpoch = {
+  private[shard] def epochFrom(r: JsonReader): StreamEpoch = {
     var queryId: Option[String] = None
     var epochId: Option[Long] = None
     r.readObject("epoch") {

@@ -12,7 +12,8 @@ import sparkpersist.shard.PartMeta
 /**
  * Turns the filter of a [[ScanRequest]] into the scan's [[PartSelection]]: the condition is
  * compiled once ([[PartFilter]]) and each part is kept iff its statistics admit a row for which
- * the condition is true or raises. A part without statistics is kept.
+ * the condition is true or raises. A part without statistics is kept. Parts read from a columnar
+ * rollup are decided a segment at a time first ([[SegmentSkipping]]).
  */
 object PartPruning {
 
@@ -27,11 +28,16 @@ object PartPruning {
    */
   def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
       checked: Expression): PartSelection = {
+    val decision = decide(condition, schema, mzNow)
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits))
+  }
+
+  /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */
+  def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec): SegmentSkipping = {
     val udfs = PersistConf.MonotoneUdfs.get(SQLConf.get).getOrElse(Map.empty).map { case (name, dir) =>
       name -> (if (dir == "down") Direction.Down else Direction.Up)
     }
-    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, udfs)
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(filter.keep))
+    new SegmentSkipping(PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, udfs).keep)
   }
 
   /** The stable column id each attribute of the condition reads (by name: a table's columns are unique). */

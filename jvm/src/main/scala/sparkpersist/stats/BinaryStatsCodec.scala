@@ -7,7 +7,7 @@ import java.util.zip.CRC32C
 import scala.util.control.NonFatal
 
 import org.apache.avro.SchemaNormalization
-import org.apache.avro.io.{BinaryDecoder, Encoder}
+import org.apache.avro.io.{BinaryDecoder, DecoderFactory, Encoder}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -35,15 +35,14 @@ import sparkpersist.schema.ShardSchema
  * alone; a malformed bound, nested or cast field is dropped alone; an unknown field kind is
  * skipped; counts that cannot be true drop what they count ([[StatsConsistency]]).
  */
-final class BinaryStatsCodec(columnTypes: Map[Int, DataType]) {
+final class BinaryStatsCodec(private val columnTypes: Map[Int, DataType]) {
   import BinaryStatsCodec._
   import StatsBinary._
 
   private val fingerprints: Map[Int, Long] = columnTypes.map { case (id, dt) => id -> fingerprint(dt) }
 
   def encode(stats: PartStats): Array[Byte] = {
-    val body = encodeBody(stats.rowCount, stats.bytes, stats.trimmed,
-      stats.columns.toSeq.sortBy(_._1).map { case (id, c) => id -> columnBytes(id, c) })
+    val body = encodeBody(stats.rowCount, stats.bytes, stats.trimmed, columnEntries(stats))
     StatsBinary.encode { out =>
       out.writeInt(Version)
       out.writeFixed(checksum(body, 0))
@@ -85,6 +84,30 @@ final class BinaryStatsCodec(columnTypes: Map[Int, DataType]) {
     require(in.isEnd, "binary part stats have trailing bytes")
     StatsConsistency.of(PartStats(rows, size, columns.result(), trimmed))
   }
+
+  /**
+   * Each column's stats bytes, as the stats' record carries them (a column's own length-prefixed
+   * entry): the bytes the stats were decoded from when they still are, so fields this code does
+   * not know survive; else freshly encoded.
+   */
+  def columnEntries(stats: PartStats): Seq[(Int, Array[Byte])] = stats.columns match {
+    case e: EncodedColumns if e.encodedUnder(this) => e.entries
+    case columns => columns.toSeq.sortBy(_._1).map { case (id, c) => id -> columnBytes(id, c) }
+  }
+
+  /**
+   * The stats of column `id` in `length` bytes of `bytes` from `offset`, one entry of
+   * [[columnEntries]] written under this codec's types, over `rows` values; None if they are
+   * damaged or count what cannot be (the same rule as [[decode]], for one column).
+   */
+  def decodeColumn(id: Int, bytes: Array[Byte], offset: Int, length: Int, rows: Long): Option[ColumnStats] =
+    columnTypes.get(id).flatMap { dt =>
+      attempt(whole(DecoderFactory.get().binaryDecoder(bytes, offset, length, null))(readColumn(Some(dt), _)))
+        .flatMap(StatsConsistency.column(_, rows))
+    }
+
+  /** Whether `other` types every column as this codec does (so their column entries agree). */
+  private[stats] def sameTypes(other: BinaryStatsCodec): Boolean = (this eq other) || columnTypes == other.columnTypes
 
   /** Bytes of the encoded stats of one column, as [[size]] adds them up. */
   def entrySize(id: Int, c: ColumnStats): Long = varintSize(id) + 8 + bytesSize(columnBytes(id, c).length)

@@ -15,7 +15,7 @@ private[stats] object StatsConsistency {
   })
 
   /** The stats of `count` values, if their null count fits, with their nested pieces checked. */
-  private def column(c: ColumnStats, count: Long): Option[ColumnStats] =
+  def column(c: ColumnStats, count: Long): Option[ColumnStats] =
     if (c.nullCount < 0 || c.nullCount > count) None
     else Some(c.copy(nested = c.nested.flatMap(nested(_, count, count - c.nullCount))))
 

@@ -46,3 +46,17 @@ object StateFiles {
     case _ => Nil
   }
 }
+
+/** Rollups as releases before columnar rollups wrote them, for benchmarks that compare both in one run. */
+object JsonRollups {
+
+  /** Rewrites each rollup in `stateDir` as the JSON rollup of the same state. */
+  def rewrite(stateDir: java.io.File): Unit =
+    stateDir.listFiles().filter(_.getName.startsWith("rollup-")).foreach { f =>
+      val seqNo = f.getName.stripPrefix("rollup-").stripSuffix(".json").toLong
+      val state = StateCodec.decodeRollup(f.toString, java.nio.file.Files.readAllBytes(f.toPath), seqNo)
+      java.nio.file.Files.write(f.toPath, StateCodec.encodeJsonRollup(state))
+      // The local file system's checksum of the old content would fail the read.
+      new java.io.File(stateDir, s".${f.getName}.crc").delete()
+    }
+}

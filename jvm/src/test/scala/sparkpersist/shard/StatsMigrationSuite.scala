@@ -28,7 +28,7 @@ class StatsMigrationSuite extends AnyFunSuite {
 
   /** A rollup as the JSON-stats release wrote it: `stats` objects in place of `binStats`, in `parts`. */
   private def withJsonStats(pick: Int => Boolean): Array[Byte] = {
-    val node = Json.mapper.readTree(StateCodec.encodeRollup(state))
+    val node = Json.mapper.readTree(StateCodec.encodeJsonRollup(state))
     val codec = StatsCodec(eventSchema)
     parts(node).zip(state.batches.flatMap(_.runs.flatMap(_.parts))).zipWithIndex.foreach { case ((p, meta), i) =>
       if (pick(i)) {
@@ -40,7 +40,7 @@ class StatsMigrationSuite extends AnyFunSuite {
   }
 
   test("state is written with binary stats only") {
-    val node = Json.mapper.readTree(StateCodec.encodeRollup(state))
+    val node = Json.mapper.readTree(StateCodec.encodeJsonRollup(state))
     assert(parts(node).size === 5)
     parts(node).foreach { p =>
       assert(p.has("binStats") && !p.has("stats"))
@@ -67,7 +67,7 @@ class StatsMigrationSuite extends AnyFunSuite {
   }
 
   test("damaged binary stats cost that part its stats, never the state or a wrong bound") {
-    val node = Json.mapper.readTree(StateCodec.encodeRollup(state))
+    val node = Json.mapper.readTree(StateCodec.encodeJsonRollup(state))
     val damaged = parts(node)(1)
     val bytes = damaged.get("binStats").binaryValue()
     bytes(bytes.length / 2) = (bytes(bytes.length / 2) ^ 0x10).toByte

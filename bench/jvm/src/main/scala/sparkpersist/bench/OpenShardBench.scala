@@ -9,19 +9,30 @@ import scala.util.Random
 import org.apache.commons.io.FileUtils
 import org.apache.hadoop.conf.Configuration
 
+import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, GreaterThan, LessThan, Literal}
+import org.apache.spark.sql.types.{DoubleType, LongType}
+
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
-import sparkpersist.shard.{ShardFixtures, ShardStore}
-import sparkpersist.stats.StatsCodec
+import sparkpersist.interpret.MzNowSpec
+import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
+import sparkpersist.source.PartPruning
 
 /**
  * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):
- * `ShardStore.open(name).state` for shards of 1k, 10k and 100k parts written as batches of 100
- * parts, each part with stats on six columns. The state is rolled up every
- * `PersistConf.RollupEvery` (default) versions, so an open reads one rollup plus fewer diffs.
- * The first open of a size includes this JVM's class loading and JIT for that size; the median
- * (of `Opens`, after `WarmUps` untimed opens) is a warm JVM opening the shard with new store and
- * log instances, so nothing is cached.
+ * `ShardStore.open(name).state` for shards of 1k to 1M parts written as batches of 100 parts,
+ * each part with stats on six columns, then the first part decision on that state (which, for a
+ * columnar rollup, decodes the stats of the columns the filter reads, or skips whole segments).
+ * The state is rolled up every `PersistConf.RollupEvery` (default) versions, so an open reads one
+ * rollup plus fewer diffs; each size is measured with its rollups columnar (as written) and
+ * rewritten as JSON rollups ([[sparkpersist.shard.JsonRollups]], as the release before wrote
+ * them), in the same run. The first open of a size includes this JVM's class loading and JIT
+ * for that size; the median (of `Opens`, after `WarmUps` untimed opens) is a warm JVM opening the
+ * shard with new store and log instances, so nothing is cached.
+ *
+ * Decisions: [[SkippedFilter]] (ids are ascending across parts, so segment summaries rule out
+ * all segments but the first) and [[KeptFilter]] (every part's stats must be read), one after
+ * the other on the same fresh state, one by one.
  *
  * Usage: `bench/runMain sparkpersist.bench.OpenShardBench [parts ...]`. Prints a table and
  * writes bench/out/open_shard.json; [[PlanningBench]] reports it beside the decision time.
@@ -31,9 +42,20 @@ object OpenShardBench {
   val Opens = 10
   private val WarmUps = 5
 
-  /** One shard size opened with its stats in `format` ("binary", as written, or "json", as the release before). */
+  private val id = AttributeReference("id", LongType, nullable = false)()
+  private val score = AttributeReference("score", DoubleType)()
+  /** Rules out every part but batch 0's (ids ascend from 0 by 1e4 a part, 1e6 a batch). */
+  val SkippedFilter: Expression = LessThan(id, Literal(1000000L))
+  /** Kept or not part by part: scores are random per part. */
+  val KeptFilter: Expression = GreaterThan(score, Literal(1.9))
+
+  /**
+   * One shard size opened with its rollups in `format` ("columnar", as written, or "json", as the
+   * release before); `skippedDecideMs` and `keptDecideMs` are the first decisions on a fresh state.
+   */
   final case class Row(format: String, parts: Int, batches: Int, stateFiles: Int, stateBytes: Long,
-      bytesReadOnOpen: Long, buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double)
+      bytesReadOnOpen: Long, buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double,
+      skippedDecideMs: Double, keptDecideMs: Double, skippedKept: Int, keptKept: Int)
 
   def main(args: Array[String]): Unit = {
     val rows = measureAll(if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt))
@@ -45,8 +67,8 @@ object OpenShardBench {
   }
 
   /**
-   * Builds a shard of each size in a temporary directory, measures its opens with binary stats,
-   * rewrites its state with JSON stats ([[LegacyJsonState]]), measures again, deletes it.
+   * Builds a shard of each size in a temporary directory, measures its opens with columnar
+   * rollups, rewrites them as JSON rollups ([[JsonRollups]]), measures again, deletes it.
    */
   def measureAll(sizes: Seq[Int]): Seq[Row] = {
     val conf = new Configuration()
@@ -59,52 +81,74 @@ object OpenShardBench {
   private def measure(root: File, parts: Int, conf: Configuration): Seq[Row] = {
     val name = s"events_$parts"
     val batches = math.max(1, parts / PartsPerBatch)
-    val rnd = new Random(parts)
+    val buildMs = build(root, name, batches, conf)
+    val columnar = opens(root, name, batches, conf).copy(buildMs = buildMs)
+    JsonRollups.rewrite(new File(root, s"$name/state"))
+    val json = opens(root, name, batches, conf).copy(format = "json", buildMs = buildMs)
+    assert(json.skippedKept == columnar.skippedKept && json.keptKept == columnar.keptKept,
+      s"JSON rollups decide other parts than columnar ones: $json, $columnar")
+    Seq(columnar, json)
+  }
+
+  /**
+   * Writes the shard `name` of `batches` batches; returns the time it took. Its log (holding the
+   * whole state) is dropped on return, so a million parts are not held twice while opened.
+   */
+  private def build(root: File, name: String, batches: Int, conf: Configuration): Long = {
+    val rnd = new Random(batches.toLong * PartsPerBatch)
     val buildStart = System.nanoTime()
     val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
     (0 until batches).foreach { i =>
       val lower = i * 1000L
       log.compareAndAppend(lower, ShardFixtures.eventBatch(s"b$i", lower, lower + 1000, PartsPerBatch, rnd))
     }
-    val buildMs = (System.nanoTime() - buildStart) / 1000000
-
-    val binary = opens(root, name, batches, conf).copy(buildMs = buildMs)
-    LegacyJsonState.rewrite(new File(root, s"$name/state"), StatsCodec(ShardFixtures.eventSchema))
-    Seq(binary, opens(root, name, batches, conf).copy(format = "json", buildMs = buildMs))
+    (System.nanoTime() - buildStart) / 1000000
   }
 
   private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
     val threads = ManagementFactory.getThreadMXBean
-    def timedOpen(): (Double, Double) = {
+    val schema = ShardFixtures.eventSchema
+    def decide(state: ShardState, filter: Expression): (Int, Double) = {
+      val decision = PartPruning.decide(filter, schema, MzNowSpec.at(0L))
+      Bench.timedMs(state.parts.count(_.stats.forall(decision.admits)))
+    }
+    def timedOpen(): (Double, Double, Double, Double, Int, Int) = {
       val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
       val state = new ShardStore(root.toURI.toString, conf).open(name).state
-      val times = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
+      val (openMs, cpuMs) = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
       assert(state.partCount == batches * PartsPerBatch && state.batches.size == batches,
         s"opened ${state.partCount} parts in ${state.batches.size} batches")
-      times
+      val (skippedKept, skippedMs) = decide(state, SkippedFilter)
+      val (keptKept, keptMs) = decide(state, KeptFilter)
+      (openMs, cpuMs, skippedMs, keptMs, skippedKept, keptKept)
     }
-    val (firstMs, _) = timedOpen()
+    val first = timedOpen()
     (1 to WarmUps).foreach(_ => timedOpen())
-    val (openMs, cpuMs) = (1 to Opens).map(_ => timedOpen()).unzip
+    val runs = (1 to Opens).map(_ => timedOpen())
     val files = new File(root, s"$name/state").listFiles().toSeq.filter(_.getName.endsWith(".json"))
     val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
     val newestRollup = rollups.maxByOption(_.getName)
     val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
       versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
-    Row("binary", batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, 0,
-      firstMs, median(openMs), median(cpuMs))
+    Row("columnar", batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, 0,
+      first._1, median(runs.map(_._1)), median(runs.map(_._2)), median(runs.map(_._3)), median(runs.map(_._4)),
+      first._5, first._6)
   }
 
   private def report(rows: Seq[Row]): Table = {
     import Table.Column
     Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, rollup every " +
       s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, " +
-      "and its thread CPU time)",
-      Seq(Column("stats", "format"), Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
+      "its thread CPU time, and the first decisions on the opened state), columnar vs JSON rollups",
+      Seq(Column("rollup", "format"), Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
         Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
-        Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs")),
+        Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs"),
+        Column("decide id ms", "skippedDecideMs", 2), Column("decide score ms", "keptDecideMs", 2),
+        Column("id kept", "skippedKept"), Column("score kept", "keptKept")),
       rows.map(r => Seq[Any](r.format, r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
-        r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs)),
-      Seq("the machine's load inflates wall times, CPU time less so"))
+        r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs, r.skippedDecideMs, r.keptDecideMs,
+        r.skippedKept, r.keptKept)),
+      Seq(s"decide id: ${SkippedFilter.sql}; decide score: ${KeptFilter.sql}; first decision on a fresh open, one by one",
+        "the machine's load inflates wall times, CPU time less so"))
   }
 }

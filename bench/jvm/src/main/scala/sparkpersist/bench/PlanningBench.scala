@@ -7,8 +7,9 @@ import sparkpersist.bench.Bench.{arg, intList}
  * [[InterpretBench.Predicate]] over 1k to 1M parts, one by one and in parallel over the
  * machine's cores (targets: at most 1 µs per part one by one; 1M parts in at most 200 ms), and
  * the cold open of a shard of that many parts ([[OpenShardBench]]), which a fresh driver pays
- * before it can decide anything, with binary stats (as written) and with the JSON stats of the
- * release before, in the same run (target: 1M parts in at most 2 s).
+ * before it can decide anything, with columnar rollups (as written) and with the JSON rollups of
+ * the release before, in the same run (target: 1M parts in at most 2 s), and the first decisions
+ * on the opened state.
  *
  * `bench/runMain sparkpersist.bench.PlanningBench [sizes=1000,10000,100000,1000000]`; prints a
  * table and writes bench/out/planning.json.
@@ -25,33 +26,38 @@ object PlanningBench {
     val opens = OpenShardBench.measureAll(sizes).groupBy(_.parts)
     import Table.Column
     val rows = decisions.map { d =>
-      val (binary, json) = (opens(d.parts).find(_.format == "binary").get, opens(d.parts).find(_.format == "json").get)
+      val (columnar, json) = (opens(d.parts).find(_.format == "columnar").get, opens(d.parts).find(_.format == "json").get)
       Seq[Any](d.parts, d.kept, d.medianNanos / 1e6, d.parallelMedianNanos / 1e6, d.nanosPerPart,
-        binary.medianOpenMs, json.medianOpenMs, json.medianOpenMs / binary.medianOpenMs,
-        binary.medianOpenCpuMs, binary.bytesReadOnOpen / 1e6, json.bytesReadOnOpen / 1e6)
+        columnar.medianOpenMs, json.medianOpenMs, json.medianOpenMs / columnar.medianOpenMs,
+        columnar.medianOpenCpuMs, columnar.bytesReadOnOpen / 1e6, json.bytesReadOnOpen / 1e6,
+        columnar.skippedDecideMs, json.skippedDecideMs, columnar.keptDecideMs, json.keptDecideMs)
     }
     val worst = decisions.map(_.nanosPerPart).max
     // Each target is checked at 1M parts, or extrapolated linearly from the largest size run.
     val largest = decisions.maxBy(_.parts)
     val perMillion = 1e6 / largest.parts
     val decideMs = largest.parallelMedianNanos / 1e6 * perMillion
-    val openMs = opens(largest.parts).find(_.format == "binary").get.medianOpenMs * perMillion
+    val openMs = opens(largest.parts).find(_.format == "columnar").get.medianOpenMs * perMillion
     def verdict(ok: Boolean) = if (ok) "met" else "missed"
     val scope = if (largest.parts == 1000000) "at 1M parts" else s"extrapolated from ${largest.parts} parts"
     val table = Table(s"Planning overhead: part decision for ${InterpretBench.Predicate} (median of " +
-      s"${InterpretBench.Runs}) and cold shard open, binary vs JSON stats (median of ${OpenShardBench.Opens}, " +
-      "100 parts per batch)",
+      s"${InterpretBench.Runs}) and cold shard open, columnar vs JSON rollups (median of ${OpenShardBench.Opens}, " +
+      "100 parts per batch), with the first decisions on the opened state",
       Seq(Column("parts", "parts"), Column("kept", "kept"), Column("decide ms", "decideMs", 3),
         Column("parallel ms", "parallelDecideMs", 3), Column("ns/part", "nsPerPart"),
-        Column("open ms", "openMs"), Column("JSON open ms", "jsonOpenMs"), Column("JSON/binary", "openRatio", 2),
+        Column("open ms", "openMs"), Column("JSON open ms", "jsonOpenMs"), Column("JSON/columnar", "openRatio", 2),
         Column("open cpu ms", "openCpuMs"), Column("state read MB", "stateReadMB", 2),
-        Column("JSON read MB", "jsonStateReadMB", 2)),
+        Column("JSON read MB", "jsonStateReadMB", 2),
+        Column("1st id ms", "firstSkippedDecideMs", 2), Column("JSON 1st id ms", "jsonFirstSkippedDecideMs", 2),
+        Column("1st score ms", "firstKeptDecideMs", 2), Column("JSON 1st score ms", "jsonFirstKeptDecideMs", 2)),
       rows,
       Seq(f"target: decision <= ${TargetNanosPerPart / 1000}%.0f µs per part: worst $worst%.0f ns/part " +
         s"(${verdict(worst <= TargetNanosPerPart)})",
         f"target: decide 1M parts <= $TargetMillionDecideMs%.0f ms in parallel: $decideMs%.0f ms $scope " +
           s"(${verdict(decideMs <= TargetMillionDecideMs)}; ${Runtime.getRuntime.availableProcessors} cores)",
         f"target: open 1M parts <= $TargetMillionOpenMs%.0f ms: $openMs%.0f ms $scope (${verdict(openMs <= TargetMillionOpenMs)})",
+        s"1st id / 1st score: the first decision of ${OpenShardBench.SkippedFilter.sql} / " +
+          s"${OpenShardBench.KeptFilter.sql} on a freshly opened shard, one by one (OpenShardBench)",
         "the machine's load inflates wall times"))
     table.print()
     BenchOutput.write("planning.json", "planning",

@@ -1,0 +1,143 @@
+package sparkpersist.codec
+
+import java.io.{ByteArrayInputStream, ByteArrayOutputStream}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.parquet.ParquetReadOptions
+import org.apache.parquet.column.ColumnReader
+import org.apache.parquet.column.impl.ColumnReadStoreImpl
+import org.apache.parquet.example.data.Group
+import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.example.ExampleParquetWriter
+import org.apache.parquet.hadoop.metadata.CompressionCodecName
+import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, OutputFile, PositionOutputStream, SeekableInputStream}
+import org.apache.parquet.schema.MessageType
+
+/**
+ * A Parquet file in memory, with the Parquet library Spark ships: written from rows
+ * ([[ParquetBytes.write]]) and read back column by column ([[ParquetBytes.Reader]]), so a file
+ * can be stored and read as bytes by whatever stores them (state files are written whole,
+ * put-if-absent). Pages are plain and uncompressed (a damaged size in a page header cannot make
+ * the reader allocate what it claims) and carry CRC-32 checksums, which the reader verifies.
+ */
+private[sparkpersist] object ParquetBytes {
+
+  /** The bytes of a Parquet file of `schema` holding `rows`, with `metadata` in its footer. */
+  def write(schema: MessageType, metadata: Map[String, String], rowGroupBytes: Long)(rows: (Group => Unit) => Unit): Array[Byte] = {
+    val out = new ByteArrayOutputStream()
+    val writer = ExampleParquetWriter.builder(new BytesOutputFile(out))
+      .withConf(new Configuration(false))
+      .withType(schema)
+      .withExtraMetaData(metadata.asJava)
+      .withCompressionCodec(CompressionCodecName.UNCOMPRESSED)
+      .withDictionaryEncoding(false)
+      .withRowGroupSize(rowGroupBytes)
+      .withPageWriteChecksumEnabled(true)
+      .build()
+    try rows(writer.write) finally writer.close()
+    out.toByteArray
+  }
+
+  /**
+   * Reads a Parquet file in `bytes`: its footer's key-value metadata, then each column's values
+   * over all row groups. Fails with Parquet's exceptions if the bytes are not such a file.
+   */
+  final class Reader(bytes: Array[Byte]) extends AutoCloseable {
+    private val file = ParquetFileReader.open(new BytesInputFile(bytes),
+      ParquetReadOptions.builder().usePageChecksumVerification(true).build())
+    private val footer = file.getFooter.getFileMetaData
+
+    def schema: MessageType = footer.getSchema
+
+    def metadata: Map[String, String] = footer.getKeyValueMetaData.asScala.toMap
+
+    def rowCount: Long = file.getRecordCount
+
+    /**
+     * Hands `read` each row group in order, with its row count and a reader of each of its
+     * columns by name ([[Column]]), which must read every value of its column in row order.
+     */
+    def rowGroups(read: (Long, String => Column) => Unit): Unit = {
+      var pages = file.readNextRowGroup()
+      while (pages != null) {
+        val store = new ColumnReadStoreImpl(pages, new GroupRecordConverter(schema).getRootConverter, schema,
+          footer.getCreatedBy)
+        read(pages.getRowCount, name => {
+          val descriptor = schema.getColumnDescription(Array(name))
+          new Column(store.getColumnReader(descriptor), descriptor.getMaxDefinitionLevel)
+        })
+        pages = file.readNextRowGroup()
+      }
+    }
+
+    def close(): Unit = file.close()
+  }
+
+  /** The values of one column of a row group, read one after another (each read moves to the next). */
+  final class Column private[ParquetBytes] (reader: ColumnReader, maxDefinition: Int) {
+    /** Whether the next value is not null (without moving past it). */
+    def present: Boolean = reader.getCurrentDefinitionLevel == maxDefinition
+
+    def long(): Long = next(reader.getLong)
+    def int(): Int = next(reader.getInteger)
+    def boolean(): Boolean = next(reader.getBoolean)
+    def string(): String = next(reader.getBinary.toStringUsingUTF8)
+
+    /** The next value's bytes, passed to `to` as (array, offset, length) without a copy when possible. */
+    def bytes[T](to: (Array[Byte], Int, Int) => T): T = next {
+      val b = reader.getBinary.toByteBuffer
+      if (b.hasArray) to(b.array(), b.arrayOffset() + b.position(), b.remaining())
+      else {
+        val copy = new Array[Byte](b.remaining())
+        b.get(copy)
+        to(copy, 0, copy.length)
+      }
+    }
+
+    /** Moves past the next value (null or not). */
+    def skip(): Unit = {
+      if (present) reader.skip()
+      reader.consume()
+    }
+
+    private def next[T](value: => T): T = {
+      if (!present) throw new IllegalArgumentException(s"column ${reader.getDescriptor.getPath.mkString(".")} holds a null where a value is required")
+      val v = value
+      reader.consume()
+      v
+    }
+  }
+
+  private final class BytesOutputFile(out: ByteArrayOutputStream) extends OutputFile {
+    def create(blockSizeHint: Long): PositionOutputStream = new PositionOutputStream {
+      def getPos: Long = out.size().toLong
+      def write(b: Int): Unit = out.write(b)
+      override def write(b: Array[Byte], off: Int, len: Int): Unit = out.write(b, off, len)
+    }
+    def createOrOverwrite(blockSizeHint: Long): PositionOutputStream = create(blockSizeHint)
+    def supportsBlockSize(): Boolean = false
+    def defaultBlockSize(): Long = 0L
+  }
+
+  private final class BytesInputFile(bytes: Array[Byte]) extends InputFile {
+    def getLength: Long = bytes.length.toLong
+    def newStream(): SeekableInputStream = {
+      val in = new SeekableBytes(bytes)
+      new DelegatingSeekableInputStream(in) {
+        def getPos: Long = in.position.toLong
+        def seek(newPos: Long): Unit = in.seekTo(newPos)
+      }
+    }
+  }
+
+  private final class SeekableBytes(bytes: Array[Byte]) extends ByteArrayInputStream(bytes) {
+    def position: Int = pos
+    def seekTo(p: Long): Unit = {
+      require(p >= 0 && p <= bytes.length, s"seek to $p outside a file of ${bytes.length} bytes")
+      pos = p.toInt
+    }
+  }
+}

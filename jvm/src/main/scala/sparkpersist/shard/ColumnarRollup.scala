@@ -1,0 +1,325 @@
+package sparkpersist.shard
+
+import java.nio.charset.StandardCharsets
+import java.util.Base64
+
+import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
+
+import com.fasterxml.jackson.databind.JsonNode
+import org.apache.parquet.example.data.Group
+import org.apache.parquet.example.data.simple.SimpleGroup
+import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType, Types}
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
+import org.apache.parquet.schema.Type.Repetition.{OPTIONAL, REQUIRED}
+
+import sparkpersist.codec.{Check, Json, JsonReader, ParquetBytes}
+import sparkpersist.schema.ShardSchema
+import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegment, StatsVector}
+
+/**
+ * The body of a columnar rollup (format version [[ShardState.ColumnarRollupFormatVersion]]): the
+ * full state at one version as a Parquet file, so opening a shard reads its parts column by
+ * column and decodes a column's stats only when a filter reads them ([[EncodedStats]]).
+ *
+ * One row per part, in state order; a batch's fields are on its first row and a run's ordinal
+ * on its first row, null on the rows that follow (which Parquet stores as definition levels):
+ * {{{
+ *   batch_id: string?, batch_lower, batch_upper, batch_committed_ms, batch_appends: long?,
+ *   batch_epochs: string? (JSON [{queryId, epochId}]), run: int?,
+ *   key: string?, rows, bytes, min_time, max_time: long?, retractions: boolean?,
+ *   stats_rows, stats_bytes: long?, stats_trimmed: string? (column ids, comma-separated),
+ *   s<id>: binary? for each shard column: that column's stats bytes
+ * }}}
+ * A row without a `key` stands for a run without parts (`run` >= 0) or a batch without runs
+ * (`run` = -1). A part's `s<id>` holds the entry of [[BinaryStatsCodec.columnEntries]], written
+ * under the state's schema; parts without stats have null `stats_rows`. Pages are plain
+ * (neither dictionary-encoded nor compressed) and carry checksums, so damaged bytes fail the
+ * read instead of making the reader allocate what a damaged size claims.
+ *
+ * The footer's key-value metadata holds the rest: `sparkpersist.state` is the JSON header (as a
+ * JSON rollup's, with the state's name, shardId, since, upper and schema, but no batches), and
+ * `sparkpersist.segments` the summaries ([[StatsSegment]]) of each segment of
+ * `sparkpersist.segmentParts` rows ([[SegmentParts]] as written), in the binary stats encoding (base64; null for a segment without parts with stats).
+ */
+private[shard] object ColumnarRollup {
+
+  /** Rows (parts) per segment summary, as written (readers use the size the footer records). */
+  val SegmentParts = 1024
+
+  private val StateKey = "sparkpersist.state"
+  private val SegmentsKey = "sparkpersist.segments"
+  private val SegmentPartsKey = "sparkpersist.segmentParts"
+  /** Row groups of about this many bytes (a rollup of a million parts holds a few). */
+  private val RowGroupBytes = 64L << 20
+
+  /** Whether `bytes` are a columnar rollup (a Parquet file) rather than a JSON one. */
+  def is(bytes: Array[Byte]): Boolean =
+    bytes.length >= 4 && new String(bytes, 0, 4, StandardCharsets.US_ASCII) == "PAR1"
+
+  def encode(state: ShardState, segmentParts: Int = SegmentParts): Array[Byte] = {
+    Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
+    val codec = BinaryStatsCodec(state.schema)
+    val ids = state.schema.columns.map(_.id)
+    val schema = messageType(ids)
+    val rows = rowsOf(state)
+    val segments = Json.mapper.createArrayNode()
+    rows.grouped(segmentParts).foreach { segment =>
+      val stats = segment.flatMap(_.part).flatMap(_.stats)
+      if (stats.isEmpty) segments.addNull()
+      else segments.add(Base64.getEncoder.encodeToString(codec.encode(StatsSegment.summarize(stats, types(state.schema)))))
+    }
+    val header = StateCodec.header(state.seqNo, ShardState.ColumnarRollupFormatVersion).put("kind", "rollup")
+      .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
+    header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
+    val metadata = Map(StateKey -> Json.mapper.writeValueAsString(header),
+      SegmentsKey -> Json.mapper.writeValueAsString(segments), SegmentPartsKey -> segmentParts.toString)
+    ParquetBytes.write(schema, metadata, RowGroupBytes) { write =>
+      rows.foreach(row => write(group(schema, row, codec)))
+    }
+  }
+
+  /** The state in a columnar rollup's `bytes` (of `file`, which names version `seqNo`). */
+  def decode(file: String, bytes: Array[Byte], seqNo: Long): ShardState =
+    try read(file, bytes, seqNo)
+    catch {
+      case e @ (_: IllegalArgumentException | _: UnsupportedStateFormat) => throw e
+      case NonFatal(e) => throw new IllegalArgumentException(s"damaged columnar rollup: $e", e)
+    }
+
+  private def read(file: String, bytes: Array[Byte], seqNo: Long): ShardState = {
+    val reader = new ParquetBytes.Reader(bytes)
+    try {
+      val header = Header.read(file, required(reader.metadata, StateKey), seqNo)
+      val codec = BinaryStatsCodec(header.schema)
+      val n = reader.rowCount
+      // Every row holds at least a bit (a definition level): a larger count is damage.
+      Check.arg(n <= bytes.length * 8L, s"a columnar rollup of ${bytes.length} bytes cannot hold $n rows")
+      val columns = new Columns(n.toInt, header.schema, reader.schema.getFields.asScala.map(_.getName).toSet)
+      reader.rowGroups(columns.read)
+      val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec)
+      val segmentParts = required(reader.metadata, SegmentPartsKey).toInt
+      Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
+      val stats = new EncodedStats(codec, columns.statsIds, columns.vectors,
+        i => segments.lift(i / segmentParts).flatten)
+      ShardState(header.name, header.shardId, ShardState.FormatVersion, header.schema, header.since, header.upper,
+        seqNo, columns.batches(stats))
+    } finally reader.close()
+  }
+
+  /** One row: a part of run `run` of batch `meta`, or a placeholder (see the class doc). */
+  private final case class Row(meta: BatchMeta, startsBatch: Boolean, run: Int, startsRun: Boolean, part: Option[PartMeta])
+
+  private def rowsOf(state: ShardState): IndexedSeq[Row] =
+    state.batches.iterator.flatMap { b =>
+      if (b.runs.isEmpty) Iterator(Row(b, startsBatch = true, -1, startsRun = true, None))
+      else b.runs.iterator.zipWithIndex.flatMap { case (run, r) =>
+        if (run.parts.isEmpty) Iterator(Row(b, r == 0, r, startsRun = true, None))
+        else run.parts.iterator.zipWithIndex.map { case (p, i) => Row(b, r == 0 && i == 0, r, i == 0, Some(p)) }
+      }
+    }.toIndexedSeq
+
+  private def types(schema: ShardSchema) = schema.columns.iterator.map(c => c.id -> c.dataType).toMap
+
+  private def statsColumn(id: Int) = s"s$id"
+
+  private def messageType(ids: Seq[Int]): MessageType = {
+    val string = LogicalTypeAnnotation.stringType()
+    val b = Types.buildMessage()
+      .optional(BINARY).as(string).named("batch_id")
+      .optional(INT64).named("batch_lower").optional(INT64).named("batch_upper")
+      .optional(INT64).named("batch_committed_ms").optional(INT64).named("batch_appends")
+      .optional(BINARY).as(string).named("batch_epochs").optional(INT32).named("run")
+      .optional(BINARY).as(string).named("key").optional(INT64).named("rows").optional(INT64).named("bytes")
+      .optional(INT64).named("min_time").optional(INT64).named("max_time").optional(BOOLEAN).named("retractions")
+      .optional(INT64).named("stats_rows").optional(INT64).named("stats_bytes")
+      .optional(BINARY).as(string).named("stats_trimmed")
+    ids.foldLeft(b)((m, id) => m.optional(BINARY).named(statsColumn(id))).named("rollup")
+  }
+
+  private def group(schema: MessageType, row: Row, codec: BinaryStatsCodec): Group = {
+    val g = new SimpleGroup(schema)
+    val b = row.meta
+    if (row.startsBatch) {
+      g.add("batch_id", b.id)
+      g.add("batch_lower", b.lower)
+      g.add("batch_upper", b.upper)
+      g.add("batch_committed_ms", b.committedAtMs)
+      g.add("batch_appends", b.appends)
+      if (b.epochs.nonEmpty) {
+        val epochs = Json.mapper.createArrayNode()
+        b.epochs.foreach(e => epochs.addObject().put("queryId", e.queryId).put("epochId", e.epochId))
+        g.add("batch_epochs", Json.mapper.writeValueAsString(epochs))
+      }
+    }
+    if (row.startsRun) g.add("run", row.run)
+    row.part.foreach { p =>
+      g.add("key", p.key)
+      g.add("rows", p.rowCount)
+      g.add("bytes", p.bytes)
+      g.add("min_time", p.minTime)
+      g.add("max_time", p.maxTime)
+      g.add("retractions", p.hasRetractions)
+      p.stats.foreach { s =>
+        g.add("stats_rows", s.rowCount)
+        g.add("stats_bytes", s.bytes)
+        if (s.trimmed.nonEmpty) g.add("stats_trimmed", s.trimmed.toSeq.sorted.mkString(","))
+        codec.columnEntries(s).foreach { case (id, bytes) =>
+          g.add(statsColumn(id), org.apache.parquet.io.api.Binary.fromConstantByteArray(bytes))
+        }
+      }
+    }
+    g
+  }
+
+  private def required(metadata: Map[String, String], key: String): String =
+    metadata.getOrElse(key, throw new IllegalArgumentException(s"a columnar rollup's footer lacks '$key'"))
+
+  /** Each segment's summary; None for a segment without one, or whose summary is damaged. */
+  private def segmentsOf(json: String, codec: BinaryStatsCodec): IndexedSeq[Option[StatsSegment]] = {
+    val node = Json.parse(json)
+    Check.arg(node.isArray, "a columnar rollup's segments must be an array")
+    node.elements().asScala.map { s =>
+      if (!s.isTextual) None
+      else scala.util.Try(new StatsSegment(codec.decode(Base64.getDecoder.decode(s.textValue())))).toOption
+    }.toIndexedSeq
+  }
+
+  /** The header of a columnar rollup: the state without its batches. */
+  private final case class Header(name: String, shardId: String, since: Long, upper: Long, schema: ShardSchema)
+
+  private object Header {
+    def read(file: String, json: String, seqNo: Long): Header =
+      JsonReader.read(json.getBytes(StandardCharsets.UTF_8)) { r =>
+        var kind, name, shardId: Option[String] = None
+        var since, upper: Option[Long] = None
+        var schema: Option[ShardSchema] = None
+        StateCodec.readFile(file, r, seqNo) {
+          case "kind" => kind = Some(r.string("kind"))
+          case "name" => name = Some(r.string("name"))
+          case "shardId" => shardId = Some(r.string("shardId"))
+          case "since" => since = Some(r.long("since"))
+          case "upper" => upper = Some(r.long("upper"))
+          case "schema" => schema = Some(StateCodec.schemaFrom(r))
+          case _ => r.skip()
+        }
+        Check.arg(kind.contains("rollup"), s"expected a rollup, found kind '${kind.getOrElse("")}'")
+        Header(JsonReader.required(name, "name"), JsonReader.required(shardId, "shardId"),
+          JsonReader.required(since, "since"), JsonReader.required(upper, "upper"),
+          JsonReader.required(schema, "schema"))
+      }
+  }
+
+  /** The columns of a rollup's `n` rows, read row group by row group, then assembled into batches. */
+  private final class Columns(n: Int, schema: ShardSchema, present: Set[String]) {
+    private val run = new Array[Int](n)
+    private val startsRun = new Array[Boolean](n)
+    private val batchId = new Array[String](n)
+    private val batchLower, batchUpper, batchCommitted, batchAppends = new Array[Long](n)
+    private val batchEpochs = new Array[String](n)
+    private val key = new Array[String](n)
+    private val rows, bytes, minTime, maxTime, statsRows, statsBytes = new Array[Long](n)
+    private val retractions, hasStats = new Array[Boolean](n)
+    private val trimmed = new Array[String](n)
+    val statsIds: Array[Int] = schema.columns.map(_.id).toArray
+    private val builders = statsIds.map(_ => new StatsVector.Builder(n))
+    private var at = 0
+
+    def read(count: Long, column: String => ParquetBytes.Column): Unit = {
+      val from = at
+      val until = from + count.toInt
+      Check.arg(until <= n, "a columnar rollup's row groups hold more rows than its footer counts")
+      def each(name: String)(f: (ParquetBytes.Column, Int) => Unit): Unit = {
+        val c = column(name)
+        var i = from
+        while (i < until) { f(c, i); i += 1 }
+      }
+      each("batch_id")((c, i) => if (c.present) batchId(i) = c.string() else c.skip())
+      // The other fields of a batch: on its first row (where its id is), null on the others.
+      def perBatch(name: String)(f: (ParquetBytes.Column, Int) => Unit): Unit =
+        each(name)((c, i) => if (batchId(i) != null) f(c, i) else c.skip())
+      perBatch("batch_lower")((c, i) => batchLower(i) = c.long())
+      perBatch("batch_upper")((c, i) => batchUpper(i) = c.long())
+      perBatch("batch_committed_ms")((c, i) => batchCommitted(i) = c.long())
+      perBatch("batch_appends")((c, i) => batchAppends(i) = c.long())
+      perBatch("batch_epochs")((c, i) => if (c.present) batchEpochs(i) = c.string() else c.skip())
+      each("run")((c, i) => if (c.present) { startsRun(i) = true; run(i) = c.int() } else c.skip())
+      each("key")((c, i) => if (c.present) key(i) = c.string() else c.skip())
+      def partLong(name: String, to: Array[Long]): Unit =
+        each(name)((c, i) => if (key(i) != null) to(i) = c.long() else c.skip())
+      partLong("rows", rows)
+      partLong("bytes", bytes)
+      partLong("min_time", minTime)
+      partLong("max_time", maxTime)
+      each("retractions")((c, i) => if (key(i) != null) retractions(i) = c.boolean() else c.skip())
+      each("stats_rows")((c, i) => if (c.present) { hasStats(i) = true; statsRows(i) = c.long() } else c.skip())
+      each("stats_bytes")((c, i) => if (hasStats(i)) statsBytes(i) = c.long() else c.skip())
+      each("stats_trimmed")((c, i) => if (c.present) trimmed(i) = c.string() else c.skip())
+      statsIds.indices.foreach { s =>
+        val name = statsColumn(statsIds(s))
+        val builder = builders(s)
+        if (present(name)) each(name) { (c, _) =>
+          if (c.present) c.bytes(builder.add) else { c.skip(); builder.addNone() }
+        }
+        else (from until until).foreach(_ => builder.addNone())
+      }
+      at = until
+    }
+
+    lazy val vectors: Array[StatsVector] = builders.map(_.result())
+
+    def batches(stats: EncodedStats): IndexedSeq[BatchMeta] = {
+      Check.arg(at == n, s"a columnar rollup's row groups hold $at rows, its footer counts $n")
+      def startsBatch(i: Int) = batchId(i) != null
+      val out = Vector.newBuilder[BatchMeta]
+      var i = 0
+      while (i < n) {
+        Check.arg(startsBatch(i) && startsRun(i), s"row $i follows a batch's rows but does not start a batch and a run")
+        val first = i
+        val runs = Vector.newBuilder[RunMeta]
+        if (run(i) == -1) {
+          Check.arg(key(i) == null, s"row $i is a part of a batch without runs")
+          i += 1
+        } else {
+          var r = 0
+          while (i < n && (i == first || !startsBatch(i))) {
+            Check.arg(startsRun(i) && run(i) == r, s"row $i holds run ${run(i)} of the batch at row $first, expected run $r")
+            val parts = Vector.newBuilder[PartMeta]
+            if (key(i) == null) i += 1
+            else {
+              parts += part(i, stats)
+              i += 1
+              while (i < n && !startsBatch(i) && !startsRun(i)) {
+                Check.arg(key(i) != null, s"row $i is a part without a key inside a run")
+                parts += part(i, stats)
+                i += 1
+              }
+            }
+            runs += RunMeta(parts.result())
+            r += 1
+          }
+        }
+        out += BatchMeta(batchId(first), batchLower(first), batchUpper(first), runs.result(), batchCommitted(first),
+          batchAppends(first), epochs(batchEpochs(first)))
+      }
+      out.result()
+    }
+
+    /** Part `i`; stats counting other rows than the part's are damaged and dropped (as JSON rollups do). */
+    private def part(i: Int, stats: EncodedStats): PartMeta = {
+      val partStats =
+        if (!hasStats(i) || statsRows(i) != rows(i)) None
+        else Some(stats.part(i, statsRows(i), statsBytes(i), trimmedIds(trimmed(i))))
+      PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats)
+    }
+  }
+
+  private def trimmedIds(s: String): Set[Int] =
+    if (s == null || s.isEmpty) Set.empty else s.split(',').iterator.map(_.toInt).toSet
+
+  private def epochs(json: String): IndexedSeq[StreamEpoch] =
+    if (json == null) IndexedSeq.empty
+    else JsonReader.read(json.getBytes(StandardCharsets.UTF_8)) { r =>
+      r.readArray("epochs")(StateCodec.epochFrom(r))
+    }
+}

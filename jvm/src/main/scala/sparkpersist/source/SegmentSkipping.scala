@@ -1,0 +1,34 @@
+package sparkpersist.source
+
+import java.util.concurrent.ConcurrentHashMap
+
+import sparkpersist.stats.{PartStats, StatsSegment}
+
+/**
+ * The part decision of one scan over parts read from a columnar rollup: each segment of parts
+ * is decided once, on its summary ([[StatsSegment]]), and a part is decided on its own stats only
+ * if its segment's summary is kept. `keep` must be sound for any stats (kept whenever they admit
+ * a row for which the filter is true or raises); the summary admits every row of every part of
+ * its segment, so a segment it rules out holds no part it would keep, and the parts of a skipped
+ * segment are never decoded. Parts without a segment are decided one by one. Thread-safe (parts
+ * may be decided in parallel, [[PartDecisions]]).
+ */
+final class SegmentSkipping(keep: PartStats => Boolean) {
+  private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
+
+  /** Whether a part with these stats may hold a row the filter keeps. */
+  def admits(stats: PartStats): Boolean = StatsSegment.of(stats) match {
+    case Some(segment) => segmentKept(segment) && keep(stats)
+    case None => keep(stats)
+  }
+
+  /** How many segments this decision met, and how many of them it ruled out whole. */
+  def segments: (Int, Int) = {
+    var ruledOut = 0
+    decided.values().forEach(kept => if (!kept) ruledOut += 1)
+    (decided.size(), ruledOut)
+  }
+
+  private def segmentKept(segment: StatsSegment): Boolean =
+    decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary)))
+}

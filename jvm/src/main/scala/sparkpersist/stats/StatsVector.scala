@@ -1,0 +1,52 @@
+package sparkpersist.stats
+
+/**
+ * One column's stats bytes (entries of [[BinaryStatsCodec.columnEntries]]) for a sequence of
+ * parts, back to back in one array, as a columnar rollup's binary column holds them: part `i`'s
+ * bytes are `data(offsets(i)) until data(offsets(i + 1))`, none (empty) when the part has no
+ * stats for the column. An encoded column's stats are never empty (they start with a null count
+ * and end a field list), so empty means absent.
+ */
+final class StatsVector private (private[stats] val data: Array[Byte], offsets: Array[Int]) {
+
+  /** The number of parts. */
+  def size: Int = offsets.length - 1
+
+  private[stats] def offset(part: Int): Int = offsets(part)
+
+  private[stats] def length(part: Int): Int = offsets(part + 1) - offsets(part)
+
+  /** Part `part`'s bytes; None when it has no stats for the column. */
+  def bytes(part: Int): Option[Array[Byte]] =
+    if (length(part) == 0) None else Some(java.util.Arrays.copyOfRange(data, offsets(part), offsets(part + 1)))
+}
+
+object StatsVector {
+
+  /** Collects the bytes of parts one after another. */
+  final class Builder(expectedParts: Int) {
+    private var data = new Array[Byte](math.max(64, expectedParts * 16))
+    private val offsets = Array.newBuilder[Int]
+    private var end = 0
+    offsets.sizeHint(expectedParts + 1)
+    offsets += 0
+
+    /** The next part's bytes: `length` bytes of `bytes` from `from` (0 for none). */
+    def add(bytes: Array[Byte], from: Int, length: Int): this.type = {
+      if (end + length > data.length) {
+        val grown = math.max(data.length.toLong * 2, end.toLong + length)
+        require(grown <= Int.MaxValue - 8, "a column's stats of one rollup exceed 2 GB")
+        data = java.util.Arrays.copyOf(data, grown.toInt)
+      }
+      System.arraycopy(bytes, from, data, end, length)
+      end += length
+      offsets += end
+      this
+    }
+
+    /** The next part has no stats for the column. */
+    def addNone(): this.type = add(Array.emptyByteArray, 0, 0)
+
+    def result(): StatsVector = new StatsVector(java.util.Arrays.copyOf(data, end), offsets.result())
+  }
+}
