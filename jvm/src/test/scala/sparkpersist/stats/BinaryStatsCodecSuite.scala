@@ -46,13 +46,31 @@ class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     unparsed <- Gen.choose(0L, 1000L)
   } yield CastStats(zone, exact, truncated, decimal, double, date, timestamp, unparsed)
 
-  /** Every stats shape: each column kind, nested and JSON stats to 2 levels, cast stats on strings. */
+  /** `c` with cast stats `cs` at every JSON place that holds strings. */
+  private def withPlaceCasts(c: ColumnStats, cs: CastStats): ColumnStats = {
+    def json(j: JsonStats): JsonStats = j.copy(casts = Option.when(j.strings.count > 0)(cs),
+      objects = j.objects.copy(keys = j.objects.keys.map { case (k, v) => k -> json(v) }),
+      arrays = j.arrays.copy(elements = j.arrays.elements.map(json)))
+    c.copy(nested = c.nested.map {
+      case j: JsonStats => json(j)
+      case s: StructStats => StructStats(s.fields.map { case (k, v) => k -> withPlaceCasts(v, cs) })
+      case a: ArrayStats => a.copy(elements = a.elements.map(withPlaceCasts(_, cs)))
+      case m: MapStats => m.copy(keys = m.keys.map(withPlaceCasts(_, cs)), values = m.values.map(withPlaceCasts(_, cs)))
+    })
+  }
+
+  /**
+   * Every stats shape: each column kind, nested and JSON stats to 2 levels, cast stats on strings
+   * and on the strings of JSON places.
+   */
   private val parts: Gen[PartStats] = for {
     stats <- StatsGen.part(StatsGen.schema, 2)
-    withCasts <- Gen.sequence[List[(Int, ColumnStats)], (Int, ColumnStats)](stats.columns.toList.map {
-      case (id, c) if StatsGen.schema.columns.exists(d => d.id == id && d.dataType == StringType) =>
-        Gen.option(casts).map(cs => id -> consistent(c).copy(casts = cs))
-      case (id, c) => Gen.const(id -> consistent(c))
+    withCasts <- Gen.sequence[List[(Int, ColumnStats)], (Int, ColumnStats)](stats.columns.toList.map { case (id, c) =>
+      val string = StatsGen.schema.columns.exists(d => d.id == id && d.dataType == StringType)
+      for {
+        own <- if (string) Gen.option(casts) else Gen.const(None)
+        inPlaces <- Gen.option(casts)
+      } yield id -> inPlaces.fold(consistent(c))(withPlaceCasts(consistent(c), _)).copy(casts = own)
     })
     trimmed <- Gen.someOf(StatsGen.schema.columns.map(_.id))
     // Counts that cannot be true are dropped on decode (StatsConsistency): generate only true ones.
@@ -124,6 +142,31 @@ class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(read(None, column(1 -> lower, 2 -> upper)) === ColumnStats(3, None, None))
     val recorded = new BinaryStatsCodec(Map(1 -> IntegerType)).encode(PartStats(1, 2, Map(1 -> ColumnStats(0, Some(1), Some(2)))))
     assert(new BinaryStatsCodec(Map(1 -> LongType)).decode(recorded) === PartStats(1, 2, Map(1 -> ColumnStats(0, None, None))))
+  }
+
+  test("a JSON place's cast stats are field 6 of its record: absent before them, unknown fields skipped, damage local") {
+    val cs = CastStats("UTC", CastRange(2, Some(1L), Some(9L)), CastRange.none, CastRange.none, CastRange.none,
+      CastRange.none, CastRange.none, 1)
+    def place(fields: (Int, Option[Array[Byte]])*): Array[Byte] = StatsBinary.encode { out =>
+      StatsBinary.writeFields(out, 4 -> Some(StatsBinary.encode { o =>
+        Seq(3L, 0L, 0L).foreach(o.writeLong) // count, nulls, others
+        StatsBinary.writeFields(o, (3 -> Some(StatsBinary.encode { s =>
+          s.writeLong(3)
+          StatsBinary.writeFields(s)
+        })) +: fields: _*)
+      }))
+    }
+    def read(bytes: Array[Byte]) = BinaryNestedCodec.read(VariantType, StatsBinary.decoder(bytes))
+    val strings = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, None, None))
+    assert(read(place()) === strings)
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs)))) === strings.copy(casts = Some(cs)))
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs)), 9 -> Some(Array[Byte](7, 7)))) === strings.copy(casts = Some(cs)))
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs).dropRight(1)))) === strings)
+    assert(BinaryNestedCodec.write(VariantType, strings.copy(casts = Some(cs)), "v") === place(6 -> Some(BinaryCastCodec.write(cs))))
+    // The JSON encoding drops damaged cast stats alone too.
+    val node = JsonStatsCodec.write(strings.copy(casts = Some(cs)))
+    node.get("casts").asInstanceOf[com.fasterxml.jackson.databind.node.ObjectNode].put("zone", 5)
+    assert(JsonStatsCodec.read(node) === Some(strings))
   }
 
   test("JSON stats whose kinds do not add up, or a key in more objects than there are, are dropped") {
