@@ -126,7 +126,8 @@ object PersistConf {
     "Longest string/binary prefix kept as a lower or upper bound in part statistics.", min = 1)
 
   val CastStats = bool(Prefix + "stats.castStats", false,
-    "Also record, for each string column, what its values become under CAST to numbers, dates " +
+    "Also record, for each string column and for the strings at each place of a VARIANT or JSON " +
+      "text column, what its values become under CAST to numbers, dates " +
       "and timestamps (timestamps parsed in the writing session's time zone), so that casts of " +
       "text prune parts; these stats are the first trimmed under the stats budget. Off by default: " +
       "they cost several times the write's CPU on columns whose values parse.")

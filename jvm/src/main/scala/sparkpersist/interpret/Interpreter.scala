@@ -84,10 +84,12 @@ object Interpreter {
       case r: RuntimeReplaceable => compile(r.replacement)
       case v: VariantGet => variantGet(v)
       case c: Cast if c.child.dataType == VariantType =>
-        new JsonNodes.Read(compile(c.child), JsonCasts.fromVariant(_, c.dataType),
+        new JsonNodes.Read(compile(c.child), JsonCasts.fromVariant(_, c.dataType, c.timeZoneId),
           raises = c.evalMode != EvalMode.TRY, alwaysNullable = false)
       case c @ Cast(g: GetJsonObject, _, _, _) if JsonCasts.textTarget(c.dataType) =>
-        new JsonNodes.Read(jsonText(g), JsonCasts.fromText(_, c.dataType),
+        val strings = Option.when(TextCasts.supported(g.dataType, c.dataType))(
+          TextCasts.TextCast(c.dataType, c.evalMode, c.timeZoneId))
+        new JsonNodes.Read(jsonText(g), JsonCasts.fromText(_, c.dataType, strings),
           raises = c.evalMode == EvalMode.ANSI, alwaysNullable = true)
       case g: GetJsonObject =>
         new JsonNodes.Read(jsonText(g), JsonCasts.text, raises = false, alwaysNullable = true)
@@ -202,7 +204,7 @@ object Interpreter {
         case Some(steps) =>
           val value = new JsonNodes.Path(compile(v.child), steps.toArray)
           if (v.dataType == VariantType) value
-          else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType), raises = v.failOnError,
+          else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType, v.timeZoneId), raises = v.failOnError,
             alwaysNullable = false)
       }
 

@@ -2,6 +2,7 @@ package sparkpersist.interpret
 
 import java.math.{BigDecimal => JBigDecimal, RoundingMode}
 
+import org.apache.spark.sql.catalyst.expressions.EvalMode
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
@@ -15,9 +16,10 @@ import sparkpersist.interpret.Values._
  *    (`VariantGet.cast`): a JSON null is SQL NULL; a scalar goes through a TRY cast from its own
  *    type, and a failure is invalid (INVALID_VARIANT_CAST whatever the ANSI mode, or NULL for
  *    `try_`); numbers to integral types truncate toward zero and are invalid out of range;
- *    booleans are 0/1; objects and arrays are invalid except to STRING (their JSON text).
+ *    booleans are 0/1; objects and arrays are invalid except to STRING (their JSON text); strings
+ *    cast as the place's cast stats say, ANSI grammar (`try_cast`'s) whatever the mode.
  *  - `CAST(get_json_object(text, path) AS type)`: the JSON text of the value is cast from
- *    STRING. An integer literal prints as its digits; any other number prints as its double
+ *    STRING; a string value is its text unquoted, cast as the place's cast stats say. An integer literal prints as its digits; any other number prints as its double
  *    (`1.5e3` is `1500.0`, `1e400` is `"Infinity"`), which an ANSI cast to an integral type
  *    refuses, as it refuses `true` and JSON text of objects and arrays. A JSON null is NULL
  *    under a key but the text `null` at the top level (`get_json_object('null', '$')`).
@@ -30,15 +32,24 @@ object JsonCasts {
   /** The possible values, and whether some value may fail to cast. */
   final case class Outcome(values: Values, invalid: Boolean)
 
-  /** `VariantGet.cast` of a value of spec `js` to `target`. */
-  def fromVariant(js: JsonSpec, target: DataType): Outcome = {
+  /**
+   * `VariantGet.cast` of a value of spec `js` to `target`, timestamps in time zone `zone`. A
+   * string goes through `Cast(string, target, zone, TRY)` (the ANSI grammar for integral targets),
+   * read from the strings' cast stats ([[TextCasts]]) for a numeric, date or timestamp target.
+   */
+  def fromVariant(js: JsonSpec, target: DataType, zone: Option[String]): Outcome = {
     val ord = ValueOrdering.of(target).orNull
-    if (!supported(target)) unsupported(js)
+    val fromText = TextCasts.supportedTarget(target)
+    if (!supported(target) && !fromText) unsupported(js)
     else {
       val out = new Accumulator(ord)
-      if (js.booleans != Empty) out.add(booleanTo(js.booleans, target))
-      if (js.numbers != Empty) out.add(numberTo(js.numbers, target, exactText = true))
-      if (js.strings != Empty) out.add(if (isString(target)) Outcome(js.strings, invalid = false) else anyInvalid)
+      // The other kinds to DECIMAL, DATE and TIMESTAMP are not interpreted: anything.
+      if (js.booleans != Empty) out.add(if (supported(target)) booleanTo(js.booleans, target) else anyInvalid)
+      if (js.numbers != Empty) out.add(if (supported(target)) numberTo(js.numbers, target, exactText = true) else anyInvalid)
+      if (js.strings != Empty) out.add(
+        if (isString(target)) Outcome(js.strings, invalid = false)
+        else if (fromText) stringsTo(js, TextCasts.TextCast(target, EvalMode.TRY, zone), ord)
+        else anyInvalid)
       if (js.objects || js.arrays) out.add(if (isString(target)) anyValid else Outcome(Empty, invalid = true))
       if (js.others) out.add(if (isString(target)) anyValid else anyInvalid)
       out.result
@@ -46,18 +57,34 @@ object JsonCasts {
   }
 
   /** Targets that `CAST(get_json_object(...) AS target)` is interpreted for. */
-  def textTarget(target: DataType): Boolean = integral(target) || target == FloatType || target == DoubleType
+  def textTarget(target: DataType): Boolean = TextCasts.supportedTarget(target)
 
-  /** `CAST(s AS target)` of the JSON text `s` of a value of spec `js` (see [[textTarget]]). */
-  def fromText(js: JsonSpec, target: DataType): Outcome = {
-    val out = new Accumulator(ValueOrdering.of(target).get)
+  /**
+   * `CAST(s AS target)` of the JSON text `s` of a value of spec `js` (see [[textTarget]]); `cast`
+   * says how the strings are cast (mode and zone; None: they may give anything).
+   */
+  def fromText(js: JsonSpec, target: DataType, cast: Option[TextCasts.TextCast]): Outcome = {
+    val ord = ValueOrdering.of(target).get
+    val out = new Accumulator(ord)
     if (js.numbers != Empty) {
       val n = numberTo(js.numbers, target, exactText = false)
       out.add(if (integral(target) && !js.integral) n.copy(invalid = true) else n)
     }
-    if (js.strings != Empty || js.others) out.add(anyInvalid)
+    if (js.strings != Empty) out.add(cast.fold(anyInvalid)(stringsTo(js, _, ord)))
+    if (js.others) out.add(anyInvalid)
     if (js.booleans != Empty || js.objects || js.arrays || js.jsonNull) out.add(Outcome(Empty, invalid = true))
     out.result
+  }
+
+  /** The strings of `js` cast as `cast` says, from their places' cast stats (none: anything). */
+  private def stringsTo(js: JsonSpec, cast: TextCasts.TextCast, ord: Ordering[Any]): Outcome = {
+    val outcomes = js.casts.getOrElse(Nil).map(p => TextCasts.outcome(p.stats, p.strings, cast))
+    if (outcomes.isEmpty || outcomes.contains(None)) anyInvalid
+    else {
+      val out = new Accumulator(ord)
+      outcomes.flatten.foreach(out.add)
+      out.result
+    }
   }
 
   /**

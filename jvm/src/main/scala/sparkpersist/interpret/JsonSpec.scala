@@ -5,7 +5,7 @@ import java.math.{BigDecimal => JBigDecimal}
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.Values._
-import sparkpersist.stats.{JsonScalarStats, JsonStats}
+import sparkpersist.stats.{CastStats, JsonScalarStats, JsonStats}
 
 /**
  * What a JSON value at one place may be, kind by kind (the abstract counterpart of
@@ -18,6 +18,8 @@ import sparkpersist.stats.{JsonScalarStats, JsonStats}
  * @param elements the spec of array elements, themselves JSON values (nullable: an index may be
  *                 out of range)
  * @param others   may be another VARIANT type (date, timestamp, binary, UUID, ...)
+ * @param casts    what the strings become under casts: the cast stats of each place they may come
+ *                 from; None (or strings from a place without them): anything
  */
 final case class JsonSpec(
     jsonNull: Boolean,
@@ -28,7 +30,8 @@ final case class JsonSpec(
     objects: Boolean,
     arrays: Boolean,
     elements: ResultSpec,
-    others: Boolean) {
+    others: Boolean,
+    casts: Option[Seq[PlaceCasts]] = None) {
   import JsonSpec._
 
   def union(o: JsonSpec): JsonSpec = JsonSpec(
@@ -40,7 +43,8 @@ final case class JsonSpec(
     objects || o.objects,
     arrays || o.arrays,
     elements.union(o.elements, null),
-    others || o.others)
+    others || o.others,
+    if (strings == Empty) o.casts else if (o.strings == Empty) casts else for (a <- casts; b <- o.casts) yield a ++ b)
 
   /** Whether every value that is neither null nor a JSON null is an object. */
   def onlyObjects: Boolean =
@@ -89,7 +93,8 @@ object JsonSpec {
         objects = s.objects.count > 0,
         arrays = s.arrays.count > 0,
         elements = elements,
-        others = s.others > 0)))
+        others = s.others > 0,
+        casts = s.casts.map(c => Seq(PlaceCasts(c, s.strings.count))))))
     }
 
   private def range[T](s: JsonScalarStats, ord: Ordering[Any])(implicit ct: scala.reflect.ClassTag[T]): Values =
@@ -101,3 +106,6 @@ object JsonSpec {
     case _ => All
   }
 }
+
+/** The [[CastStats]] of the `strings` string values at one place of a JSON document. */
+final case class PlaceCasts(stats: CastStats, strings: Long)

@@ -40,11 +40,14 @@ object TextCasts {
 
   /** Whether a cast from `from` to `to` reads cast stats (UTF8_BINARY strings, stats collect no other). */
   def supported(from: DataType, to: DataType): Boolean = from match {
-    case s: StringType if s.collationId == StringType.collationId => to match {
-      case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType | TimestampType => true
-      case _: DecimalType => true
-      case _ => false
-    }
+    case s: StringType if s.collationId == StringType.collationId => supportedTarget(to)
+    case _ => false
+  }
+
+  /** Whether cast stats tell what a cast of text to `to` gives. */
+  def supportedTarget(to: DataType): Boolean = to match {
+    case ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType | TimestampType => true
+    case _: DecimalType => true
     case _ => false
   }
 

@@ -16,12 +16,13 @@ import sparkpersist.stats.StatsBinary._
  *   array  := minSize: int, maxSize: int, elements: long, fields {1: element column}
  *   map    := minSize: int, maxSize: int, entries: long, fields {1: key column, 2: value column}
  *   json   := count: long, nulls: long, others: long, fields {1: booleans, 2: numbers, 3: strings,
- *             4: objects, 5: arrays}
+ *             4: objects, 5: arrays, 6: casts of the strings (see [[BinaryCastCodec]])}
  *     booleans, strings := count: long, fields {1: lower, 2: upper}
  *     numbers := count: long, integral: boolean, fields {1: lower, 2: upper} (exact decimals)
  *     objects := count: long, keys: array<{key: string, stats: bytes<json>}>
  *     arrays  := count: long, minSize: int, maxSize: int, fields {1: elements json}
  * }}}
+ * Fields of unknown kinds are skipped, so stats written by a later version still read.
  * Reading widens on damage as the JSON codec does: a damaged field, element, key or value loses
  * its own stats; nested stats of the wrong kind for the type, with unreadable counts or sizes,
  * or JSON stats whose kinds' counts do not add up, fail whole. A struct field name or JSON key
@@ -117,7 +118,8 @@ private[stats] object BinaryNestedCodec {
       5 -> Option.when(j.arrays.count > 0)(encode { o =>
         sizes(o, j.arrays.minSize, j.arrays.maxSize, j.arrays.count)
         writeFields(o, 1 -> j.arrays.elements.filter(_ => deeper).map(json(_, level + 1)))
-      }))
+      }),
+      6 -> j.casts.map(BinaryCastCodec.write))
   }
 
   private def readJson(in: BinaryDecoder): JsonStats = {
@@ -149,6 +151,7 @@ private[stats] object BinaryNestedCodec {
           readFields(a)((k, e) => if (k == 1) elements = attempt(whole(e)(readJson)))
           JsonArrayStats(count, min, max, elements)
         })
+        case 6 => stats.copy(casts = attempt(whole(p)(BinaryCastCodec.read)))
         case _ => stats
       }
     }

@@ -16,10 +16,14 @@ import org.apache.spark.unsafe.types.UTF8String
  * tracks `maxKeys` keys in all, new keys are not tracked. Both are sound: a key that is not
  * listed, or arrays without element stats, admit anything.
  *
+ * With a cast zone, string values also go through Spark's casts ([[CastStatsCollector]], one per
+ * place that holds strings), so `CAST(get_json_object(...) AS BIGINT)` and `variant_get(..., 'bigint')`
+ * over numbers written as text have bounds too.
+ *
  * Numbers are tracked in three primitive ranges (longs, finite doubles, decimals) merged into
  * exact `BigDecimal` bounds at the end, so the common case costs no allocation per value.
  */
-final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBudget) {
+final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBudget, castZone: Option[String]) {
   private var count = 0L
   private var jsonNulls = 0L
   private var others = 0L
@@ -41,6 +45,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var strings = 0L
   private var stringMin: UTF8String = _
   private var stringMax: UTF8String = _
+  private var casts: CastStatsCollector = _
 
   private var objects = 0L
   private var keys: java.util.HashMap[String, JsonPlace] = _
@@ -105,6 +110,10 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (stringMin == null) { stringMin = s.clone(); stringMax = stringMin }
     else if (s.binaryCompare(stringMin) < 0) stringMin = s.clone()
     else if (s.binaryCompare(stringMax) > 0) stringMax = s.clone()
+    if (castZone.isDefined) {
+      if (casts == null) casts = new CastStatsCollector(castZone.get)
+      casts.add(s)
+    }
   }
 
   /** A value of another VARIANT type (date, timestamp, binary, UUID, ...): counted only. */
@@ -125,7 +134,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
       if (existing != null) existing
       else if (!keyBudget.take()) null
       else {
-        val place = new JsonPlace(depth + 1, limits, keyBudget)
+        val place = new JsonPlace(depth + 1, limits, keyBudget, castZone)
         keys.put(name, place)
         place
       }
@@ -143,7 +152,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   def elementPlace(): JsonPlace =
     if (!tracksChildren) null
     else {
-      if (elements == null) elements = new JsonPlace(depth + 1, limits, keyBudget)
+      if (elements == null) elements = new JsonPlace(depth + 1, limits, keyBudget, castZone)
       elements
     }
 
@@ -167,7 +176,8 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
       if (arrays == 0) JsonArrayStats.none
       else JsonArrayStats(arrays, minSize, maxSize,
         if (tracksChildren) Some(if (elements == null) JsonStats.empty else elements.result(boundChars)) else None)
-    JsonStats(count, jsonNulls, bools, numberStats, strs, objs, arrs, others)
+    JsonStats(count, jsonNulls, bools, numberStats, strs, objs, arrs, others,
+      if (casts == null) None else casts.result())
   }
 
   private def numberStats: JsonNumberStats =
@@ -187,8 +197,12 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
 }
 
 object JsonPlace {
-  /** The top-level place of a column. */
-  def root(limits: JsonLimits): JsonPlace = new JsonPlace(0, limits, new KeyBudget(limits.maxKeys))
+  /**
+   * The top-level place of a column. With a `castZone`, every place also collects the
+   * [[CastStats]] of its string values (timestamps parsed in that zone).
+   */
+  def root(limits: JsonLimits, castZone: Option[String] = None): JsonPlace =
+    new JsonPlace(0, limits, new KeyBudget(limits.maxKeys), castZone)
 
   /** How many more keys one column may track. */
   final class KeyBudget(private var left: Int) {

@@ -16,10 +16,13 @@ import sparkpersist.codec.Json
  *  "bool": {"count": 1, "lower": true, "upper": true},
  *  "num":  {"count": 2, "lower": "-1.5", "upper": "1E+400", "integral": false},
  *  "str":  {"count": 1, "lower": "a", "upper": "b"},
+ *  "casts": {"zone": "UTC", "unparsed": 1, ...},
  *  "obj":  {"count": 1, "keys": {"ts": {...}}},
  *  "arr":  {"count": 1, "sizes": [0, 3], "elements": {...}}}
  * }}}
- * Numbers are exact decimal strings; strings are encoded as string column bounds are.
+ * Numbers are exact decimal strings; strings are encoded as string column bounds are; `casts`, the
+ * [[CastStats]] of the string values ([[CastStatsCodec]]), is absent in stats written without them
+ * and dropped alone when damaged.
  *
  * Since a kind left out means "never occurs", a reader checks that the kinds' counts add up
  * to `count` and that no key is in more objects than there are: stats failing the check are
@@ -42,6 +45,7 @@ private[stats] object JsonStatsCodec {
       n.put("integral", j.numbers.integral)
     }
     writeScalar(node, "str", j.strings, StringType)
+    j.casts.foreach(c => node.set[JsonNode]("casts", CastStatsCodec.write(c)))
     if (j.objects.count > 0) {
       val o = node.putObject("obj")
       o.put("count", j.objects.count)
@@ -110,7 +114,7 @@ private[stats] object JsonStatsCodec {
         Option(a.get("elements")).flatMap(read))
     }
     val stats = JsonStats(total, count(node, "nulls", absentIsZero = true), booleans, numbers, strings,
-      objects, arrays, count(node, "other", absentIsZero = true))
+      objects, arrays, count(node, "other", absentIsZero = true), Option(node.get("casts")).flatMap(CastStatsCodec.read))
     val kinds = stats.jsonNulls + booleans.count + numbers.count + strings.count + objects.count +
       arrays.count + stats.others
     require(kinds == total, s"the kinds' counts add up to $kinds, not to $total")

@@ -19,14 +19,17 @@ import org.apache.spark.unsafe.types.UTF8String
  * key, a string with a lone surrogate, a Jackson read limit exceeded) makes the column's JSON
  * stats absent for the whole part: absent means "anything", never wrong.
  *
+ * With a `castZone`, the string values of each place also get [[CastStats]] ([[JsonPlace]]).
+ *
  * Numbers: an integer literal is recorded exactly; a literal with a fraction or an exponent is
  * recorded as the interval between the neighbours of its nearest double (which brackets both its
  * exact value and the double `get_json_object` prints), so `integral` is true only when every
  * number at a place was written as an integer literal.
  */
-final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default) extends StatsCollector {
+final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default,
+    castZone: Option[String] = None) extends StatsCollector {
   private val text = new StringCollector(boundChars)
-  private var root = JsonPlace.root(limits)
+  private var root = JsonPlace.root(limits, castZone)
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     text.update(row, ordinal)

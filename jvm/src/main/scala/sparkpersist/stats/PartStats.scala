@@ -14,7 +14,7 @@ package sparkpersist.stats
  * `nested` describes what is inside the values (struct fields, array elements, map entries,
  * the JSON document of a VARIANT or JSON text column); absent means "anything".
  *
- * `casts` (top-level string columns only) says what the values become under `CAST` to numbers,
+ * `casts` (top-level string columns; JSON places have their own, see [[JsonStats]]) says what the values become under `CAST` to numbers,
  * dates and timestamps; absent means "anything" (no value parses, or the stats were trimmed or
  * written without them).
  *
@@ -103,6 +103,8 @@ final case class MapStats(
  * @param arrays    array values and their elements
  * @param others    values of the other VARIANT types (dates, timestamps, binary, UUIDs, ...):
  *                  counted, never bounded
+ * @param casts     what the `strings.count` string values become under `CAST` to numbers, dates
+ *                  and timestamps, as for a string column's `casts`; absent means "anything"
  */
 final case class JsonStats(
     count: Long,
@@ -112,7 +114,8 @@ final case class JsonStats(
     strings: JsonScalarStats,
     objects: JsonObjectStats,
     arrays: JsonArrayStats,
-    others: Long) extends NestedStats
+    others: Long,
+    casts: Option[CastStats] = None) extends NestedStats
 
 object JsonStats {
   /** Nothing seen (yet): no values of any kind. */

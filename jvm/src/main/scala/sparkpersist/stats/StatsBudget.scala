@@ -12,7 +12,7 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
  * keys or a thousand levels). First, the [[MembershipFilter]]s of columns that are not protected
  * are dropped, the largest first (those of protected columns, named indexes among them, are
  * dropped only once the other columns' stats are all trimmed, before their own bounds). Then the
- * [[CastStats]] of string columns are dropped, the largest
+ * [[CastStats]] of string columns and of JSON places' strings are dropped, the largest
  * column first, until the stats fit (non-protected columns before protected ones): they only serve
  * casts of text, which plain comparisons do not need. Then, as Materialize's persist, with its
  * heuristics, in order:
@@ -82,14 +82,15 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
 
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
-    /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
+    /** Drop the tier's membership filters, the largest column first, until the stats fit. */
     def dropMembers(tier: Seq[Int]): Unit =
       tier.filter(id => columns(id).members.isDefined).sortBy(id => (-sizes(id), id)).iterator
         .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(members = None)))))
 
+    /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
     def dropCasts(tier: Seq[Int]): Unit =
-      tier.filter(id => columns(id).casts.isDefined).sortBy(id => (-sizes(id), id)).iterator
-        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(casts = None)))))
+      tier.filter(id => CastTrimming.has(columns(id))).sortBy(id => (-sizes(id), id)).iterator
+        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(CastTrimming.without(columns(id))))))
 
     /**
      * Step 1: the longest cap on string/binary bounds under which the tier's stats fit, or 1. A

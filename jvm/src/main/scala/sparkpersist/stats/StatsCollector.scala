@@ -91,13 +91,15 @@ object StatsCollector {
   /**
    * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
    * ([[sparkpersist.schema.JsonColumns]]); with a `castZone`, a UTF8_BINARY string column's
-   * collector also collects [[CastStats]] (timestamps parsed in that zone); else [[forType]].
+   * collector also collects [[CastStats]] (timestamps parsed in that zone), and so do the string
+   * values of each place of a JSON text or VARIANT column; else [[forType]].
    */
   def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None): StatsCollector =
     dataType match {
-      case _: StringType if json => new JsonTextCollector(boundChars)
+      case _: StringType if json => new JsonTextCollector(boundChars, castZone = castZone)
       case s: StringType if castZone.isDefined && s.collationId == StringType.collationId =>
         new StringCollector(boundChars, castZone)
+      case VariantType => new VariantCollector(boundChars, castZone = castZone)
       case _ => forType(dataType, boundChars)
     }
 }

@@ -11,10 +11,12 @@ import org.apache.spark.unsafe.types.UTF8String
  *
  * Each value is read as Spark's `variant_get` reads it: numbers of every VARIANT type (integers,
  * decimals, floats, doubles) become exact bounds, strings are `UTF8String.fromString` of the
- * decoded text, and dates, timestamps, binary and UUIDs are counted as `others`.
+ * decoded text, and dates, timestamps, binary and UUIDs are counted as `others`. With a
+ * `castZone`, the strings of each place also get [[CastStats]] ([[JsonPlace]]).
  */
-final class VariantCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default) extends StatsCollector {
-  private val root = JsonPlace.root(limits)
+final class VariantCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default,
+    castZone: Option[String] = None) extends StatsCollector {
+  private val root = JsonPlace.root(limits, castZone)
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getVariant(ordinal)

@@ -18,8 +18,11 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
   private lazy val analyzed = new Analyzed(spark, columns)
 
   /** The spec of a VARIANT column holding `docs` (null: SQL NULL), from collected stats. */
-  private def variant(docs: String*): ResultSpec = {
-    val c = new VariantCollector(boundChars = 16)
+  private def variant(docs: String*): ResultSpec = variantOf(None, docs)
+
+  /** The same, with the cast stats of its strings collected in `castZone`. */
+  private def variantOf(castZone: Option[String], docs: Seq[String]): ResultSpec = {
+    val c = new VariantCollector(boundChars = 16, castZone = castZone)
     docs.foreach { d =>
       c.update(InternalRow(if (d == null) null else {
         val v = VariantBuilder.parseJson(d, false)
@@ -29,8 +32,10 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     new PartSpecs(1, VariantType)(c.result(), docs.size)
   }
 
-  private def text(docs: String*): ResultSpec = {
-    val c = new JsonTextCollector(boundChars = 16)
+  private def text(docs: String*): ResultSpec = textOf(None, docs)
+
+  private def textOf(castZone: Option[String], docs: Seq[String]): ResultSpec = {
+    val c = new JsonTextCollector(boundChars = 16, castZone = castZone)
     docs.foreach(d => c.update(InternalRow(if (d == null) null else UTF8String.fromString(d)), 0))
     new PartSpecs(2, StringType)(c.result(), docs.size)
   }
@@ -142,5 +147,43 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     assert(spec("CAST(get_json_object(js, '$') AS INT) > 5", "js" -> text("1", "null")).fallible)
     // Without JSON stats (a string column not declared JSON) the value is any string or null.
     assert(spec("get_json_object(js, '$.name')", "js" -> unknown) === ResultSpec(true, false, All))
+  }
+
+  test("numbers written as text read from their cast stats: one range with the numbers, errors only if some fail") {
+    val docs = Seq("""{"ts": 10}""", """{"ts": "40"}""", """{"ts": 25}""", """{"ts": " 7 "}""")
+    val utc = Some("UTC")
+    val (v, t) = (variantOf(utc, docs), textOf(utc, docs))
+    val range = Within(7L, 40L)
+    for (a <- Seq(true, false)) {
+      assert(spec("variant_get(v, '$.ts', 'bigint')", "v" -> v)(a) === ResultSpec(nullable = false, fallible = false, range))
+      assert(spec("try_variant_get(v, '$.ts', 'bigint')", "v" -> v)(a) === ResultSpec(nullable = false, fallible = false, range))
+      assert(spec("v:ts::bigint > 40", "v" -> v)(a) === F)
+      // get_json_object is null on text it cannot parse
+      assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT)", "js" -> t)(a) === ResultSpec(nullable = true, fallible = false, range))
+      assert(spec("try_cast(get_json_object(js, '$.ts') AS INT) < 7", "js" -> t)(a) === bool(true, false, nullable = true))
+    }
+    // Without cast stats, a string may be anything and may fail.
+    assert(spec("variant_get(v, '$.ts', 'bigint') > 40", "v" -> variant(docs: _*)) === bool(true, true, fallible = true))
+
+    val withNa = docs :+ """{"ts": "N/A"}"""
+    val (vn, tn) = (variantOf(utc, withNa), textOf(utc, withNa))
+    for (a <- Seq(true, false)) { // INVALID_VARIANT_CAST whatever the mode, NULL for try_
+      assert(spec("variant_get(v, '$.ts', 'bigint')", "v" -> vn)(a) === ResultSpec(nullable = false, fallible = true, range))
+      assert(spec("try_variant_get(v, '$.ts', 'bigint')", "v" -> vn)(a) === ResultSpec(nullable = true, fallible = false, range))
+    }
+    assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT)", "js" -> tn)(true) === ResultSpec(nullable = true, fallible = true, range))
+    assert(spec("CAST(get_json_object(js, '$.ts') AS BIGINT)", "js" -> tn)(false) === ResultSpec(nullable = true, fallible = false, range))
+  }
+
+  test("dates and timestamps written as text, and numbers as text to DECIMAL") {
+    val docs = Seq("""{"t": "2026-01-05 10:00:00", "d": "2026-01-05", "x": "1.25"}""", """{"t": "2026-01-05 10:00:00"}""")
+    val (v, t) = (variantOf(Some("UTC"), docs), textOf(Some("UTC"), docs))
+    val micros = 1767607200000000L // 2026-01-05 10:00:00 UTC
+    assert(spec("variant_get(v, '$.t', 'timestamp')", "v" -> v) === ResultSpec(nullable = false, fallible = false, Within(micros, micros)))
+    assert(spec("CAST(get_json_object(js, '$.t') AS TIMESTAMP)", "js" -> t) === ResultSpec(nullable = true, fallible = false, Within(micros, micros)))
+    val day = 20458 // 2026-01-05
+    assert(spec("v:d::date", "v" -> v) === ResultSpec(nullable = true, fallible = false, Within(day, day)))
+    assert(spec("CAST(get_json_object(js, '$.x') AS DECIMAL(4,1))", "js" -> t) === ResultSpec(nullable = true, fallible = false,
+      Within(org.apache.spark.sql.types.Decimal(new java.math.BigDecimal("1.3"), 4, 1), org.apache.spark.sql.types.Decimal(new java.math.BigDecimal("1.3"), 4, 1))))
   }
 }

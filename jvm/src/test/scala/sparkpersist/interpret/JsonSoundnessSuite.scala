@@ -8,6 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{StringType, VariantType}
 import org.apache.spark.types.variant.VariantBuilder
 import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
+import com.fasterxml.jackson.core.io.JsonStringEncoder
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
@@ -20,7 +21,9 @@ import sparkpersist.stats.{JsonTextCollector, PartStats, VariantCollector}
  * double), held both as a VARIANT `v` and as JSON text `js`, their stats collected by the real
  * collectors, and random `variant_get` / `try_variant_get` / `v:path::type` / `get_json_object`
  * reads with casts; every subexpression's spec must admit every row's concrete result
- * ([[SoundnessCheck.checkRows]]), in both ANSI modes.
+ * ([[SoundnessCheck.checkRows]]), in both ANSI modes. Strings include numbers, dates and
+ * timestamps as text ([[CastAwareGen]]), mixed with numbers at one key; their cast stats are
+ * mostly collected, in one zone, and queries run in the same zone or another.
  */
 class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with LocalSpark {
   import JsonSoundnessSuite._
@@ -28,10 +31,15 @@ class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with 
   private lazy val analyzed = new Analyzed(spark, Seq(AttributeReference("v", VariantType)(),
     AttributeReference("js", StringType)()))
 
-  private def check(predicate: String, docs: Seq[String], ansi: Boolean): SoundnessCheck.Outcome = {
-    val condition = analyzed(predicate, ansi)
-    val variants = new VariantCollector(boundChars = 3)
-    val texts = new JsonTextCollector(boundChars = 3)
+  /**
+   * Checks `predicate` over `docs`, analyzed in `queryZone`; with a `writeZone`, the collectors
+   * also record the cast stats of the strings, their timestamps parsed in that zone.
+   */
+  private def check(predicate: String, docs: Seq[String], ansi: Boolean, writeZone: Option[String],
+      queryZone: String): SoundnessCheck.Outcome = {
+    val condition = analyzed(predicate, ansi, queryZone)
+    val variants = new VariantCollector(boundChars = 3, castZone = writeZone)
+    val texts = new JsonTextCollector(boundChars = 3, castZone = writeZone)
     val rows = docs.map { d =>
       val v = if (d == null) null else {
         val parsed = VariantBuilder.parseJson(d, false)
@@ -46,15 +54,16 @@ class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with 
     val specs = Array(new PartSpecs(0, VariantType)(stats), new PartSpecs(1, StringType)(stats))
     SQLConf.withExistingConf(spark.sessionState.conf) {
       SoundnessCheck.checkRows(analyzed, condition, specs, MzNowSpec.at(0L), rows,
-        s"  predicate: $predicate\n  documents: ${docs.mkString(" | ")}\n  stats: ${stats.columns}")
+        s"  predicate: $predicate (zone $queryZone)\n  documents: ${docs.mkString(" | ")}\n" +
+          s"  stats (cast stats in ${writeZone.getOrElse("none")}): ${stats.columns}")
     }
   }
 
   for (ansi <- Seq(true, false)) {
     test(s"every concrete JSON read is admitted by its spec (ansi=$ansi)") {
       var analyzedCases, pruned, checked = 0
-      forAll(predicate, part, minSuccessful(1000)) { (p, docs) =>
-        val outcome = try Some(check(p, docs, ansi)) catch { case NonFatal(_) => None }
+      forAll(predicate, part, zones, minSuccessful(1000)) { case (p, docs, (writeZone, queryZone)) =>
+        val outcome = try Some(check(p, docs, ansi, writeZone, queryZone)) catch { case NonFatal(_) => None }
         outcome.foreach { o =>
           analyzedCases += 1
           pruned += o.pruned
@@ -78,9 +87,23 @@ object JsonSoundnessSuite {
       "2.5", "-0.5", "3.0", "1e3", "1.5E3", "1e400", "-1e400", "1e-400", "0.1234567890123456789", "127", "128",
       "-0", "2147483648"))
 
+  /** Where cast stats are written (none: the stats have none) and the zone the query runs in. */
+  private val zones: Gen[(Option[String], String)] = for {
+    write <- Gen.frequency(1 -> Gen.const(None), 4 -> Gen.oneOf(CastAwareGen.zones).map(Some(_)))
+    query <- Gen.frequency(2 -> Gen.const(write.getOrElse("UTC")), 1 -> Gen.oneOf(CastAwareGen.zones))
+  } yield (write, query)
+
+  /** A JSON string literal of `s`. */
+  private def quoted(s: String): String =
+    "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + "\""
+
+  /** Strings of numbers, dates and timestamps in every shape CAST may or may not take, and garbage. */
+  private val text: Gen[String] = CastAwareGen.text.map(quoted)
+
   private val scalar: Gen[String] = Gen.frequency(
     5 -> number,
     2 -> Gen.oneOf("\"12\"", "\"abc\"", "\"3.0\"", "\" 7 \"", "\"true\"", "\"\"", "\"zz\"", "\"1e3\""),
+    2 -> text,
     1 -> Gen.oneOf("true", "false"),
     1 -> Gen.const("null"))
 
@@ -99,17 +122,18 @@ object JsonSoundnessSuite {
   /** One part: 1 to 6 documents, mostly objects, sometimes SQL nulls or other top-level values. */
   val part: Gen[Seq[String]] = for {
     n <- Gen.choose(1, 6)
-    profile <- Gen.oneOf("int", "scalar", "mixed")
+    profile <- Gen.oneOf("int", "scalar", "mixed", "text")
     docs <- Gen.listOfN(n, Gen.frequency(
       8 -> (profile match {
         case "int" => Gen.choose(0, 50).map(i => s"""{"ts": $i, "a": {"b": ${i % 7}}}""")
         case "scalar" => scalar.map(v => s"""{"ts": $v}""")
+        case "text" => Gen.frequency(3 -> text, 1 -> number).map(v => s"""{"ts": $v, "a": [$v]}""")
         case _ => obj(2)
       }),
       1 -> Gen.const(null), 1 -> value(2)))
   } yield docs
 
-  private val path: Gen[String] = Gen.oneOf("$.ts", "$.ts", "$.ts", "$.a", "$.a.b", "$.arr[0]", "$.arr[1]", "$[0]", "$",
+  private val path: Gen[String] = Gen.oneOf("$.ts", "$.ts", "$.ts", "$.a", "$.a.b", "$.arr[0]", "$.arr[1]", "$[0]", "$", "$.a[0]",
     "$['ts']", "$.ts[0]", "$.b.ts", "$.a[*]", "$..a", "$.a b")
 
   private val target = Gen.oneOf("bigint", "int", "tinyint", "smallint", "double", "float", "boolean", "string",

@@ -83,6 +83,31 @@ class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(new BinaryStatsCodec(Map(1 -> LongType)).decode(recorded) === PartStats(1, 2, Map(1 -> ColumnStats(0, None, None))))
   }
 
+  test("a JSON place's cast stats are field 6 of its record: absent before them, unknown fields skipped, damage local") {
+    val cs = CastStats("UTC", CastRange(2, Some(1L), Some(9L)), CastRange.none, CastRange.none, CastRange.none,
+      CastRange.none, CastRange.none, 1)
+    def place(fields: (Int, Option[Array[Byte]])*): Array[Byte] = StatsBinary.encode { out =>
+      StatsBinary.writeFields(out, 4 -> Some(StatsBinary.encode { o =>
+        Seq(3L, 0L, 0L).foreach(o.writeLong) // count, nulls, others
+        StatsBinary.writeFields(o, (3 -> Some(StatsBinary.encode { s =>
+          s.writeLong(3)
+          StatsBinary.writeFields(s)
+        })) +: fields: _*)
+      }))
+    }
+    def read(bytes: Array[Byte]) = BinaryNestedCodec.read(VariantType, StatsBinary.decoder(bytes))
+    val strings = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, None, None))
+    assert(read(place()) === strings)
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs)))) === strings.copy(casts = Some(cs)))
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs)), 9 -> Some(Array[Byte](7, 7)))) === strings.copy(casts = Some(cs)))
+    assert(read(place(6 -> Some(BinaryCastCodec.write(cs).dropRight(1)))) === strings)
+    assert(BinaryNestedCodec.write(VariantType, strings.copy(casts = Some(cs)), "v") === place(6 -> Some(BinaryCastCodec.write(cs))))
+    // The JSON encoding drops damaged cast stats alone too.
+    val node = JsonStatsCodec.write(strings.copy(casts = Some(cs)))
+    node.get("casts").asInstanceOf[com.fasterxml.jackson.databind.node.ObjectNode].put("zone", 5)
+    assert(JsonStatsCodec.read(node) === Some(strings))
+  }
+
   test("JSON stats whose kinds do not add up, or a key in more objects than there are, are dropped") {
     val types = Map(1 -> VariantType)
     val c = new BinaryStatsCodec(types)

@@ -39,13 +39,31 @@ object EveryStatsShape {
     unparsed <- Gen.choose(0L, 1000L)
   } yield CastStats(zone, exact, truncated, decimal, double, date, timestamp, unparsed)
 
-  /** Every stats shape: each column kind, nested and JSON stats to 2 levels, cast stats on strings. */
+  /** `c` with cast stats `cs` at every JSON place that holds strings. */
+  private def withPlaceCasts(c: ColumnStats, cs: CastStats): ColumnStats = {
+    def json(j: JsonStats): JsonStats = j.copy(casts = Option.when(j.strings.count > 0)(cs),
+      objects = j.objects.copy(keys = j.objects.keys.map { case (k, v) => k -> json(v) }),
+      arrays = j.arrays.copy(elements = j.arrays.elements.map(json)))
+    c.copy(nested = c.nested.map {
+      case j: JsonStats => json(j)
+      case s: StructStats => StructStats(s.fields.map { case (k, v) => k -> withPlaceCasts(v, cs) })
+      case a: ArrayStats => a.copy(elements = a.elements.map(withPlaceCasts(_, cs)))
+      case m: MapStats => m.copy(keys = m.keys.map(withPlaceCasts(_, cs)), values = m.values.map(withPlaceCasts(_, cs)))
+    })
+  }
+
+  /**
+   * Every stats shape: each column kind, nested and JSON stats to 2 levels, cast stats on strings
+   * and on the strings of JSON places.
+   */
   val parts: Gen[PartStats] = for {
     stats <- StatsGen.part(StatsGen.schema, 2)
-    withCasts <- Gen.sequence[List[(Int, ColumnStats)], (Int, ColumnStats)](stats.columns.toList.map {
-      case (id, c) if StatsGen.schema.columns.exists(d => d.id == id && d.dataType == StringType) =>
-        Gen.option(casts).map(cs => id -> consistent(c).copy(casts = cs))
-      case (id, c) => Gen.const(id -> consistent(c))
+    withCasts <- Gen.sequence[List[(Int, ColumnStats)], (Int, ColumnStats)](stats.columns.toList.map { case (id, c) =>
+      val string = StatsGen.schema.columns.exists(d => d.id == id && d.dataType == StringType)
+      for {
+        own <- if (string) Gen.option(casts) else Gen.const(None)
+        inPlaces <- Gen.option(casts)
+      } yield id -> inPlaces.fold(consistent(c))(withPlaceCasts(consistent(c), _)).copy(casts = own)
     })
     trimmed <- Gen.someOf(StatsGen.schema.columns.map(_.id))
     // Counts that cannot be true are dropped on decode (StatsConsistency): generate only true ones.

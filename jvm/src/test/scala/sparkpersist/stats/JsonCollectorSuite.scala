@@ -146,4 +146,40 @@ class JsonCollectorSuite extends AnyFunSuite {
     assert(StatsCollector.forColumn(StringType, json = true, 8).isInstanceOf[JsonTextCollector])
     assert(StatsCollector.forColumn(StringType, json = false, 8).isInstanceOf[StringCollector])
   }
+
+  test("with a cast zone, the strings of each place get cast stats; places without strings get none") {
+    val docs = Seq("""{"ts": "12", "x": 1}""", """{"ts": 5}""", """{"ts": "N/A", "a": ["2026-01-05"]}""", null)
+    def castsOf(values: String*): Option[CastStats] = {
+      val c = new CastStatsCollector("UTC")
+      values.foreach(v => c.add(str(v)))
+      c.result()
+    }
+    val ts = castsOf("12", "N/A")
+    assert(ts.get.exact === CastRange(1, Some(12L), Some(12L)))
+    assert(ts.get.unparsed === 1)
+    val variants = new VariantCollector(boundChars = 8, castZone = Some("UTC"))
+    val texts = new JsonTextCollector(boundChars = 8, castZone = Some("UTC"))
+    docs.foreach { d =>
+      variants.update(InternalRow(if (d == null) null else variant(d)), 0)
+      texts.update(InternalRow(if (d == null) null else str(d)), 0)
+    }
+    for (stats <- Seq(variants.result(), texts.result()).map(json)) {
+      assert(stats.casts === None)
+      assert(stats.objects.keys("ts").casts === ts)
+      assert(stats.objects.keys("x").casts === None)
+      assert(stats.objects.keys("a").arrays.elements.get.casts === castsOf("2026-01-05"))
+    }
+    assert(json(ofVariant(docs: _*)).objects.keys("ts").casts === None)
+    assert(json(ofText(docs: _*)).objects.keys("ts").casts === None)
+    // The collectors the writer makes pass the zone on.
+    assert(json(collected(StatsCollector.forColumn(org.apache.spark.sql.types.StringType, json = true, 8, Some("UTC")),
+      docs.map(d => if (d == null) null else str(d)))).objects.keys("ts").casts === ts)
+    assert(json(collected(StatsCollector.forColumn(org.apache.spark.sql.types.VariantType, json = false, 8, Some("UTC")),
+      docs.map(d => if (d == null) null else variant(d)))).objects.keys("ts").casts === ts)
+  }
+
+  private def collected(c: StatsCollector, values: Seq[Any]): ColumnStats = {
+    values.foreach(v => c.update(InternalRow(v), 0))
+    c.result()
+  }
 }

@@ -34,6 +34,21 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(PersistConf.StatsBudgetBytes.default === 1024L)
   }
 
+  test("step 0 drops the cast stats of JSON places too, before any bound is cut") {
+    val schema = schemaOf("payload" -> VariantType, "s" -> StringType)
+    val casts = CastStats("UTC", CastRange(3, Some(1L), Some(9L)), CastRange(3, Some(1L), Some(9L)),
+      CastRange(3, Some(new java.math.BigDecimal(1)), Some(new java.math.BigDecimal(9))), CastRange.none,
+      CastRange.none, CastRange.none, 0)
+    def payload(c: Option[CastStats]) = {
+      val ts = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, Some(utf8("1")), Some(utf8("9"))), casts = c)
+      ColumnStats(0, None, None, Some(JsonStats.empty.copy(count = 3, objects = JsonObjectStats(3, Map("ts" -> ts)))))
+    }
+    val full = PartStats(3, 100, Map(1 -> payload(Some(casts)), 2 -> strings(0, "a" * 40, "b" * 40)))
+    val expected = full.copy(columns = full.columns.updated(1, payload(None)), trimmed = Set(1))
+    assert(new StatsBudget(schema, Set.empty, size(schema, expected))(full) === expected)
+    assert(size(schema, expected) < size(schema, full))
+  }
+
   test("step 1: long string bounds are cut to the longest cap that fits (40: 30, 22, 16, ...)") {
     def capped(n: Int) = longStrings.copy(
       columns = longStrings.columns.updated(2, strings(3, "a" * n, "m" * (n - 1) + "n")), trimmed = Set(2))

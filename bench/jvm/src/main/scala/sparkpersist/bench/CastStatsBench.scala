@@ -9,22 +9,30 @@ import org.apache.spark.sql.functions._
 
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
-import sparkpersist.schema.ShardSchema
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.ShardStore
 import sparkpersist.stats.StatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
- * What cast stats (`spark.sparkpersist.stats.castStats`) cost at write: the same cached text-heavy
- * rows (a numeric code as text with some "N/A", a timestamp as text, an amount as text, a free-text
- * note that never parses, and a long id) written with and without them, alternating, `runs` timed
- * rounds after a warm-up, without a stats budget (so the sizes are the stats' own). Reports write
- * wall and process CPU seconds and encoded stats bytes per part, with the ratios.
+ * What cast stats (`spark.sparkpersist.stats.castStats`) cost at write, on two shapes of cached
+ * rows, each written with and without them, alternating, `runs` timed rounds after a warm-up,
+ * without a stats budget (so the sizes are the stats' own):
+ *
+ *  - text columns: a numeric code as text with some "N/A", a timestamp as text, an amount as
+ *    text, a free-text note that never parses, and a long id;
+ *  - JSON documents, as a VARIANT and as JSON text: `{"ts": <epoch millis>, "kind": <word>}`,
+ *    where 0.5% of the `ts` are numeric strings (the cast stats of JSON places' strings).
+ *
+ * Reports write wall and process CPU seconds and encoded stats bytes per part, with the ratios.
  *
  * Usage: bench/runMain sparkpersist.bench.CastStatsBench [rows] [partitions] [runs]; writes
  * bench/out/cast_stats.json.
  */
 object CastStatsBench {
+
+  /** One shape of rows: its name, the rows, and the string columns declared JSON. */
+  private final case class Shape(name: String, rows: DataFrame, jsonColumns: Seq[String])
 
   def main(args: Array[String]): Unit = {
     val rows = Bench.arg(args, 0, 1000000L)(_.toLong)
@@ -36,40 +44,53 @@ object CastStatsBench {
     val root = Files.createTempDirectory("caststatsbench").toFile
     try {
       val store = new ShardStore(root.toURI.toString, spark.sparkContext.hadoopConfiguration)
-      val df = text(spark, rows, partitions).cache()
-      df.count()
-      val schema = ShardSchema.fromStruct(df.schema)
-      val codec = StatsCodec(schema)
       spark.conf.set(PersistConf.StatsBudgetBytes.key, "0")
       var shards = 0
-      val results = Bench.rounds(runs) { _ =>
-        Seq(false, true).map { on =>
-          spark.conf.set(PersistConf.CastStats.key, on.toString)
-          shards += 1
-          val shard = store.create(s"s$shards", schema)
-          val (cpu0, start) = (Bench.processCpuMs(), System.nanoTime())
-          val parts = ShardWriter.write(df, shard, WriteOptions()).parts.toSeq
-          val (wall, cpu) = ((System.nanoTime() - start) / 1e9, (Bench.processCpuMs() - cpu0) / 1e3)
-          val bytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
-          on -> (wall, cpu, bytes.sum.toDouble / bytes.size)
+      val shapes = Seq(Shape("text columns", text(spark, rows, partitions), Nil),
+        Shape("JSON + VARIANT", documents(spark, rows, partitions), Seq("js")))
+      val measured = shapes.map { shape =>
+        val df = shape.rows.cache()
+        df.count()
+        val schema = ShardSchema.fromStruct(JsonColumns.declare("bench", df.schema, shape.jsonColumns))
+        val codec = StatsCodec(schema)
+        val results = Bench.rounds(runs) { _ =>
+          Seq(false, true).map { on =>
+            spark.conf.set(PersistConf.CastStats.key, on.toString)
+            shards += 1
+            val shard = store.create(s"s$shards", schema)
+            val (cpu0, start) = (Bench.processCpuMs(), System.nanoTime())
+            val parts = ShardWriter.write(df, shard, WriteOptions()).parts.toSeq
+            val (wall, cpu) = ((System.nanoTime() - start) / 1e9, (Bench.processCpuMs() - cpu0) / 1e3)
+            val bytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
+            on -> (wall, cpu, bytes.sum.toDouble / bytes.size)
+          }
         }
+        df.unpersist()
+        def row(on: Boolean): Seq[Double] = {
+          val rs = results(on)
+          Seq(median(rs.map(_._1)), median(rs.map(_._2)), median(rs.map(_._3)))
+        }
+        (shape.name, row(false), row(true))
       }
-      def row(on: Boolean): Seq[Double] = {
-        val rs = results(on)
-        Seq(median(rs.map(_._1)), median(rs.map(_._2)), median(rs.map(_._3)))
-      }
-      val (off, on) = (row(false), row(true))
       val table = Table(
-        s"Write with vs without cast stats: $rows rows, $partitions parts, 5 columns (3 parse), no budget, " +
+        s"Write with vs without cast stats: $rows rows, $partitions parts, no budget, " +
           s"median of $runs alternating runs after a warm-up",
-        Seq(Table.Column("cast stats", "castStats"), Table.Column("wall s", "wallSeconds", 2),
+        Seq(Table.Column("rows", "shape"), Table.Column("cast stats", "castStats"), Table.Column("wall s", "wallSeconds", 2),
           Table.Column("cpu s", "cpuSeconds", 2), Table.Column("stats B/part", "statsBytesPerPart", 0)),
-        Seq(Seq("off", off(0), off(1), off(2)), Seq("on", on(0), on(1), on(2))),
-        notes = Seq(f"ratio on/off: wall ${on(0) / off(0)}%.3f, cpu ${on(1) / off(1)}%.3f, stats bytes ${on(2) / off(2)}%.2f"))
+        measured.flatMap { case (name, off, on) =>
+          Seq(Seq(name, "off", off(0), off(1), off(2)), Seq(name, "on", on(0), on(1), on(2)))
+        },
+        notes = measured.map { case (name, off, on) =>
+          f"$name: ratio on/off: wall ${on(0) / off(0)}%.3f, cpu ${on(1) / off(1)}%.3f, stats bytes ${on(2) / off(2)}%.2f"
+        })
       table.print()
+      def ratios(prefix: String, off: Seq[Double], on: Seq[Double]): Seq[(String, Any)] =
+        Seq(s"${prefix}wallRatio" -> on(0) / off(0), s"${prefix}cpuRatio" -> on(1) / off(1),
+          s"${prefix}statsBytesRatio" -> on(2) / off(2))
+      val Seq((_, textOff, textOn), (_, jsonOff, jsonOn)) = measured
       BenchOutput.write("cast_stats.json", "cast_stats",
-        Seq("rows" -> rows, "partitions" -> partitions, "runs" -> runs,
-          "wallRatio" -> on(0) / off(0), "cpuRatio" -> on(1) / off(1), "statsBytesRatio" -> on(2) / off(2)),
+        Seq("rows" -> rows, "partitions" -> partitions, "runs" -> runs) ++ ratios("", textOff, textOn) ++
+          ratios("json", jsonOff, jsonOn),
         table)
     } finally {
       FileUtils.deleteDirectory(root)
@@ -86,5 +107,18 @@ object CastStatsBench {
       date_format(timestamp_micros(lit(1767225600000000L) + n * 1000000L), "yyyy-MM-dd HH:mm:ss").as("ts_str"),
       (n % 100000 / 100.0).cast("decimal(12,2)").cast("string").as("amount_str"),
       concat(lit("order "), sha1(n.cast("string")).substr(1, 12), lit(" shipped")).as("note"))
+  }
+
+  /**
+   * JSON documents `{"ts": ..., "kind": ...}` as a VARIANT `payload` and as JSON text `js`: `ts`
+   * is a number, or one row in 200 the same number as a string; `kind` is one of a few words.
+   */
+  private def documents(spark: SparkSession, rows: Long, partitions: Int): DataFrame = {
+    val n = col("id")
+    val ts = (lit(1772000000000L) + n).cast("string")
+    val js = concat(lit("{\"ts\": "), when(n % 200 === 7, concat(lit("\""), ts, lit("\""))).otherwise(ts),
+      lit(", \"kind\": \""), element_at(array(lit("click"), lit("view"), lit("buy")), (n % 3 + 1).cast("int")), lit("\"}"))
+    spark.range(0, rows, 1, partitions).select(n.as("id"), js.as("js"))
+      .select(col("id"), parse_json(col("js")).as("payload"), col("js"))
   }
 }
