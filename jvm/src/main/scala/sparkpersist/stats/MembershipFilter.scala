@@ -83,6 +83,18 @@ object MembershipFilter {
     java.lang.Integer.toUnsignedLong(h1 + i * h2) % n
   }
 
+  /** Whether `c` has a filter, on its values or on its arrays' elements. */
+  def in(c: ColumnStats): Boolean = c.members.isDefined || elementStats(c).exists(_.members.isDefined)
+
+  /** `c` without filters, on its values or on its arrays' elements. */
+  def removed(c: ColumnStats): ColumnStats = c.copy(members = None, nested = c.nested.map {
+    case a: ArrayStats => a.copy(elements = a.elements.map(_.copy(members = None)))
+    case n => n
+  })
+
+  private def elementStats(c: ColumnStats): Option[ColumnStats] =
+    c.nested.collect { case a: ArrayStats => a.elements }.flatten
+
   /**
    * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats and strings
    * in UTF8_BINARY, whose SQL equality is equality of the hashed form. Other collations compare
