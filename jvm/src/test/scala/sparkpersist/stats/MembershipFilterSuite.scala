@@ -27,9 +27,14 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(bloom.isInstanceOf[MembershipFilter.Bloom])
     val falsePositives = (1000L until 101000L).count(v => bloom.mayContain(MembershipFilter.hash(v)))
     assert(falsePositives < 2000, s"$falsePositives false positives in 100000")
-    // Past the size cap a Bloom filter fills up: more false positives, still no false negatives.
+    // Past the size cap a Bloom filter fills up: more false positives, still no false negatives,
+    // and fewer probes keep them as few as its bits allow (3.3 bits per value, 2 probes: about 21%).
     val capped = filterOf(0L until 100000L)
     assert(MembershipCodec.encode(capped).length <= MembershipFilter.MaxBloomBytes + 7)
+    val full = filterOf(0L until 20000L)
+    assert((0L until 20000L).forall(v => full.mayContain(MembershipFilter.hash(v))))
+    val fullPositives = (20000L until 120000L).count(v => full.mayContain(MembershipFilter.hash(v)))
+    assert(fullPositives < 23000, s"$fullPositives false positives in 100000")
   }
 
   test("SQL-equal values hash alike: -0.0 and 0.0, every NaN, integral widths") {
