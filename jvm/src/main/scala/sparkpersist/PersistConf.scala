@@ -41,10 +41,11 @@ object PersistConf {
 
   private def register[T](e: Entry[T]): Entry[T] = { registry(e.key) = e; e }
 
-  private def long(key: String, default: Long, doc: String, min: Long = Long.MinValue) =
+  private def long(key: String, default: Long, doc: String, min: Long = Long.MinValue, max: Long = Long.MaxValue) =
     register(Entry[Long](key, default, doc, { s =>
       val v = s.trim.toLong
       require(v >= min, s"must be at least $min")
+      require(v <= max, s"must be at most $max")
       v
     }))
 
@@ -131,6 +132,13 @@ object PersistConf {
       "and timestamps (timestamps parsed in the writing session's time zone), so that casts of " +
       "text prune parts; these stats are the first trimmed under the stats budget. Off by default: " +
       "they cost several times the write's CPU on columns whose values parse.")
+
+  val AutoIndexValues = long(Prefix + "stats.autoIndexValues", 256L,
+    "Integral and string columns that are not time-like, not JSON and not named in index_columns get, " +
+      "in each part with at most this many distinct values, a membership filter for =, IN and <=> " +
+      "(exact up to 64 values, else a Bloom filter of about 1% false positives), unless the part's " +
+      "bounds already say as much; the stats budget drops these filters first. 0: none.",
+    min = 0, max = sparkpersist.stats.MembershipCollector.MaxValues.toLong)
 
   val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1024L,
     "Largest encoded size (bytes) of one part's statistics. Past it, string bounds are shortened, " +

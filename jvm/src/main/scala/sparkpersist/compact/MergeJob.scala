@@ -6,6 +6,7 @@ import org.apache.spark.sql.classic.SparkSession
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
 import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
+import sparkpersist.stats.MembershipFilter
 import sparkpersist.write.{BatchCommit, RunSpec, RunWriter, WrittenPart}
 
 /**
@@ -21,10 +22,14 @@ private[compact] object MergeJob {
   private final case class GroupTask(runs: Seq[Seq[PartFile]], advanceTo: Long, consolidate: Boolean,
       stampTime: Option[Long], batchDir: String)
 
-  /** Columns indexed in some input part (with a membership filter): their merged parts get one too. */
+  /**
+   * Columns indexed in some input part (with a membership filter): their merged parts get one too.
+   * Whether the user named them or [[sparkpersist.stats.AutoIndex]] chose them is not recorded, so
+   * the budget drops their filters first, as automatic ones.
+   */
   private def indexed(groups: Seq[MergeGroup]): Set[Int] =
     groups.iterator.flatMap(_.batches).flatMap(_.runs).flatMap(_.parts).flatMap(_.stats)
-      .flatMap(_.columns.collect { case (id, c) if c.members.isDefined => id }).toSet
+      .flatMap(_.columns.collect { case (id, c) if MembershipFilter.in(c) => id }).toSet
 
   def run(spark: SparkSession, shard: ShardHandle, schema: ShardSchema, groups: Seq[MergeGroup],
       outputs: Seq[BatchCommit], keepStats: Set[Int], description: String): Seq[Seq[WrittenPart]] = {
@@ -36,7 +41,8 @@ private[compact] object MergeJob {
     // One Parquet configuration per part layout, shared by all groups (the first batch
     // directory is a placeholder: each task writes into its own).
     def spec(stamp: Option[Long]) =
-      RunSpec.forSession(spark, shard.name, schema, outputs.head.batchDir, None, stamp, keepStats, indexed(groups))
+      RunSpec.forSession(spark, shard.name, schema, outputs.head.batchDir, None, stamp, keepStats, indexed(groups),
+        protectIndexed = false)
     val inRow = spec(None)
     val stamped = spec(Some(0L))
     val name = shard.name

@@ -35,13 +35,14 @@ object Interpreter {
    * without a slot admit any value, and never raise); `mzNow` is the spec of `mz_now()`.
    * `castSlotOf` gives the slot of the spec of a cast of a string column ([[CastSpecs]]); casts
    * without one are interpreted as any other cast. `memberSlotOf` gives the slot of whether a
-   * column may hold one of some constants ([[MemberSpecs]]), for point lookups ([[MemberNodes]]).
+   * column (or its arrays' elements) may hold one of some constants ([[MemberSpecs]]), for point
+   * lookups ([[MemberNodes]]).
    * `monotoneUdfs` gives the direction of JVM user functions declared monotone (by lower-case
    * name, see `spark.sparkpersist.udf.monotone`): in every argument, raising only at the tails.
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
-      memberSlotOf: (Attribute, Seq[Any]) => Option[Int] = (_, _) => None,
+      memberSlotOf: (Attribute, MemberLookup) => Option[Int] = (_, _) => None,
       monotoneUdfs: Map[String, Direction] = Map.empty): SpecNode =
     new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs).compile(e)
 
@@ -63,12 +64,12 @@ object Interpreter {
 
   private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
-      memberSlotOf: (Attribute, Seq[Any]) => Option[Int],
+      memberSlotOf: (Attribute, MemberLookup) => Option[Int],
       monotoneUdfs: Map[String, Direction]) {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
-      MemberNodes.lookup(e).flatMap { case (a, values) => memberSlotOf(a, values) }
+      MemberNodes.lookup(e).flatMap { case (a, lookup) => memberSlotOf(a, lookup) }
         .fold(node)(slot => new MemberNodes.Refine(node, new Column(slot)))
     }
 

@@ -72,7 +72,7 @@ object PartFilter {
       }
     val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
-      (a, values) => slot(a, values)((id, _) => new MemberSpecs(id, values)), monotoneUdfs)
+      (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs)
     new PartFilter(root, slots.values.toArray)
   }
 }

@@ -5,19 +5,20 @@ import org.apache.spark.sql.types._
 
 /**
  * Collects the [[MembershipFilter]] of one indexed column of one part while it is written: the
- * hash of every non-null value, deduplicated when the part is done. Past [[MaxValues]] hashes
- * it stops and the part gets no filter (readers keep it for point lookups, as without one).
+ * distinct hashes of its non-null values. Past `limit` distinct hashes it stops (and frees what it
+ * held): the part gets no filter, and readers keep it for point lookups, as without one.
+ *
+ * @param limit most distinct hashes kept: [[MembershipCollector.MaxValues]] for a column the user
+ *              named, [[AutoIndex]]'s smaller limit for a column indexed automatically
  */
-final class MembershipCollector(dataType: DataType) {
+final class MembershipCollector(dataType: DataType, limit: Int = MembershipCollector.MaxValues) {
   require(MembershipFilter.supports(dataType), s"No membership filter for ${dataType.catalogString}")
-  import MembershipCollector.MaxValues
+  require(limit > 0 && limit <= MembershipCollector.MaxValues, s"A membership limit is in 1..${MembershipCollector.MaxValues}")
 
-  private var hashes = new Array[Long](16)
-  private var size = 0
-  private var overflow = false
+  private var hashes: LongSet = new LongSet
 
   def update(row: SpecializedGetters, ordinal: Int): Unit =
-    if (!overflow && !row.isNullAt(ordinal)) {
+    if (hashes != null && !row.isNullAt(ordinal)) {
       val h = dataType match {
         case ByteType => MembershipFilter.hash(row.getByte(ordinal).toLong)
         case ShortType => MembershipFilter.hash(row.getShort(ordinal).toLong)
@@ -27,25 +28,65 @@ final class MembershipCollector(dataType: DataType) {
         case DoubleType => MembershipFilter.hashDouble(row.getDouble(ordinal))
         case _ => MembershipFilter.hash(row.getUTF8String(ordinal))
       }
-      if (size == hashes.length) {
-        if (size >= MaxValues) { overflow = true; hashes = Array.emptyLongArray; return }
-        hashes = java.util.Arrays.copyOf(hashes, math.min(MaxValues, size * 2))
-      }
-      hashes(size) = h
-      size += 1
+      hashes.add(h)
+      if (hashes.size > limit) hashes = null
     }
 
-  /** The filter of the values seen, or None past [[MaxValues]]. */
-  def result(): Option[MembershipFilter] =
-    if (overflow) None
-    else {
-      val sorted = java.util.Arrays.copyOf(hashes, size)
-      java.util.Arrays.sort(sorted)
-      Some(MembershipFilter.of(sorted.distinct))
-    }
+  /** Distinct hashes seen so far, or None past the limit. */
+  def distinct: Option[Int] = Option(hashes).map(_.size)
+
+  /** The filter of the values seen, or None past the limit. */
+  def result(): Option[MembershipFilter] = Option(hashes).map(h => MembershipFilter.of(h.sorted))
 }
 
 object MembershipCollector {
-  /** Most values hashed per part (8 bytes each while the part is written). */
+  /** Most distinct values hashed per part (8 to 16 bytes each while the part is written). */
   val MaxValues: Int = 4 << 20
+}
+
+/**
+ * A set of longs by open addressing (linear probing, at most half full); 0 is kept aside, as it
+ * marks empty slots.
+ */
+private final class LongSet {
+  private var slots = new Array[Long](64)
+  private var hasZero = false
+  private var used = 0
+
+  def size: Int = used + (if (hasZero) 1 else 0)
+
+  def add(v: Long): Unit =
+    if (v == 0L) hasZero = true
+    else {
+      if ((used + 1) * 2 > slots.length) grow()
+      if (insert(slots, v)) used += 1
+    }
+
+  /** The elements, sorted ascending. */
+  def sorted: Array[Long] = {
+    val out = new Array[Long](size)
+    var n = 0
+    if (hasZero) { out(0) = 0L; n = 1 }
+    slots.foreach(s => if (s != 0L) { out(n) = s; n += 1 })
+    java.util.Arrays.sort(out)
+    out
+  }
+
+  /** Puts `v` (not 0) into `table`; whether it was not there. */
+  private def insert(table: Array[Long], v: Long): Boolean = {
+    val mask = table.length - 1
+    var i = (java.lang.Long.hashCode(v * 0x9E3779B97F4A7C15L) & mask)
+    while (table(i) != 0L) {
+      if (table(i) == v) return false
+      i = (i + 1) & mask
+    }
+    table(i) = v
+    true
+  }
+
+  private def grow(): Unit = {
+    val bigger = new Array[Long](slots.length * 2)
+    slots.foreach(s => if (s != 0L) insert(bigger, s))
+    slots = bigger
+  }
 }

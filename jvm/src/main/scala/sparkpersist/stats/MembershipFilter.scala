@@ -14,7 +14,8 @@ import org.apache.spark.unsafe.types.UTF8String
  *    [[MembershipFilter.ExactLimit]] distinct values (false positives only on 64-bit collisions);
  *  - [[MembershipFilter.Bloom]]: a Bloom filter of `k` probes (double hashing of the 64-bit hash)
  *    over `bits.length * 64` bits, sized for about 1% false positives and at most
- *    [[MembershipFilter.MaxBloomBytes]].
+ *    [[MembershipFilter.MaxBloomBytes]] (past that, with the number of probes that minimises
+ *    false positives for the bits it has).
  */
 sealed trait MembershipFilter {
   def mayContain(hash: Long): Boolean
@@ -66,15 +67,18 @@ object MembershipFilter {
       val words = math.min(MaxBloomBytes / 8L, (sortedDistinct.length.toLong * BitsPerValue + 63) / 64).toInt
       val bits = new Array[Long](words)
       val n = words.toLong * 64
+      // ln 2 bits per value minimise false positives: 7 probes at the 10 bits per value of an
+      // uncapped filter, fewer in a capped one (2 at 8 KB for 20,000 values: 21% false positives instead of 41%).
+      val probes = math.max(1, math.min(Probes, math.round(n.toDouble / sortedDistinct.length * math.log(2)).toInt))
       sortedDistinct.foreach { h =>
         var i = 0
-        while (i < Probes) {
+        while (i < probes) {
           val bit = probe(h, i, n)
           bits((bit >>> 6).toInt) |= 1L << (bit & 63)
           i += 1
         }
       }
-      Bloom(Probes, bits)
+      Bloom(probes, bits)
     }
 
   private def probe(hash: Long, i: Int, n: Long): Long = {
@@ -82,6 +86,18 @@ object MembershipFilter {
     val h2 = (hash >>> 32).toInt
     java.lang.Integer.toUnsignedLong(h1 + i * h2) % n
   }
+
+  /** Whether `c` has a filter, on its values or on its arrays' elements. */
+  def in(c: ColumnStats): Boolean = c.members.isDefined || elementStats(c).exists(_.members.isDefined)
+
+  /** `c` without filters, on its values or on its arrays' elements. */
+  def removed(c: ColumnStats): ColumnStats = c.copy(members = None, nested = c.nested.map {
+    case a: ArrayStats => a.copy(elements = a.elements.map(_.copy(members = None)))
+    case n => n
+  })
+
+  private def elementStats(c: ColumnStats): Option[ColumnStats] =
+    c.nested.collect { case a: ArrayStats => a.elements }.flatten
 
   /**
    * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats and strings

@@ -70,8 +70,8 @@ private[stats] object NestedPieces {
 
     private def column(c: ColumnStats, depth: Int): ColumnStats = {
       val dropped = boundsDropped(c.lower, c.upper, depth)
-      ColumnStats(c.nullCount, if (dropped) None else c.lower, if (dropped) None else c.upper,
-        c.nested.map(nested(_, depth)))
+      c.copy(lower = if (dropped) None else c.lower, upper = if (dropped) None else c.upper,
+        nested = c.nested.map(nested(_, depth)))
     }
 
     /** Visits the bounds at `depth + 1`, if there are any; whether they are dropped. */

@@ -1,7 +1,7 @@
 package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.types.DataType
+import org.apache.spark.sql.types.{ArrayType, DataType}
 
 /** Where a part's update times and diffs come from. */
 sealed trait TimeStamp
@@ -23,8 +23,9 @@ object TimeStamp {
  * and diff as `stamp` says. Per row: one call per column, no boxing.
  * `jsonText(i)` says whether data column `i` is a string column declared to hold JSON; with a
  * `castZone`, string columns also get [[CastStats]], their timestamps parsed in that zone.
- * Columns for which `indexed(i)` holds (of a type [[MembershipFilter.supports]]) also get a
- * [[MembershipFilter]].
+ * Columns for which `indexed(i)` holds (of a type [[MembershipFilter.supports]], or arrays of
+ * one: then their elements) also get a [[MembershipFilter]]; those for which `autoIndexed(i)` holds get one of at most
+ * `autoIndexValues` values, and only where it tells more than the bounds ([[AutoIndex]]).
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
@@ -33,15 +34,27 @@ final class PartStatsCollector(
     boundChars: Int,
     jsonText: Int => Boolean = _ => false,
     castZone: Option[String] = None,
-    indexed: Int => Boolean = _ => false) {
+    indexed: Int => Boolean = _ => false,
+    autoIndexed: Int => Boolean = _ => false,
+    autoIndexValues: Int = 0) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
     StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone)
   }.toArray
+  private val auto = columnTypes.indices.map(i => !indexed(i) && autoIndexValues > 0 && autoIndexed(i)).toArray
+  /** The filter of each column's values, or (array columns) of its arrays' elements, or null. */
   private val members = columnTypes.indices.map { i =>
-    if (indexed(i) && MembershipFilter.supports(columnTypes(i))) new MembershipCollector(columnTypes(i)) else null
+    val dt = columnTypes(i) match {
+      case ArrayType(et, _) => et
+      case t => t
+    }
+    if (!MembershipFilter.supports(dt)) null
+    else if (indexed(i)) new MembershipCollector(dt)
+    else if (auto(i)) new MembershipCollector(dt, autoIndexValues)
+    else null
   }.toArray
+  private val inElements = columnTypes.map(_.isInstanceOf[ArrayType])
   private var rows = 0L
   private var minT = Long.MaxValue
   private var maxT = Long.MinValue
@@ -59,7 +72,14 @@ final class PartStatsCollector(
     var i = 0
     while (i < collectors.length) {
       collectors(i).update(row, i)
-      if (members(i) != null) members(i).update(row, i)
+      if (members(i) != null) {
+        if (!inElements(i)) members(i).update(row, i)
+        else if (!row.isNullAt(i)) {
+          val elements = row.getArray(i)
+          var j = 0
+          while (j < elements.numElements()) { members(i).update(elements, j); j += 1 }
+        }
+      }
       i += 1
     }
     if (timeOrdinal >= 0) {
@@ -84,10 +104,20 @@ final class PartStatsCollector(
   /** Null count of the data column at `ordinal` so far. */
   def nullCount(ordinal: Int): Long = collectors(ordinal).nullCount
 
+  /** `c` (column `i`'s stats, or its elements') with the filter collected, unless an automatic one says nothing more. */
+  private def withFilter(i: Int, c: ColumnStats): ColumnStats = {
+    val m = members(i)
+    if (auto(i) && !m.distinct.exists(AutoIndex.informative(c, _))) c else c.copy(members = m.result())
+  }
+
   /** The part's stats, given its size in bytes once written. */
   def result(bytes: Long): PartStats =
     PartStats(rows, bytes, columnIds.indices.map { i =>
       val c = collectors(i).result()
-      columnIds(i) -> (if (members(i) == null) c else c.copy(members = members(i).result()))
+      columnIds(i) -> (if (members(i) == null) c else if (!inElements(i)) withFilter(i, c) else c.copy(nested =
+        c.nested.map {
+          case a: ArrayStats => a.copy(elements = a.elements.map(withFilter(i, _)))
+          case n => n
+        }))
     }.toMap)
 }

@@ -11,7 +11,9 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
  * keys or a thousand levels). First, the [[MembershipFilter]]s of columns that are not protected
  * are dropped, the largest first (those of protected columns, named indexes among them, are
- * dropped only once the other columns' stats are all trimmed, before their own bounds). Then the
+ * dropped only once the other columns' stats are all trimmed, before their own bounds). Those
+ * filters are extras, chosen by [[AutoIndex]] to use what the budget leaves over: dropping them
+ * does not count as trimming (the column is not added to [[PartStats.trimmed]]). Then the
  * [[CastStats]] of string columns and of JSON places' strings are dropped, the largest
  * column first, until the stats fit (non-protected columns before protected ones): they only serve
  * casts of text, which plain comparisons do not need. Then, as Materialize's persist, with its
@@ -55,10 +57,10 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     else {
       val fitting = new Fitting(stats)
       val (others, kept) = stats.columns.keys.toSeq.sorted.partition(id => !protectedIds(id))
-      if (!fitting.fits) fitting.dropMembers(others)
+      if (!fitting.fits) fitting.dropMembers(others, trims = false)
       Seq(others, kept).foreach(tier => if (!fitting.fits) fitting.dropCasts(tier))
       Seq(others, kept).foreach { tier =>
-        if (!fitting.fits && (tier eq kept)) fitting.dropMembers(tier)
+        if (!fitting.fits && (tier eq kept)) fitting.dropMembers(tier, trims = true)
         if (!fitting.fits) fitting.shortenBounds(tier)
         if (!fitting.fits) fitting.dropNested(tier)
         if (!fitting.fits) fitting.dropColumns(tier)
@@ -82,10 +84,13 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
 
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
-    /** Drop the tier's membership filters, the largest column first, until the stats fit. */
-    def dropMembers(tier: Seq[Int]): Unit =
-      tier.filter(id => columns(id).members.isDefined).sortBy(id => (-sizes(id), id)).iterator
-        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(columns(id).copy(members = None)))))
+    /**
+     * Drops the tier's membership filters, the largest column first, until the stats fit; `trims`:
+     * whether that counts as trimming the column.
+     */
+    def dropMembers(tier: Seq[Int], trims: Boolean): Unit =
+      tier.filter(id => MembershipFilter.in(columns(id))).sortBy(id => (-sizes(id), id)).iterator
+        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(MembershipFilter.removed(columns(id)))), trims))
 
     /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
     def dropCasts(tier: Seq[Int]): Unit =
@@ -154,11 +159,11 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
       size(s, t) <= budgetBytes
     }
 
-    /** Replaces the stats of some columns (None: drops them). */
-    private def replace(changes: Map[Int, Option[ColumnStats]]): Unit = {
+    /** Replaces the stats of some columns (None: drops them), counted as trimming them if `trims`. */
+    private def replace(changes: Map[Int, Option[ColumnStats]], trims: Boolean = true): Unit = {
       val (s, t) = applied(changes)
       sizes = s
-      trimmed = t
+      if (trims) trimmed = t
       changes.foreach {
         case (id, Some(c)) => columns = columns.updated(id, c)
         case (id, None) => columns = columns - id

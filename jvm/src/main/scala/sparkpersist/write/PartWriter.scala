@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.PartMeta
-import sparkpersist.stats.{PartStatsCollector, StatsBudget, TimeStamp}
+import sparkpersist.stats.{AutoIndex, PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
 final case class WrittenPart(path: String, meta: PartMeta)
@@ -22,13 +22,14 @@ final case class WrittenPart(path: String, meta: PartMeta)
  * the same).
  *
  * With a `castZone`, string columns also get cast stats, their timestamps parsed in that zone;
- * the `indexed` column ids get membership filters.
+ * the `indexed` column ids get membership filters, and other columns [[AutoIndex]] picks get
+ * filters of at most `autoIndexValues` values (0: none).
  *
  * The file is created, never overwritten: a part path that already exists is an error.
  */
 final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, boundChars: Int,
     stampTime: Option[Long], budget: StatsBudget, castZone: Option[String] = None,
-    indexed: Set[Int] = Set.empty) {
+    indexed: Set[Int] = Set.empty, autoIndexValues: Int = 0) {
   private val stats = new PartStatsCollector(
     schema.columns.map(_.id).toArray,
     schema.columns.map(_.dataType).toArray,
@@ -36,7 +37,9 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
     boundChars,
     jsonText = i => JsonColumns.isDeclared(schema.columns(i)),
     castZone = castZone,
-    indexed = i => indexed(schema.columns(i).id))
+    indexed = i => indexed(schema.columns(i).id),
+    autoIndexed = i => AutoIndex.candidate(schema.columns(i)),
+    autoIndexValues = autoIndexValues)
   private val writer =
     PartFormat.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
 

@@ -21,6 +21,8 @@ import sparkpersist.stats.StatsBudget
  *                  they store no `time` and `diff`). Absent: rows end with `time` and `diff`.
  * @param castZone  when string columns get cast stats: the time zone their timestamps are parsed in
  * @param indexed   ids of the columns whose parts get membership filters (`index_columns`)
+ * @param autoIndexValues most values of an automatic membership filter ([[sparkpersist.stats.AutoIndex]]);
+ *                  0: none
  */
 final case class RunSpec(
     batchDir: String,
@@ -31,7 +33,8 @@ final case class RunSpec(
     stampTime: Option[Long],
     budget: StatsBudget,
     castZone: Option[String] = None,
-    indexed: Set[Int] = Set.empty) {
+    indexed: Set[Int] = Set.empty,
+    autoIndexValues: Int = 0) {
 
   /** Part `seq` of the run written by task attempt (`partition`, `attempt`). */
   def partPath(partition: Int, attempt: Int, seq: Int): Path =
@@ -58,11 +61,13 @@ object RunSpec {
    * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`), the string
    * bound length, the stats budget and whether to collect cast stats (in the session's time zone)
    * from the session's configuration; the budget trims the stats of the `keepStats` column ids
-   * last, and of the `indexed` ones, which get membership filters.
+   * last, and of the `indexed` ones, which get membership filters (unless `protectIndexed` is
+   * false: then the budget drops their filters first, as automatic ones). Other columns get
+   * automatic filters as `spark.sparkpersist.stats.autoIndexValues` says.
    */
   def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
       maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty,
-      indexed: Set[Int] = Set.empty): RunSpec = {
+      indexed: Set[Int] = Set.empty, protectIndexed: Boolean = true): RunSpec = {
     val settings = spark.conf.getAll
     RunSpec(
       batchDir.toString,
@@ -71,9 +76,11 @@ object RunSpec {
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,
-      new StatsBudget(schema, keepStats ++ indexed, PersistConf.StatsBudgetBytes.get(settings)),
+      new StatsBudget(schema, if (protectIndexed) keepStats ++ indexed else keepStats,
+        PersistConf.StatsBudgetBytes.get(settings)),
       if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None,
-      indexed)
+      indexed,
+      PersistConf.AutoIndexValues.get(settings).toInt)
   }
 }
 
@@ -89,7 +96,7 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
       current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime,
-        spec.budget, spec.castZone, spec.indexed)
+        spec.budget, spec.castZone, spec.indexed, spec.autoIndexValues)
     }
     current.write(row)
     if (current.rowCount >= spec.maxRowsPerPart) finishPart()

@@ -50,6 +50,56 @@ class IndexPruningSuite extends PersistSparkSession {
     assertReads("SELECT * FROM persist.visits WHERE session_id = 's-0' OR user_id = 300", kept = 2, expectedRows = 2)
   }
 
+  test("columns nobody named get filters automatically where the budget leaves room, and prune") {
+    def accounts(name: String): Unit = {
+      sql(s"CREATE TABLE persist.$name (ts TIMESTAMP, account BIGINT, region STRING)")
+      val shard = store.open(name)
+      (0 until 8).foreach { p =>
+        // 10 accounts per part, interleaved: every part's min/max spans nearly all 80.
+        val rows = spark.range(50).select(timestamp_millis(lit(Start + p * Hour) + col("id")).as("ts"),
+          (col("id") % 10 * 8 + p).as("account"), concat(lit("r-"), (col("id") % 5 * 8 + p).cast("string")).as("region"),
+          lit(Start + p).as("ingest_ms")).coalesce(1)
+        ShardWriter.write(rows, shard, WriteOptions(timeCol = Some("ingest_ms")))
+      }
+    }
+    accounts("accounts")
+    val shard = store.open("accounts")
+    assert(shard.state.parts.forall(_.stats.exists(s => s.columns.values.count(_.members.isDefined) == 2)))
+    def reads(table: String, where: String, kept: Int, rows: Int): Unit = {
+      val (result, reports) = inEveryMode(s"SELECT * FROM persist.$table WHERE $where")
+      assert(result.size === rows, where)
+      assert(reports("on").map(_.metrics.partsKept) === Seq(kept), where)
+    }
+    reads("accounts", "account IN (9, 1000)", kept = 1, rows = 5)
+    reads("accounts", "region = 'r-17' OR account = 2", kept = 2, rows = 15)
+    withSQLConf(PersistConf.AutoIndexValues.key -> "0")(accounts("unindexed"))
+    assert(store.open("unindexed").state.parts.forall(_.stats.exists(_.columns.values.forall(_.members.isEmpty))))
+    reads("unindexed", "account IN (9, 1000)", kept = 8, rows = 5)
+  }
+
+  test("array_contains prunes with the filters of array elements, automatic or named") {
+    sql("CREATE TABLE persist.tagged (ts TIMESTAMP, tags ARRAY<STRING>, codes ARRAY<BIGINT>)")
+    val shard = store.open("tagged")
+    (0 until 4).foreach { p =>
+      // Part p: tags t-p, t-(p+4), t-(p+8) and a null element; codes p * 1000 + 7 and p * 1000 + 9.
+      val rows = spark.range(12).selectExpr(s"timestamp_millis(${Start + p} + id) AS ts",
+        s"array(concat('t-', CAST(${p} + 4 * (id % 3) AS STRING)), IF(id = 0, NULL, 'w')) AS tags",
+        s"array(CAST(${p * 1000 + 7} AS BIGINT), CAST(${p * 1000 + 9} AS BIGINT)) AS codes",
+        s"${Start + p} AS ingest_ms").coalesce(1)
+      ShardWriter.write(rows, shard, WriteOptions(timeCol = Some("ingest_ms"), indexColumns = Seq("codes")))
+    }
+    def reads(where: String, kept: Int, rows: Int): Unit = {
+      val (result, reports) = inEveryMode(s"SELECT * FROM persist.tagged WHERE $where")
+      assert(result.size === rows, where)
+      assert(reports("on").map(_.metrics.partsKept) === Seq(kept), where)
+    }
+    reads("array_contains(tags, 't-9')", kept = 1, rows = 4)
+    reads("array_contains(tags, 't-99')", kept = 0, rows = 0)
+    reads("NOT array_contains(tags, 't-99')", kept = 4, rows = 44)
+    reads("array_contains(codes, 2007)", kept = 1, rows = 12)
+    reads("array_contains(codes, 2008) OR array_contains(tags, 't-0')", kept = 1, rows = 4)
+  }
+
   test("compaction keeps the membership filters of the columns its input parts index") {
     sql("CREATE TABLE persist.merged (user_id BIGINT, other BIGINT)")
     val shard = store.open("merged")

@@ -66,4 +66,26 @@ class MembershipPruningSuite extends AnyFunSuite {
     val contradicting = part.copy(columns = part.columns.updated(uid, ColumnStats(0, Some(7L), Some(7L), members = filter(8L))))
     assert(keeps(EqualTo(userId, Literal(7L)), contradicting))
   }
+
+  test("array_contains skips parts whose element filter rules the constant out") {
+    import sparkpersist.stats.ArrayStats
+    val arrays = ShardSchema.fromStruct(StructType(Seq(StructField("tags", ArrayType(StringType)),
+      StructField("scores", ArrayType(DoubleType)))))
+    val Seq(tags, scores) = arrays.columns.map(c => AttributeReference(c.name, c.dataType)())
+    val Seq(tagsId, scoresId) = arrays.columns.map(_.id)
+    val byId = AttributeMap(Seq(tags -> tagsId, scores -> scoresId))
+    def elements(nulls: Long, lo: Any, hi: Any, values: Any*) = ColumnStats(0, None, None,
+      Some(ArrayStats(0, 3, 5, Some(ColumnStats(nulls, Some(lo), Some(hi), members = filter(values: _*))))))
+    val stats = PartStats(3, 100, Map(tagsId -> elements(1, str("a"), str("zz"), str("a"), str("k"), str("zz")),
+      scoresId -> elements(0, -0.0, 2.0, -0.0, 2.0)))
+    def keepsArrays(condition: Expression) = PartFilter.compile(condition, byId, arrays, MzNowSpec.at(0L)).keep(stats)
+    assert(keepsArrays(ArrayContains(tags, Literal("k"))))
+    assert(!keepsArrays(ArrayContains(tags, Literal("m"))))
+    // Where "m" is absent, array_contains is false, or null for arrays with a null element: NOT of it
+    // is true on some rows, so the part stays.
+    assert(keepsArrays(Not(ArrayContains(tags, Literal("m")))))
+    assert(keepsArrays(ArrayContains(scores, Literal(0.0))), "-0.0 = 0.0")
+    assert(!keepsArrays(ArrayContains(scores, Literal(1.0))))
+    assert(!keepsArrays(ArrayContains(tags, Literal(null, StringType))), "null whatever the elements")
+  }
 }

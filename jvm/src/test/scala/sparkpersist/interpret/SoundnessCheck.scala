@@ -40,7 +40,7 @@ final class SoundnessCheck(spark: SparkSession) {
     val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
     SoundnessCheck.checkRows(analyzed, condition, specs, mzSpec, rows,
       s"  predicate: ${c.sql}\n  zone ${c.zone}, mz ${pc.part.mzNow} since=${pc.part.mzSince}\n  stats: ${stats.columns}",
-      (i, values) => Some(new MemberSpecs(i, values)(stats)))
+      (i, lookup) => Some(new MemberSpecs(i, lookup)(stats)))
   }
 
   /** Stats of the part as the writer would collect them (optionally truncating strings). */
@@ -76,13 +76,13 @@ object SoundnessCheck {
    */
   def checkRows(analyzed: Analyzed, condition: Expression, specs: Array[ResultSpec], mzSpec: ResultSpec,
       rows: Seq[InternalRow], context: String,
-      members: (Int, Seq[Any]) => Option[ResultSpec] = (_, _) => None): Outcome = {
+      members: (Int, MemberLookup) => Option[ResultSpec] = (_, _) => None): Outcome = {
     val attrs = analyzed.columns
     val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
     // Point lookups read their membership specs from slots after the columns'.
     val lookups = scala.collection.mutable.ArrayBuffer.empty[ResultSpec]
-    val memberSlotOf = (a: Attribute, values: Seq[Any]) =>
-      slotOf(a).flatMap(members(_, values)).map { s => lookups += s; specs.length + lookups.size - 1 }
+    val memberSlotOf = (a: Attribute, lookup: MemberLookup) =>
+      slotOf(a).flatMap(members(_, lookup)).map { s => lookups += s; specs.length + lookups.size - 1 }
     def specOf(e: Expression): ResultSpec = {
       lookups.clear()
       val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf)

@@ -27,9 +27,14 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(bloom.isInstanceOf[MembershipFilter.Bloom])
     val falsePositives = (1000L until 101000L).count(v => bloom.mayContain(MembershipFilter.hash(v)))
     assert(falsePositives < 2000, s"$falsePositives false positives in 100000")
-    // Past the size cap a Bloom filter fills up: more false positives, still no false negatives.
+    // Past the size cap a Bloom filter fills up: more false positives, still no false negatives,
+    // and fewer probes keep them as few as its bits allow (3.3 bits per value, 2 probes: about 21%).
     val capped = filterOf(0L until 100000L)
     assert(MembershipCodec.encode(capped).length <= MembershipFilter.MaxBloomBytes + 7)
+    val full = filterOf(0L until 20000L)
+    assert((0L until 20000L).forall(v => full.mayContain(MembershipFilter.hash(v))))
+    val fullPositives = (20000L until 120000L).count(v => full.mayContain(MembershipFilter.hash(v)))
+    assert(fullPositives < 23000, s"$fullPositives false positives in 100000")
   }
 
   test("SQL-equal values hash alike: -0.0 and 0.0, every NaN, integral widths") {
@@ -80,9 +85,67 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(stats.columns(ids(1)).members.isEmpty)
     val codec = StatsCodec(schema)
     assert(codec.decode(codec.encode(stats)) === stats)
-    // The budget drops filters first; a named (kept) column's filter goes last.
+    // The budget drops filters first, an unprotected column's without counting it as trimmed;
+    // a named (kept) column's filter goes last, and is a trim.
     val tight = new StatsBudget(schema, Set.empty, codec.binary.encode(stats).length - 1L)(stats)
     assert(tight.columns(ids(0)).members.isEmpty && tight.columns(ids(0)).lower.isDefined)
-    assert(tight.trimmed === Set(ids(0)))
+    assert(tight.trimmed === Set.empty)
+    val kept = new StatsBudget(schema, Set(ids(0)), codec.binary.encode(stats).length - 1L)(stats)
+    assert(kept.columns(ids(0)).members.isDefined, "the other column's bounds go first")
+    assert(kept.trimmed === Set(ids(1)))
+  }
+
+  test("the collector keeps distinct hashes and gives up past its limit") {
+    val c = new MembershipCollector(LongType, limit = 5)
+    Seq(0L, 1L, 0L, 2L, 1L, 3L, 4L).foreach(v => c.update(InternalRow(v), 0))
+    assert(c.distinct === Some(5))
+    assert(c.result().get === filterOf(0L until 5L))
+    c.update(InternalRow(5L), 0)
+    assert(c.distinct === None && c.result() === None)
+    // Without a limit short of the collector's own, many values (and the zero hash's slot) are kept.
+    val big = new MembershipCollector(LongType)
+    (0L until 100000L).foreach(v => big.update(InternalRow(v % 70000), 0))
+    assert(big.distinct === Some(70000))
+  }
+
+  test("automatic filters: candidate columns, and only where they tell more than the bounds") {
+    import sparkpersist.schema.ColumnDef
+    val json = new MetadataBuilder().putBoolean("sparkpersist.json", true).build()
+    assert(AutoIndex.candidate(ColumnDef(1, "user_id", LongType, nullable = true)))
+    assert(AutoIndex.candidate(ColumnDef(1, "session", StringType, nullable = true)))
+    assert(!AutoIndex.candidate(ColumnDef(1, "created_at", LongType, nullable = true)), "time-like by name")
+    assert(!AutoIndex.candidate(ColumnDef(1, "day", DateType, nullable = true)))
+    assert(!AutoIndex.candidate(ColumnDef(1, "x", DoubleType, nullable = true)))
+    assert(!AutoIndex.candidate(ColumnDef(1, "s", StringType("UTF8_LCASE"), nullable = true)))
+    assert(!AutoIndex.candidate(ColumnDef(1, "js", StringType, nullable = true, json)))
+    def stats(lo: Any, hi: Any) = ColumnStats(0, Some(lo), Some(hi))
+    assert(!AutoIndex.informative(stats(5L, 5L), 1), "one value: the bounds say it")
+    assert(!AutoIndex.informative(stats(1, 10), 10), "every integer between the bounds is present")
+    assert(AutoIndex.informative(stats(1, 10), 9))
+    assert(AutoIndex.informative(stats(Long.MinValue, Long.MaxValue), 2), "no overflow in the range")
+    assert(AutoIndex.informative(stats(UTF8String.fromString("a"), UTF8String.fromString("b")), 2))
+    assert(AutoIndex.informative(ColumnStats(0, None, None), 2))
+  }
+
+  test("automatic filters are collected within their limit, skipped where uninformative") {
+    import sparkpersist.schema.ShardSchema
+    val schema = ShardSchema.fromStruct(StructType(Seq(StructField("user", LongType), StructField("seq", LongType),
+      StructField("s", StringType), StructField("named", LongType))))
+    val ids = schema.columns.map(_.id)
+    def collect(rows: Int, autoValues: Int) = {
+      val collector = new PartStatsCollector(ids.toArray, schema.columns.map(_.dataType).toArray,
+        TimeStamp.Stamped(0L), 16, indexed = _ == 3, autoIndexed = _ < 3, autoIndexValues = autoValues)
+      (0 until rows).foreach(i => collector.update(InternalRow(i * 1000L, i.toLong, UTF8String.fromString(s"s${i % 7}"), 7L)))
+      collector.result(100L)
+    }
+    val small = collect(10, 256)
+    assert(small.columns(ids(0)).members.isDefined, "sparse user ids")
+    assert(small.columns(ids(1)).members.isEmpty, "dense sequence: the bounds say it all")
+    assert(small.columns(ids(2)).members.isDefined)
+    assert(small.columns(ids(3)).members.isDefined, "a named column gets its filter even with one value")
+    val large = collect(300, 256)
+    assert(large.columns(ids(0)).members.isEmpty, "300 distinct values: past the limit")
+    assert(large.columns(ids(2)).members.isDefined, "7 distinct strings")
+    assert(collect(10, 0).columns.values.count(_.members.isDefined) === 1, "0 turns automatic filters off")
   }
 }

@@ -9,22 +9,26 @@ import org.apache.spark.sql.functions.{col, concat, lit, timestamp_millis}
 import sparkpersist.{PersistConf, SessionShards}
 import sparkpersist.bench.Bench.{arg, median, timedMs}
 import sparkpersist.source.ScanReports
-import sparkpersist.stats.StatsCodec
+import sparkpersist.stats.BinaryStatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
  * Beyond min/max: point lookups on high-cardinality columns and piecewise monotone functions.
- * Two shards of the same `parts` parts (`rowsPerPart` rows each, consecutive slices of a two-day
- * window of `ts`; `user_id` and `session_id` interleaved so that every part's min/max spans
- * nearly all of them): `plain` without membership filters, `indexed` with `user_id` and
- * `session_id` indexed. Queries:
+ * Three shards of the same `parts` parts (`rowsPerPart` rows each, consecutive slices of a two-day
+ * window of `ts`; `user_id`, `session_id` and `account` interleaved so that every part's min/max
+ * spans nearly all of them; `account` has 100 values per part): `plain` without membership filters
+ * (automatic ones turned off), `indexed` with `user_id` and `session_id` named in `index_columns`
+ * (stats budget raised so that their Bloom filters fit), `auto` written with the default settings
+ * (default budget, automatic filters). Queries:
  *  - `user_id IN (3 ids)` and `session_id = '...'`: before = `plain` with pruning on (min/max
  *    only), after = `indexed` with pruning on;
+ *  - `account IN (3 ids)`: before = `plain`, after = `auto`, pruning on;
  *  - `hour(ts) = 3` and `date_format(ts, 'yyyy-MM-dd HH') >= '...'`: before = pruning off (what the
  *    interpreter did before piecewise reasoning: these functions were unknown, so every part was
  *    read), after = pruning on.
  * For each: parts read and the median wall time over `runs` alternating rounds; and the encoded
- * stats bytes per part with and without the filters (stats budget raised so that they fit).
+ * stats bytes per part of each shard, and the write time of `auto` against `plain` (the cost of
+ * collecting automatic filters).
  *
  * `bench/runMain sparkpersist.bench.IndexBench [parts=48] [rowsPerPart=20000] [runs=5]`;
  * prints a table and writes bench/out/index.json.
@@ -41,25 +45,34 @@ object IndexBench {
     val rowsPerPart = arg(args, 1, 20000L)(_.toLong)
     val runs = arg(args, 2, 5)(_.toInt)
     val root = Files.createTempDirectory("index-bench").toFile
-    val spark = Bench.persistSession("IndexBench", root,
-      conf = Map("spark.sql.adaptive.enabled" -> "false", PersistConf.StatsBudgetBytes.key -> (1L << 20).toString))
+    val spark = Bench.persistSession("IndexBench", root, conf = Map("spark.sql.adaptive.enabled" -> "false"))
     try {
       val store = SessionShards.store(spark)
-      for ((name, indexed) <- Seq("plain" -> Nil, "indexed" -> Seq("user_id", "session_id"))) {
-        spark.sql(s"CREATE TABLE persist.$name (ts TIMESTAMP, user_id BIGINT, session_id STRING)")
+      // `indexed` first: it warms the write path, so that `plain` and `auto` are timed alike.
+      val shards = Seq(
+        ("indexed", Seq("user_id", "session_id"), Map(PersistConf.StatsBudgetBytes.key -> (1L << 20).toString)),
+        ("plain", Nil, Map(PersistConf.AutoIndexValues.key -> "0")),
+        ("auto", Nil, Map.empty[String, String]))
+      val writeMs = shards.map { case (name, indexed, conf) =>
+        spark.sql(s"CREATE TABLE persist.$name (ts TIMESTAMP, user_id BIGINT, session_id STRING, account BIGINT)")
         val shard = store.open(name)
-        (0 until parts).foreach { p =>
+        conf.foreach { case (k, v) => spark.conf.set(k, v) }
+        val (_, ms) = timedMs((0 until parts).foreach { p =>
           ShardWriter.write(slice(spark, p, parts, rowsPerPart), shard,
             WriteOptions(timeCol = Some("ingest_ms"), indexColumns = indexed))
-        }
-      }
+        })
+        conf.keys.foreach(spark.conf.unset)
+        name -> ms
+      }.toMap
       val probe = rowsPerPart / 2 * parts + 5
       val lookups = Seq(
         s"user_id IN (${Seq(probe, probe + 7 * parts + 1, rowsPerPart * parts + 99).mkString(", ")})",
         s"session_id = 's-${(probe + 3) * 7919}'")
+      val accounts = s"account IN (${Seq(5 * parts + 3, 77 * parts + 1, 1000 * parts).mkString(", ")})"
       val windows = Seq("hour(ts) = 3", "date_format(ts, 'yyyy-MM-dd HH') >= '2026-01-02 18'")
       val cases: Seq[(String, (String, String), (String, String))] =
         lookups.map(q => (q, ("plain", "on"), ("indexed", "on"))) ++
+          Seq((accounts, ("plain", "on"), ("auto", "on"))) ++
           windows.map(q => (q, ("indexed", "off"), ("indexed", "on")))
       val measured = Bench.rounds(runs) { r =>
         for ((q, before, after) <- cases; (side, (table, mode)) <- if (r % 2 == 0) Seq("before" -> before, "after" -> after)
@@ -70,20 +83,25 @@ object IndexBench {
         require(before.map(_.rows).distinct == after.map(_.rows).distinct, s"$q: before and after disagree")
         (q, before.head.partsRead, after.head.partsRead, median(before.map(_.wallMs)), median(after.map(_.wallMs)))
       }
-      report(parts, rowsPerPart, runs, rows, statsBytes(store.open("plain")), statsBytes(store.open("indexed")))
+      report(parts, rowsPerPart, runs, rows, Seq("plain", "indexed", "auto").map(n => n -> statsBytes(store.open(n))).toMap,
+        writeMs("auto") / writeMs("plain"))
     } finally {
       spark.stop()
       FileUtils.deleteDirectory(root)
     }
   }
 
-  /** Part p of n: ts in its slice of the window, user_id = p + n * i, session_id = 's-' || user_id * 7919. */
+  /**
+   * Part p of n: ts in its slice of the window, user_id = p + n * i, session_id = 's-' || user_id * 7919,
+   * account = p + n * (i % 100).
+   */
   private def slice(spark: SparkSession, p: Int, n: Int, rows: Long): DataFrame = {
     val sliceMs = WindowMs / n
     spark.range(0, rows, 1, 1).select(
       timestamp_millis(lit(Start + p * sliceMs) + (col("id") * sliceMs / rows).cast("long")).as("ts"),
       (col("id") * n + p).as("user_id"),
       concat(lit("s-"), ((col("id") * n + p) * 7919).cast("string")).as("session_id"),
+      (col("id") % 100 * n + p).as("account"),
       lit(Start + (p + 1) * sliceMs).as("ingest_ms"))
   }
 
@@ -93,16 +111,16 @@ object IndexBench {
     Run(rows.head.getLong(0), ScanReports.last(spark).map(_.metrics.partsKept).sum, ms)
   }
 
-  /** Mean encoded stats bytes per part. */
+  /** Mean encoded stats bytes per part, as the state stores them. */
   private def statsBytes(shard: sparkpersist.shard.ShardHandle): Double = {
     val state = shard.state
-    val codec = StatsCodec(state.schema)
+    val codec = BinaryStatsCodec(state.schema)
     val sizes = state.parts.toSeq.flatMap(_.stats).map(s => codec.encode(s).length.toDouble)
     sizes.sum / sizes.size
   }
 
   private def report(parts: Int, rowsPerPart: Long, runs: Int, rows: Seq[(String, Long, Long, Double, Double)],
-      plainBytes: Double, indexedBytes: Double): Unit = {
+      statsBytes: Map[String, Double], autoWriteRatio: Double): Unit = {
     import Table.Column
     val table = Table(s"Beyond min/max: $parts parts of $rowsPerPart rows over two days, local[2], " +
       s"median of $runs alternating runs after a warm-up",
@@ -111,10 +129,12 @@ object IndexBench {
       rows.map { case (q, pb, pa, mb, ma) => Seq[Any](q, pb, pa, mb, ma, ma / mb) },
       Seq("before: lookups on the shard without membership filters (min/max only), pruning on; " +
         "hour()/date_format() with pruning off (the interpreter knew neither function before)",
-        f"stats bytes per part: $plainBytes%.0f without filters, $indexedBytes%.0f with user_id and " +
-          f"session_id indexed (+${indexedBytes - plainBytes}%.0f, encoded as the state stores them)"))
+        f"stats bytes per part: ${statsBytes("plain")}%.0f without filters, ${statsBytes("indexed")}%.0f with " +
+          f"user_id and session_id indexed, ${statsBytes("auto")}%.0f with automatic filters (default budget)",
+        f"write time with automatic filters / without: $autoWriteRatio%.2f"))
     table.print()
     BenchOutput.write("index.json", "index", Seq("parts" -> parts, "rowsPerPart" -> rowsPerPart, "runs" -> runs,
-      "statsBytesPlain" -> plainBytes, "statsBytesIndexed" -> indexedBytes), table)
+      "statsBytesPlain" -> statsBytes("plain"), "statsBytesIndexed" -> statsBytes("indexed"),
+      "statsBytesAuto" -> statsBytes("auto"), "autoWriteRatio" -> autoWriteRatio), table)
   }
 }
