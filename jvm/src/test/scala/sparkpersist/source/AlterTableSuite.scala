@@ -293,6 +293,15 @@ class AlterTableSuite extends PersistSparkSession {
         Seq("s", "inner") -> 5, Seq("s", "inner", "x") -> 6))
       assert(firstPartFieldIds.collect { case (p, 7) => p } === Seq(Seq("l", "list", "element", "e")))
       assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
+      // Compaction rewrites the old parts under the current names, with the same ids.
+      val all = "SELECT id, s.amount, s.deep.y, l[0].e FROM persist.t"
+      val before = rowsBothReaders(all)
+      sql("CALL persist.system.compact(shard => 't', window_ms => 86400000, fan_in => 3)").collect()
+      assert(store.open("t").state.parts.size === 1)
+      assert(rowsBothReaders(all) === before)
+      assert(firstPartFieldIds.filter(_._2 != -1).take(5) === Seq(Seq("id") -> 1, Seq("s") -> 2,
+        Seq("s", "amount") -> 4, Seq("s", "deep") -> 5, Seq("s", "deep", "y") -> 6))
+      assert(reads("SELECT id FROM persist.t WHERE s.amount BETWEEN 12 AND 13", 1) === (Seq("[12]", "[13]"), 1))
     }
   }
 
