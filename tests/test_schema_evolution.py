@@ -94,3 +94,36 @@ def test_refused_type_change_says_what_to_do(spark, shard_name) -> None:
         spark.sql(f"ALTER TABLE persist.{shard_name} ALTER COLUMN v TYPE DOUBLE")
     spark.sql(f"ALTER TABLE persist.{shard_name} ALTER COLUMN v TYPE BIGINT")
     assert spark.sql(f"SELECT sum(v) FROM persist.{shard_name}").first()[0] == 1
+
+
+def test_fields_inside_structs_follow_their_ids(spark, shard_name, root: Path, session_conf) -> None:
+    table = f"persist.{shard_name}"
+    row = "named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING)) AS s"
+    with session_conf("spark.sparkpersist.pushdown.mode", "on"):
+        sparkpersist.write(_batch(spark, 0, 10, row), shard_name)
+        sparkpersist.write(_batch(spark, 10, 20, row), shard_name)
+        old_key = sparkpersist.parts(spark, shard_name).orderBy("min_time").first().key
+        spark.sql(f"ALTER TABLE {table} RENAME COLUMN s.a TO amount")
+        spark.sql(f"ALTER TABLE {table} ALTER COLUMN s.amount TYPE BIGINT")
+        spark.sql(f"ALTER TABLE {table} DROP COLUMN s.b")
+        spark.sql(f"ALTER TABLE {table} ADD COLUMN s.b STRING")
+        sparkpersist.write(_batch(spark, 20, 22, "named_struct('amount', id * 10, 'b', 'new') AS s"), shard_name)
+        assert spark.sql(f"SELECT k, s FROM {table} WHERE k IN (4, 21)").orderBy("k").collect() == [
+            (4, (4, None)), (21, (210, "new"))]
+        assert _in_every_mode(spark, session_conf, f"SELECT k FROM {table} WHERE s.amount BETWEEN 12 AND 13") == (
+            [(12,), (13,)], 1)
+        assert _in_every_mode(spark, session_conf, f"SELECT count(*) FROM {table} WHERE s.b IS NULL") == (
+            [(20,)], 2)
+        assert _in_every_mode(spark, session_conf, f"SELECT k FROM {table} WHERE s.b = '5'") == ([], 0)
+    # Read alone, the part written before the changes still names the fields as then, with their ids.
+    struct = pq.ParquetFile(root / shard_name / old_key).schema_arrow.field("s").type
+    assert {struct.field(i).name: int(struct.field(i).metadata[b"PARQUET:field_id"])
+            for i in range(struct.num_fields)} == {"a": 3, "b": 4}
+
+
+def test_merge_schema_adds_no_column_when_the_write_fails(spark, shard_name) -> None:
+    sparkpersist.write(_batch(spark, 0, 2, "CAST(id AS INT) AS v"), shard_name)
+    late = _batch(spark, 0, 2, "'x' AS tag", "CAST(0 AS BIGINT) AS at")
+    with pytest.raises(Exception, match="every time must be >= the shard's upper"):
+        sparkpersist.write(late, shard_name, time_col="at", merge_schema=True)
+    assert spark.table(f"persist.{shard_name}").columns == ["k", "v"]

@@ -51,10 +51,10 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         index_columns: integer, date, timestamp, float or (UTF8_BINARY) string columns whose parts
             get membership filters, so ``=``, ``IN`` and ``<=>`` with constants skip parts that
             do not hold them even when min/max spans everything. Their statistics are trimmed last.
-        merge_schema: add the columns of ``df`` that an existing shard lacks to the shard first
-            (nullable, with new column ids, as ``ALTER TABLE ... ADD COLUMNS``; they stay added if
-            the write fails), and write the shard's columns that ``df`` lacks as nulls. Types of
-            columns both have must still match.
+        merge_schema: add the columns of ``df`` that an existing shard lacks to the shard
+            (nullable, with new column ids, as ``ALTER TABLE ... ADD COLUMNS``), in the same state
+            version as the batch: if the write fails, no column is added. The shard's columns
+            that ``df`` lacks are written as nulls. Types of columns both have must still match.
 
     Returns:
         The committed :class:`Batch`.

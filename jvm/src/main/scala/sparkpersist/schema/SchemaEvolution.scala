@@ -37,15 +37,18 @@ object SchemaEvolution {
     }
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(StructType(Seq(field))).head
     val id = schema.nextColumnId
-    val added = ColumnDef(id, stored.name, stored.dataType, nullable = true, stored.metadata)
+    val fieldIds = NestedFieldIds.assign(stored.dataType, Nil, id + 1)
+    val added = ColumnDef(id, stored.name, stored.dataType, nullable = true, stored.metadata, fieldIds)
     val columns = schema.columns
     val at = indexFor(schema, position, context)
-    checked(schema.copy(columns = (columns.take(at) :+ added) ++ columns.drop(at), maxColumnId = id), context)
+    checked(schema.copy(columns = (columns.take(at) :+ added) ++ columns.drop(at), maxColumnId = id + fieldIds.size),
+      context)
   }
 
   /**
    * Adds `field` (nullable) at the end of the struct at `path` (a struct column, then names of
-   * struct fields inside it). Parts written before read it as null.
+   * struct fields inside it), with a fresh id, and fresh ids for the fields inside it. Parts
+   * written before read it as null.
    */
   def addField(schema: ShardSchema, path: Seq[String], field: StructField, context: String): ShardSchema = {
     if (!field.nullable) {
@@ -54,15 +57,75 @@ object SchemaEvolution {
     }
     val c = existing(schema, path.head, context)
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(StructType(Seq(field))).head
-    def inside(dt: DataType, rest: Seq[String]): DataType = (dt, rest) match {
-      case (s: StructType, Seq()) => s.add(stored)
-      case (s: StructType, Seq(name, more @ _*)) if s.fieldNames.count(_ == name) == 1 =>
-        StructType(s.fields.map(f => if (f.name == name) f.copy(dataType = inside(f.dataType, more)) else f))
-      case _ => throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' is not a struct " +
-        "(or a struct inside structs) of the shard, so no field can be added to it.")
-    }
-    checked(replace(schema, c.copy(dataType = inside(c.dataType, path.tail))), context)
+    val (structPath, dataType) = NestedFields.changeStruct(c.dataType, path.tail, context,
+      s"'${path.mkString(".")}' is not a struct (or a struct inside structs) of the shard, so no field can be added to it")(
+      _.add(stored))
+    val id = schema.nextColumnId
+    val fieldPath = structPath :+ stored.name
+    val fieldIds = NestedFieldIds.assign(stored.dataType, fieldPath, id + 1)
+    val added = c.copy(dataType = dataType, fieldIds = c.fieldIds ++ fieldIds + (fieldPath -> id))
+    checked(replace(schema, added).copy(maxColumnId = id + fieldIds.size), context)
   }
+
+  /**
+   * Drops the field at `path` (a struct column, then names of struct fields inside it) with the
+   * fields inside it. Its id is never given again: a field added later under its name reads null in
+   * the parts written before. (A field without id, [[NestedFieldIds]], may be dropped too: a field
+   * added again gets an id, which no old part holds.)
+   */
+  def dropField(schema: ShardSchema, path: Seq[String], context: String): ShardSchema = {
+    val c = existing(schema, path.head, context)
+    val (fieldPath, dataType) = NestedFields.changeField(c.dataType, path.tail, context, notAField(schema, path)) {
+      (struct, i) =>
+        if (struct.length == 1) {
+          throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' is the only field of its " +
+            "struct; a struct keeps at least one field (drop the struct instead).")
+        }
+        StructType(struct.fields.patch(i, Nil, 1))
+    }
+    val dropped = c.copy(dataType = dataType, fieldIds = NestedFieldIds.without(c.fieldIds, fieldPath))
+    checked(replace(schema, dropped).copy(maxColumnId = schema.nextColumnId - 1), context)
+  }
+
+  /**
+   * Renames the field at `path` (a struct column, then names of struct fields inside it) to
+   * `newName`. It keeps its id, so parts written under the old name keep its data; a field without
+   * id (the shard was created before fields inside structs had ids) is refused, since parts match
+   * it by name.
+   */
+  def renameField(schema: ShardSchema, path: Seq[String], newName: String, context: String): ShardSchema = {
+    val c = existing(schema, path.head, context)
+    val (fieldPath, dataType) = NestedFields.changeField(c.dataType, path.tail, context, notAField(schema, path)) {
+      (struct, i) => StructType(struct.fields.updated(i, struct.fields(i).copy(name = newName)))
+    }
+    if (!c.fieldIds.contains(fieldPath)) {
+      throw new IllegalArgumentException(s"$context: field '${path.mkString(".")}' has no field id: the shard " +
+        "was created before sparkpersist gave ids to fields inside structs, so its parts match the field by " +
+        "name and would lose its data under a new name. Add a new field (ADD COLUMN " +
+        s"${path.init.mkString(".")}.$newName) and write it, or copy the data into a new shard.")
+    }
+    checked(replace(schema, c.copy(dataType = dataType, fieldIds = NestedFieldIds.renamed(c.fieldIds, fieldPath, newName))),
+      context)
+  }
+
+  /** Changes the type of the field at `path` (a struct column, then names of struct fields inside it), as [[changeType]]. */
+  def changeFieldType(schema: ShardSchema, path: Seq[String], newType: DataType, context: String): ShardSchema = {
+    val c = existing(schema, path.head, context)
+    val (_, dataType) = NestedFields.changeField(c.dataType, path.tail, context, notAField(schema, path)) {
+      (struct, i) =>
+        val f = struct.fields(i)
+        if (f.dataType != newType && !TypeWidening.widens(f.dataType, newType)) {
+          throw new IllegalArgumentException(s"$context: field '${path.mkString(".")}' cannot change type from " +
+            s"${f.dataType.sql} to ${newType.sql}. ${TypeWidening.refusal}")
+        }
+        StructType(struct.fields.updated(i, f.copy(dataType = newType)))
+    }
+    checked(replace(schema, c.copy(dataType = dataType)), context)
+  }
+
+  private def notAField(schema: ShardSchema, path: Seq[String]): String =
+    s"'${path.mkString(".")}' is not a field inside a struct column of the shard " +
+      s"(columns: ${schema.columns.map(_.name).mkString(", ")})"
 
   def dropColumn(schema: ShardSchema, name: String, context: String): ShardSchema = {
     val c = existing(schema, name, context)
@@ -89,9 +152,7 @@ object SchemaEvolution {
     if (c.declaredType == newType) schema
     else if (!TypeWidening.widens(c.dataType, newType) || CharVarcharUtils.getRawType(c.metadata).isDefined) {
       throw new IllegalArgumentException(s"$context: column '${c.name}' cannot change type from " +
-        s"${c.declaredType.sql} to ${newType.sql}. A shard column's type may only widen without changing " +
-        s"any value: ${TypeWidening.described}. For another type, create a new shard and copy the data " +
-        "with INSERT INTO ... SELECT CAST(...).")
+        s"${c.declaredType.sql} to ${newType.sql}. ${TypeWidening.refusal}")
     } else checked(replace(schema, c.copy(dataType = newType)), context)
   }
 
@@ -119,15 +180,20 @@ object SchemaEvolution {
 
   /**
    * Checks that `after` may follow `before` in a shard's history: ids kept keep their column's
-   * identity (a type may only widen), and every new id is above every id `before` ever gave.
+   * identity (a type may only widen, [[ColumnEvolution]]), and every new id, of a column or of a
+   * field inside one, is above every id `before` ever gave.
    */
   def requireSuccessor(before: ShardSchema, after: ShardSchema, shard: String): Unit = {
     val fresh = before.nextColumnId
+    val known = before.columns.iterator.flatMap(_.allIds).toSet
+    after.columns.iterator.flatMap(_.fieldIds).foreach { case (path, id) =>
+      require(known(id) || id >= fresh, s"Shard '$shard': new field '${path.mkString(".")}' must get an id >= " +
+        s"$fresh, not $id (ids of dropped fields are never given again)")
+    }
     after.columns.foreach { c =>
       before.columnById(c.id) match {
         case Some(old) =>
-          require(old.dataType == c.dataType || TypeWidening.widens(old.dataType, c.dataType) ||
-            TypeWidening.addsFields(old.dataType, c.dataType),
+          require(ColumnEvolution.follows(old, c),
             s"Shard '$shard': column id ${c.id} cannot change type from ${old.dataType.sql} to ${c.dataType.sql}")
         case None =>
           require(c.id >= fresh, s"Shard '$shard': new column '${c.name}' must get an id >= $fresh, not ${c.id} " +

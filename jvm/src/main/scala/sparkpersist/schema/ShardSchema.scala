@@ -11,14 +11,24 @@ import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, St
  * declared type in the metadata, exactly as Spark's own tables keep it
  * ([[CharVarcharUtils.replaceCharVarcharWithStringInSchema]]): Spark then checks lengths on write
  * and pads CHAR on read; [[declaredType]] gives the type back.
+ *
+ * `fieldIds` holds the stable ids of the fields inside the column's structs ([[NestedFieldIds]]),
+ * by path from the column; empty for a column without structs, or one created before nested ids.
  */
 final case class ColumnDef(
     id: Int,
     name: String,
     dataType: DataType,
     nullable: Boolean,
-    metadata: Metadata = Metadata.empty) {
+    metadata: Metadata = Metadata.empty,
+    fieldIds: Map[Seq[String], Int] = Map.empty) {
+  require(fieldIds.isEmpty || fieldIds.keySet.subsetOf(NestedFieldIds.paths(dataType).toSet),
+    s"field ids of column '$name' name fields it does not have")
+
   def toField: StructField = StructField(name, dataType, nullable, metadata)
+
+  /** This column's id and the ids of the fields inside it ([[NestedFieldIds]]). */
+  def allIds: Iterator[Int] = Iterator.single(id) ++ fieldIds.valuesIterator
 
   /** The type as declared: CHAR(n)/VARCHAR(n) for such columns, else [[dataType]]. */
   def declaredType: DataType = CharVarcharUtils.getRawType(metadata).getOrElse(dataType)
@@ -27,11 +37,12 @@ final case class ColumnDef(
 /**
  * The logical schema of a shard: its data columns (with stable ids) and the order key that
  * rows within a part are sorted by (then by time). `maxColumnId` is the highest id the shard ever
- * gave a column, dropped ones included ([[SchemaEvolution]]): a new column never reuses an id, so
- * it never shows the data of a dropped one.
+ * gave a column or a field inside one, dropped ones included ([[SchemaEvolution]]): a new column
+ * never reuses an id, so it never shows the data of a dropped one.
  */
 final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String], maxColumnId: Int = 0) {
-  require(columns.map(_.id).distinct.size == columns.size, "column ids must be unique")
+  require({ val ids = columns.flatMap(_.allIds); ids.distinct.size == ids.size },
+    "column and field ids must be unique")
 
   /** The id the next added column gets: above every id the shard ever gave. */
   def nextColumnId: Int = math.max(maxColumnId, highestId) + 1
@@ -42,7 +53,10 @@ final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String
   /** This schema with `maxColumnId` kept only when it says more than the columns: as the state stores it. */
   def normalized: ShardSchema = if (recordsDroppedId || maxColumnId == 0) this else copy(maxColumnId = 0)
 
-  private def highestId: Int = columns.iterator.map(_.id).maxOption.getOrElse(0)
+  private def highestId: Int = columns.iterator.flatMap(_.allIds).maxOption.getOrElse(0)
+
+  /** Whether a field inside a struct column has an id ([[NestedFieldIds]]): states holding them have a newer format. */
+  def hasFieldIds: Boolean = columns.exists(_.fieldIds.nonEmpty)
 
   /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))
@@ -66,7 +80,8 @@ final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String
 
 object ShardSchema {
   /**
-   * The schema of a new shard: ids 1..n for the fields of a Spark schema, CHAR/VARCHAR stored as
+   * The schema of a new shard: ids 1..n for the fields of a Spark schema, then ids for the fields
+   * inside their structs ([[NestedFieldIds]]), CHAR/VARCHAR stored as
    * Spark stores them. Fails with an `IllegalArgumentException` that says what to change when a
    * name is reserved or clashes with another ignoring case ([[ColumnNames]]), when a type cannot
    * be stored ([[StorableTypes]]), or when an order_by column does not exist. `context` starts
@@ -82,9 +97,12 @@ object ShardSchema {
         s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
     }
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(struct)
+    var next = stored.length + 1
     ShardSchema(
       stored.fields.toIndexedSeq.zipWithIndex.map { case (f, i) =>
-        ColumnDef(i + 1, f.name, f.dataType, f.nullable, f.metadata)
+        val fieldIds = NestedFieldIds.assign(f.dataType, Nil, next)
+        next += fieldIds.size
+        ColumnDef(i + 1, f.name, f.dataType, f.nullable, f.metadata, fieldIds)
       },
       orderBy)
   }

@@ -1,6 +1,6 @@
 package sparkpersist.schema
 
-import org.apache.spark.sql.types.{ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType, StructType}
+import org.apache.spark.sql.types.{ByteType, DataType, DecimalType, DoubleType, FloatType, IntegerType, LongType, ShortType}
 
 /**
  * The type changes a shard column accepts without rewriting its parts: those that Spark's Parquet
@@ -27,20 +27,9 @@ object TypeWidening {
     case _ => false
   }
 
-  /**
-   * Whether `to` is the struct `from` with fields added (nullable, after the others), here or in
-   * structs nested in it: parts match struct fields by name, so one written before reads the added
-   * fields as null.
-   */
-  def addsFields(from: DataType, to: DataType): Boolean = (from, to) match {
-    case (f: StructType, t: StructType) =>
-      f != t && f.length <= t.length && t.fields.drop(f.length).forall(_.nullable) &&
-        f.fields.zip(t.fields).forall { case (a, b) =>
-          a.name == b.name && a.nullable == b.nullable && a.metadata == b.metadata &&
-            (a.dataType == b.dataType || addsFields(a.dataType, b.dataType))
-        }
-    case _ => false
-  }
+  /** What a refused type change says. */
+  def refusal: String = s"A shard column's type may only widen without changing any value: $described. " +
+    "For another type, create a new shard and copy the data with INSERT INTO ... SELECT CAST(...)."
 
   /** The changes accepted, for error messages. */
   val described: String = "tinyint/smallint/int to a wider integer type, float to double, and " +

@@ -69,7 +69,9 @@ private[shard] object ColumnarRollup {
       if (stats.isEmpty) segments.addNull()
       else segments.add(Base64.getEncoder.encodeToString(codec.encode(StatsSegment.summarize(stats, types(state.schema)))))
     }
-    val header = StateCodec.header(state.seqNo, ShardState.ColumnarRollupFormatVersion).put("kind", "rollup")
+    val version = if (state.schema.hasFieldIds) ShardState.NestedFieldIdsFormatVersion
+      else ShardState.ColumnarRollupFormatVersion
+    val header = StateCodec.header(state.seqNo, version).put("kind", "rollup")
       .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
     val metadata = Map(StateKey -> Json.mapper.writeValueAsString(header),

@@ -61,17 +61,20 @@ final class FsStateLog(
 
   def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = append(expectedUpper, batch, None)
 
-  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState =
-    append(expectedUpper, batch, Some(writtenUnder))
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
+      alteredFrom: Option[ShardSchema]): ShardState =
+    append(expectedUpper, batch, Some(writtenUnder), alteredFrom)
 
-  private def append(expectedUpper: Long, batch: BatchMeta, writtenUnder: Option[ShardSchema]): ShardState = {
+  private def append(expectedUpper: Long, batch: BatchMeta, writtenUnder: Option[ShardSchema],
+      alteredFrom: Option[ShardSchema] = None): ShardState = {
     Check.arg(batch.lower == expectedUpper,
       s"Batch '${batch.id}' has lower ${batch.lower} but the append expects upper $expectedUpper: " +
         "a batch must start at the upper it expects.")
     commit { state =>
-      if (writtenUnder.exists(_ != state.schema)) throw new SchemaChanged(shard)
+      val alters = alteredFrom.contains(state.schema) && !writtenUnder.contains(state.schema)
+      if (!alters && writtenUnder.exists(_ != state.schema)) throw new SchemaChanged(shard)
       if (state.upper != expectedUpper) throw new UpperMismatch(shard, expectedUpper, state.upper)
-      Some(AppendBatch(batch))
+      Some(if (alters) AlterSchema(writtenUnder.get, Some(batch)) else AppendBatch(batch))
     }
   }
 

@@ -105,4 +105,13 @@ object ShardState {
    * older than it cannot read. State versions stay JSON at the versions above.
    */
   val ColumnarRollupFormatVersion = 5
+
+  /**
+   * The format version of a state file whose schema gives ids to fields inside structs
+   * ([[sparkpersist.schema.NestedFieldIds]]): a reader older than them would match such fields by
+   * name, and show a renamed field as null or a dropped one's data, so it refuses the file as too new.
+   * An "alter" that appends a batch too (a write merging its schema) has this version: an older
+   * reader would skip the batch.
+   */
+  val NestedFieldIdsFormatVersion = 6
 }

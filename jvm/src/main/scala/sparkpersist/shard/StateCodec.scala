@@ -17,8 +17,11 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
  *
  * A version file holds `{"formatVersion", "seqNo", "kind": "create"|"append"|"since"|"compact"|"alter", ...}`;
  * a JSON rollup holds `{"formatVersion", "seqNo", "kind": "rollup", "state": {...}}` with the full
- * state at that version (rollups are now written columnar, [[ColumnarRollup]], and JSON ones still read). A "compact" version is written at [[ShardState.CompactionFormatVersion]],
- * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]], every other file at
+ * state at that version (rollups are now written columnar, [[ColumnarRollup]], and JSON ones still
+ * read). A "compact" version is written at [[ShardState.CompactionFormatVersion]],
+ * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]] (at
+ * [[ShardState.NestedFieldIdsFormatVersion]] when it holds ids of fields inside structs or a batch,
+ * as do a "create" and a rollup whose schema holds such ids), every other file at
  * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
@@ -26,10 +29,12 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.ColumnarRollupFormatVersion
+  private val ReadsUpTo = ShardState.NestedFieldIdsFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
+      case CreateShard(_, _, s) if s.hasFieldIds => header(seqNo, ShardState.NestedFieldIdsFormatVersion)
+      case AlterSchema(s, batch) if s.hasFieldIds || batch.isDefined => header(seqNo, ShardState.NestedFieldIdsFormatVersion)
       case _: ReplaceBatches => header(seqNo, ShardState.CompactionFormatVersion)
       case _: AlterSchema => header(seqNo, ShardState.SchemaEvolutionFormatVersion)
       case _ => header(seqNo)
@@ -42,8 +47,9 @@ private[shard] object StateCodec {
         node.put("kind", "append").set[JsonNode]("batch", batchJson(batch, StatsCodec(schema)))
       case DowngradeSince(since) =>
         node.put("kind", "since").put("since", since)
-      case AlterSchema(s) =>
+      case AlterSchema(s, batch) =>
         node.put("kind", "alter").set[JsonNode]("schema", schemaJson(s))
+        batch.foreach(b => node.set[JsonNode]("batch", batchJson(b, StatsCodec(s))))
       case ReplaceBatches(replacements) =>
         val codec = StatsCodec(schema)
         val array = node.put("kind", "compact").putArray("replacements")
@@ -73,8 +79,8 @@ private[shard] object StateCodec {
         case "name" => name = Some(r.string("name"))
         case "shardId" => shardId = Some(r.string("shardId"))
         case "schema" => created = Some(schemaFrom(r))
-        case "batch" =>
-          val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
+        case "batch" => // typed by the schema of an "alter" (which precedes its batch), else the shard's
+          val s = created.orElse(schema).getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
           batch = Some(batchFrom(r, StatsCodec(s)))
         case "since" => since = Some(r.long("since"))
         case "replacements" =>
@@ -88,7 +94,7 @@ private[shard] object StateCodec {
         case ("append", Some(_)) => AppendBatch(JsonReader.required(batch, "batch"))
         case ("since", Some(_)) => DowngradeSince(JsonReader.required(since, "since"))
         case ("compact", Some(_)) => ReplaceBatches(JsonReader.required(replacements, "replacements"))
-        case ("alter", Some(_)) => AlterSchema(JsonReader.required(created, "schema"))
+        case ("alter", Some(_)) => AlterSchema(JsonReader.required(created, "schema"), batch)
         case (k, _) => throw new IllegalArgumentException(s"unexpected state change kind '$k' at version $seqNo")
       }
     }
@@ -107,7 +113,8 @@ private[shard] object StateCodec {
     s.set[JsonNode]("schema", schemaJson(state.schema))
     val batches = s.putArray("batches")
     state.batches.foreach(b => batches.add(batchJson(b, codec)))
-    val node = header(state.seqNo).put("kind", "rollup")
+    val version = if (state.schema.hasFieldIds) ShardState.NestedFieldIdsFormatVersion else FormatVersion
+    val node = header(state.seqNo, version).put("kind", "rollup")
     node.set[JsonNode]("state", s)
     Json.write(node)
   }
@@ -186,6 +193,15 @@ private[shard] object StateCodec {
       val col = cols.addObject().put("id", c.id).put("name", c.name).put("nullable", c.nullable)
       col.set[JsonNode]("type", Json.parse(c.dataType.json))
       col.set[JsonNode]("metadata", Json.parse(c.metadata.json))
+      // Written only for columns with ids inside their structs: the file then has a newer format version.
+      if (c.fieldIds.nonEmpty) {
+        val ids = col.putArray("fieldIds")
+        c.fieldIds.toSeq.sortBy(_._2).foreach { case (path, id) =>
+          val entry = ids.addObject().put("id", id)
+          val names = entry.putArray("path")
+          path.foreach(names.add)
+        }
+      }
     }
     val orderBy = node.putArray("orderBy")
     schema.orderBy.foreach(orderBy.add)
@@ -213,17 +229,31 @@ private[shard] object StateCodec {
     var nullable: Option[Boolean] = None
     var dataType: Option[DataType] = None
     var metadata: Option[Metadata] = None
+    var fieldIds = Map.empty[Seq[String], Int]
     r.readObject("column") {
       case "id" => id = Some(r.int("id"))
       case "name" => name = Some(r.string("name"))
       case "nullable" => nullable = Some(r.bool("nullable"))
       case "type" => dataType = Some(sparkJson("type", DataType.fromJson(r.tree().toString)))
       case "metadata" => metadata = Some(sparkJson("metadata", Metadata.fromJson(r.tree().toString)))
+      case "fieldIds" => fieldIds = r.readArray("fieldIds")(fieldIdFrom(r)).toMap
       case _ => r.skip()
     }
     ColumnDef(JsonReader.required(id, "id"), JsonReader.required(name, "name"),
       JsonReader.required(dataType, "type"), JsonReader.required(nullable, "nullable"),
-      JsonReader.required(metadata, "metadata"))
+      JsonReader.required(metadata, "metadata"), fieldIds)
+  }
+
+  /** One id of a field inside a column's structs: its path of names from the column, and the id. */
+  private def fieldIdFrom(r: JsonReader): (Seq[String], Int) = {
+    var id: Option[Int] = None
+    var path: Option[Vector[String]] = None
+    r.readObject("field id") {
+      case "id" => id = Some(r.int("id"))
+      case "path" => path = Some(r.readArray("path")(r.string("a field name")))
+      case _ => r.skip()
+    }
+    JsonReader.required(path, "path") -> JsonReader.required(id, "id")
   }
 
   /** A column's type or metadata parsed by Spark, whose parser fails with any exception on damage. */

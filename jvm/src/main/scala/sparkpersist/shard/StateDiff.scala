@@ -127,9 +127,10 @@ final case class ReplaceBatches(replacements: Seq[BatchReplacement]) extends Sta
  * ones get fresh ids). Parts stay as they are; their statistics follow the columns by id
  * ([[StatsEvolution]]), so the state stays exact: a part written before a column was added holds
  * only nulls for it. The version files of the shard record the schema history: each such change
- * holds the whole new schema.
+ * holds the whole new schema. With `batch`, the batch (written under the new schema) is appended in
+ * the same version: a write that merges its schema adds its columns and its rows at once.
  */
-final case class AlterSchema(schema: ShardSchema) extends StateChange {
+final case class AlterSchema(schema: ShardSchema, batch: Option[BatchMeta] = None) extends StateChange {
   /** Every part's stats change: opening the shard should read the new state at once. */
   override def rollsUp: Boolean = true
 
@@ -139,6 +140,7 @@ final case class AlterSchema(schema: ShardSchema) extends StateChange {
       b.copy(runs = b.runs.map(r => RunMeta(r.parts.map(p =>
         p.copy(stats = p.stats.map(StatsEvolution.conform(_, state.schema, schema)))))))
     }
-    state.copy(schema = schema, seqNo = state.seqNo + 1, batches = batches)
+    val altered = state.copy(schema = schema, batches = batches)
+    batch.fold(altered.copy(seqNo = state.seqNo + 1))(AppendBatch(_).applyTo(altered))
   }
 }

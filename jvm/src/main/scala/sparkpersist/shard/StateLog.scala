@@ -21,9 +21,12 @@ trait StateLog {
   /**
    * [[compareAndAppend]] of a batch whose parts were written under `writtenUnder`: fails with
    * [[SchemaChanged]], writing nothing, if the shard's schema is no longer that one (the parts
-   * would lack, or mistype, columns the new schema has).
+   * would lack, or mistype, columns the new schema has). With `alteredFrom`, the batch also
+   * changes the shard's schema from that one to `writtenUnder` (a write that merges its schema,
+   * [[AlterSchema]] with the batch): both commit in one state version, or neither does.
    */
-  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
+      alteredFrom: Option[ShardSchema] = None): ShardState
 
   /**
    * Changes the shard's schema to `change(current schema)` by compare-and-set ([[AlterSchema]]),

@@ -11,9 +11,9 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
+import org.apache.spark.sql.types.{StructField, StructType}
 
-import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.schema.{NestedFieldIds, ReservedColumns, ShardSchema}
 import sparkpersist.shard.PartMeta
 
 /**
@@ -193,12 +193,16 @@ object PartFileReader {
       conf.parquetReaderRespectUnknownTypeAnnotation)
   }
 
-  /** `dataColumns` then time and diff, each field carrying its Parquet field id. */
+  /**
+   * `dataColumns` then time and diff, each field carrying its Parquet field id, and each field
+   * inside their structs its id where it has one ([[NestedFieldIds]]; one without is matched by name).
+   */
   private[source] def fileSchema(shardSchema: ShardSchema, dataColumns: StructType): StructType = {
     val data = dataColumns.fields.map { f =>
       val column = shardSchema.column(f.name).getOrElse(
         throw new IllegalArgumentException(s"'${f.name}' is not a column of the shard"))
-      withFieldId(f, column.id)
+      withFieldId(f.copy(dataType = NestedFieldIds.annotate(f.dataType, column.fieldIds,
+        ParquetUtils.FIELD_ID_METADATA_KEY)), column.id)
     }
     val reserved = ReservedColumns.fields.map { f =>
       withFieldId(f, if (f.name == ReservedColumns.Time) ReservedColumns.TimeFieldId else ReservedColumns.DiffFieldId)
@@ -207,6 +211,5 @@ object PartFileReader {
   }
 
   private def withFieldId(field: StructField, id: Int): StructField =
-    field.copy(metadata = new MetadataBuilder().withMetadata(field.metadata)
-      .putLong(ParquetUtils.FIELD_ID_METADATA_KEY, id).build())
+    NestedFieldIds.withId(field, ParquetUtils.FIELD_ID_METADATA_KEY, id)
 }

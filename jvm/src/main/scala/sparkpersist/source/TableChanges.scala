@@ -7,9 +7,9 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 
 /**
  * `ALTER TABLE` on a persist table: Spark's [[TableChange]]s as changes of the shard's schema
- * ([[SchemaEvolution]]), applied in order. Columns are top-level columns, but for fields added to
- * structs; other changes inside structs, table properties and column defaults are refused with
- * what to do instead.
+ * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
+ * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened; their other changes,
+ * table properties and column defaults are refused with what to do instead.
  */
 object TableChanges {
 
@@ -30,13 +30,18 @@ object TableChanges {
         s"drop FIRST/AFTER from '${names.mkString(".")}'")
       else SchemaEvolution.addField(schema, names.init, commented, context)
     case drop: TableChange.DeleteColumn =>
-      val name = column(drop.fieldNames(), context)
-      if (drop.ifExists() && schema.column(name).isEmpty) schema
-      else SchemaEvolution.dropColumn(schema, name, context)
+      val names = drop.fieldNames().toSeq
+      if (names.size > 1) SchemaEvolution.dropField(schema, names, context)
+      else if (drop.ifExists() && schema.column(names.head).isEmpty) schema
+      else SchemaEvolution.dropColumn(schema, names.head, context)
     case rename: TableChange.RenameColumn =>
-      SchemaEvolution.renameColumn(schema, column(rename.fieldNames(), context), rename.newName(), context)
+      val names = rename.fieldNames().toSeq
+      if (names.size > 1) SchemaEvolution.renameField(schema, names, rename.newName(), context)
+      else SchemaEvolution.renameColumn(schema, names.head, rename.newName(), context)
     case retype: TableChange.UpdateColumnType =>
-      SchemaEvolution.changeType(schema, column(retype.fieldNames(), context), retype.newDataType(), context)
+      val names = retype.fieldNames().toSeq
+      if (names.size > 1) SchemaEvolution.changeFieldType(schema, names, retype.newDataType(), context)
+      else SchemaEvolution.changeType(schema, names.head, retype.newDataType(), context)
     case nullability: TableChange.UpdateColumnNullability =>
       SchemaEvolution.changeNullability(schema, column(nullability.fieldNames(), context), nullability.nullable(),
         context)
@@ -53,9 +58,9 @@ object TableChanges {
   /** The top-level column `names` denotes; a nested field is refused. */
   private def column(names: Array[String], context: String): String =
     if (names.length == 1) names.head
-    else refuse(context, s"'${names.mkString(".")}' is a field inside a struct: struct fields are matched by " +
-      "name inside parts, so they can be added (ADD COLUMN struct.field), but not dropped, renamed or retyped " +
-      "in place. Add a new top-level column instead")
+    else refuse(context, s"'${names.mkString(".")}' is a field inside a struct: fields inside structs can be " +
+      "added, dropped, renamed and widened, but keep their nullability and comment. Change the struct column " +
+      "instead")
 
   private def position(p: TableChange.ColumnPosition): ColumnPosition = p match {
     case null => ColumnPosition.Last

@@ -1,6 +1,5 @@
 package sparkpersist.source
 
-import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.hadoop.mapred.FileSplit
@@ -8,7 +7,7 @@ import org.apache.hadoop.mapreduce.{JobID, TaskAttemptID, TaskID, TaskType}
 import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl
 import org.apache.parquet.filter2.predicate.FilterApi
 import org.apache.parquet.hadoop.{ParquetFileReader, ParquetInputFormat}
-import org.apache.parquet.schema.MessageType
+import org.apache.parquet.schema.{GroupType, MessageType}
 import org.apache.spark.TaskContext
 import org.apache.spark.broadcast.Broadcast
 import org.apache.spark.sql.catalyst.InternalRow
@@ -123,23 +122,34 @@ object VectorizedPartOpener {
 
   /**
    * The filters that name, in the part, the columns they mean: Parquet filters resolve names in
-   * the file, but columns are matched by field id. A column renamed since the part was written is
-   * under its old name there; a column dropped and added again under the same name has an old
-   * field of that name with another id, whose row-group statistics say nothing of the new column.
-   * A filter over such a column is left out (its rows are still checked above the scan).
+   * the file, but columns and fields inside structs are matched by field id. A column or field
+   * renamed since the part was written is under its old name there; one dropped and added again
+   * under the same name has an old field of that name with another id, whose row-group statistics
+   * say nothing of the new one. A filter over such a column is left out (its rows are still checked
+   * above the scan).
    */
   private[source] def sameColumns(filters: Seq[Filter], requested: String, file: MessageType): Seq[Filter] = {
-    val ids = DataType.fromJson(requested).asInstanceOf[StructType].fields.iterator.collect {
-      case f if f.metadata.contains(ParquetUtils.FIELD_ID_METADATA_KEY) =>
-        f.name -> f.metadata.getLong(ParquetUtils.FIELD_ID_METADATA_KEY)
-    }.toMap
-    val inFile = file.getFields.asScala.iterator.collect {
-      case f if f.getId != null => f.getName -> f.getId.intValue().toLong
-    }.toMap
-    filters.filter(_.references.forall { name =>
-      val column = CatalystSqlParser.parseMultipartIdentifier(name).head
-      ids.get(column).exists(id => inFile.get(column).contains(id))
-    })
+    val schema = DataType.fromJson(requested).asInstanceOf[StructType]
+    filters.filter(_.references.forall(name => sameField(CatalystSqlParser.parseMultipartIdentifier(name), schema, file)))
+  }
+
+  /**
+   * Whether each field on `path` has in `file` the id it has in `requested`, or, without one in
+   * either, the same name (as the reader matches fields without ids).
+   */
+  private def sameField(path: Seq[String], requested: StructType, file: GroupType): Boolean = path match {
+    case Seq() => true
+    case Seq(name, rest @ _*) =>
+      requested.find(_.name == name).filter(_ => file.containsField(name)).exists { f =>
+        val inFile = file.getType(name)
+        val id = if (f.metadata.contains(ParquetUtils.FIELD_ID_METADATA_KEY)) {
+          Some(f.metadata.getLong(ParquetUtils.FIELD_ID_METADATA_KEY))
+        } else None
+        id == Option(inFile.getId).map(_.intValue().toLong) && (rest.isEmpty || ((f.dataType, inFile.isPrimitive) match {
+          case (struct: StructType, false) => sameField(rest, struct, inFile.asGroupType())
+          case _ => false
+        }))
+      }
   }
 
   private lazy val readerField = {

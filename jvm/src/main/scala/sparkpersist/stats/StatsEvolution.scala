@@ -1,8 +1,8 @@
 package sparkpersist.stats
 
-import org.apache.spark.sql.types.{DataType, Decimal, DecimalType, DoubleType, IntegerType, LongType, ShortType, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, Decimal, DecimalType, DoubleType, IntegerType, LongType, MapType, ShortType, StructField, StructType}
 
-import sparkpersist.schema.{ShardSchema, TypeWidening}
+import sparkpersist.schema.{NestedFieldIds, ShardSchema, TypeWidening}
 
 /**
  * A part's statistics carried from one schema of its shard to the next
@@ -13,8 +13,10 @@ import sparkpersist.schema.{ShardSchema, TypeWidening}
  *  - a dropped column: its stats go;
  *  - a renamed column: its stats stay (they are keyed by id);
  *  - a widened column ([[TypeWidening]]): its bounds become the same values in the new type;
- *  - a struct with fields added: each added field is null in every row of the part;
- *    any other type change (none is accepted today) drops them, keeping the null count.
+ *  - fields inside structs follow their ids too ([[sparkpersist.schema.NestedFieldIds]]): renamed,
+ *    they keep their stats; dropped, they lose them; added (or added again under an old name),
+ *    they are null in every row of the part; any other change inside a column keeps only its
+ *    null count.
  */
 object StatsEvolution {
 
@@ -23,31 +25,40 @@ object StatsEvolution {
       before.columnById(c.id) match {
         case None => Some(c.id -> ColumnStats(stats.rowCount, None, None))
         case Some(old) => stats.columns.get(c.id).map { s =>
-          c.id -> (if (old.dataType == c.dataType) s
-            else if (TypeWidening.addsFields(old.dataType, c.dataType)) withFields(s, old.dataType, c.dataType, stats.rowCount)
-            else widen(s, old.dataType, c.dataType))
+          c.id -> evolve(s, Side(old.dataType, old.fieldIds, Nil), Side(c.dataType, c.fieldIds, Nil), stats.rowCount)
         }
       }
     }.toMap
     stats.copy(columns = columns, trimmed = stats.trimmed.filter(id => after.columnById(id).isDefined))
   }
 
+  /** A type at `path` inside a column whose fields have `ids` ([[NestedFieldIds]]). */
+  private final case class Side(dataType: DataType, ids: Map[Seq[String], Int], path: Seq[String]) {
+    def field(f: StructField): Side = Side(f.dataType, ids, path :+ f.name)
+    /** The ids of the fields inside this type, by path from it. */
+    def inner: Map[Seq[String], Int] =
+      ids.collect { case (p, id) if p.size > path.size && p.startsWith(path) => p.drop(path.size) -> id }
+  }
+
   /**
-   * `stats` of a struct column (or field) of type `from` whose struct `to` adds fields: each added
-   * field is null in each of the part's `rows` (field stats count the part's rows).
+   * `stats` of values of `from` as stats of the same values read as `to`: struct fields follow
+   * their ids (a field added since is null in each of the part's `rows`, since field stats count
+   * the part's rows; a dropped one loses its stats), and leaves widen. Arrays and maps whose
+   * insides changed keep only their null count.
    */
-  private def withFields(stats: ColumnStats, from: DataType, to: DataType, rows: Long): ColumnStats =
-    (from, to, stats.nested) match {
+  private def evolve(stats: ColumnStats, from: Side, to: Side, rows: Long): ColumnStats =
+    (from.dataType, to.dataType, stats.nested) match {
       case (f: StructType, t: StructType, Some(StructStats(known))) =>
         val fields = t.fields.iterator.flatMap { field =>
-          f.fields.find(_.name == field.name) match {
+          NestedFieldIds.sameField(f, from.ids, from.path, field, to.ids, to.path) match {
             case None => Some(field.name -> ColumnStats(rows, None, None))
-            case Some(old) if old.dataType == field.dataType => known.get(field.name).map(field.name -> _)
-            case Some(old) => known.get(field.name).map(s => field.name -> withFields(s, old.dataType, field.dataType, rows))
+            case Some(old) => known.get(old.name).map(s => field.name -> evolve(s, from.field(old), to.field(field), rows))
           }
         }.toMap
         stats.copy(nested = Some(StructStats(fields)))
-      case _ => stats
+      case (f, t, _) if f == t && from.inner == to.inner => stats
+      case (_: StructType | _: ArrayType | _: MapType, _, _) => ColumnStats(stats.nullCount, None, None)
+      case (f, t, _) => widen(stats, f, t)
     }
 
   /** `stats` of a column of type `from` as stats of the same values read as type `to`. */

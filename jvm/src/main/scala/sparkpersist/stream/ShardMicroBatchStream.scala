@@ -42,7 +42,8 @@ final class ShardMicroBatchStream(
     condition: Option[Expression],
     options: StreamReadOptions) extends MicroBatchStream with SupportsTriggerAvailableNow with Logging {
 
-  private val shardId: String = shard.state.shardId
+  private val started = shard.state
+  private val shardId: String = started.shardId
 
   /** The frontier a `Trigger.AvailableNow` query stops at (fixed when it starts). */
   @volatile private var availableNow: Option[Long] = None
@@ -113,6 +114,7 @@ final class ShardMicroBatchStream(
   private def plan(start: Offset, end: Offset): Array[InputPartition] = {
     val spark = SparkSession.active
     val state = shard.state
+    StreamSchemaCheck.requireUnchanged(shard.name, schema, started.schema, state.schema)
     val to = end.asInstanceOf[ShardOffset]
     val asOf = to.asOf
     val from = start.asInstanceOf[ShardOffset].upper match {

@@ -5,7 +5,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle, StreamEpoch}
+import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged, ShardHandle, StreamEpoch}
 
 /**
  * The driver side of a write, shared by [[ShardWriter]] and the DSv2 [[PersistBatchWrite]]:
@@ -16,9 +16,11 @@ import sparkpersist.shard.{BatchMeta, RunMeta, ShardHandle, StreamEpoch}
  * @param timeSource    where times came from, named in the error when one is below the upper
  * @param writtenUnder  the shard's schema the parts were written under: the commit fails with
  *                      [[sparkpersist.shard.SchemaChanged]] if the shard's schema changed meanwhile
+ * @param alteredFrom   for a write that merges its schema ([[SchemaMerge]]): the shard's schema
+ *                      before, which the batch changes to `writtenUnder` as it commits, at once
  */
 final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String,
-    writtenUnder: ShardSchema) {
+    writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema] = None) {
 
   /** The directory holding this batch's parts, and nothing else. */
   val batchDir: Path = shard.newPartPath(batchId).getParent
@@ -35,6 +37,9 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
       val parts = runs.flatten
       if (parts.isEmpty) {
         deleteParts()
+        alteredFrom.foreach { before =>
+          shard.log.alterSchema(s => if (s == before) writtenUnder else if (s == writtenUnder) s else throw new SchemaChanged(shard.name))
+        }
         BatchMeta(batchId, expectedUpper, expectedUpper, IndexedSeq.empty, System.currentTimeMillis())
       } else {
         val minTime = parts.iterator.map(_.meta.minTime).min
@@ -50,7 +55,7 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
         }
         val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(),
           epochs = epochs)
-        shard.log.compareAndAppend(expectedUpper, batch, writtenUnder)
+        shard.log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
         CommitHook.afterCommit(shard, batch)
         batch
       }

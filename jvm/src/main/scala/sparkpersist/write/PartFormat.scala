@@ -6,9 +6,9 @@ import org.apache.parquet.hadoop.ParquetOutputFormat
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{MetadataBuilder, StructField, StructType}
+import org.apache.spark.sql.types.{StructField, StructType}
 
-import sparkpersist.schema.{ReservedColumns, ShardSchema}
+import sparkpersist.schema.{NestedFieldIds, ReservedColumns, ShardSchema}
 import sparkpersist.shard.ShardState
 
 /**
@@ -17,7 +17,8 @@ import sparkpersist.shard.ShardState
  *    *stamped* part, whose updates all have one time and diff +1 (an append stamped with its
  *    commit time): it stores only the data columns and names its time in the footer
  *    ([[TimeKey]]), so the two reserved columns cost nothing to write or read;
- *  - Parquet field ids: each data column's stable column id, and
+ *  - Parquet field ids: each data column's stable column id, each field inside its structs its
+ *    id where it has one ([[NestedFieldIds]]), and
  *    [[ReservedColumns.TimeFieldId]] / [[ReservedColumns.DiffFieldId]] for `time` / `diff`;
  *  - footer key/value metadata: [[FormatVersionKey]], [[SchemaKey]], [[OrderByKey]], [[ShardKey]],
  *    and [[TimeKey]] in stamped parts.
@@ -42,12 +43,16 @@ object PartFormat {
 
   private[write] val footerKeys = Seq(FormatVersionKey, SchemaKey, OrderByKey, ShardKey, TimeKey)
 
-  private def withId(field: StructField, id: Int): StructField =
-    field.copy(metadata = new MetadataBuilder().withMetadata(field.metadata).putLong(FieldIdKey, id).build())
+  private def withId(field: StructField, id: Int): StructField = NestedFieldIds.withId(field, FieldIdKey, id)
 
-  /** The data columns, each carrying its stable column id as field metadata. */
+  /**
+   * The data columns, each carrying its stable column id as field metadata, and each field inside
+   * their structs its id ([[NestedFieldIds]]) where it has one.
+   */
   def logicalSchema(schema: ShardSchema): StructType =
-    StructType(schema.columns.map(c => withId(c.toField, c.id)))
+    StructType(schema.columns.map { c =>
+      withId(c.toField.copy(dataType = NestedFieldIds.annotate(c.dataType, c.fieldIds, FieldIdKey)), c.id)
+    })
 
   /**
    * The Parquet schema of a part, all fields with ids: the data columns, then `time` and `diff`

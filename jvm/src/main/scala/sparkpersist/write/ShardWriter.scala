@@ -6,7 +6,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
-import sparkpersist.schema.JsonColumns
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
 
 /**
@@ -29,17 +29,22 @@ object ShardWriter {
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
   def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta =
     if (options.mergeSchema) {
-      val (merged, state) = SchemaMerge(df, shard, options)
-      write(merged, shard, options, state)
+      val merge = SchemaMerge(df, shard, options)
+      write(merge.df, shard, options, merge.state, merge.alteredFrom)
     } else write(df, shard, options, shard.state)
 
-  /** Writes against a state read earlier: the batch commits only if `state.upper` is still the upper. */
-  private[write] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState): BatchMeta = {
+  /**
+   * Writes against a state read earlier: the batch commits only if `state.upper` is still the
+   * upper. With `alteredFrom`, `state.schema` is not yet the shard's: the batch's commit changes the
+   * shard's schema from `alteredFrom` to it ([[BatchCommit]]).
+   */
+  private[sparkpersist] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState,
+      alteredFrom: Option[ShardSchema] = None): BatchMeta = {
     JsonColumns.checkWrite(shard.name, state.schema, options.jsonColumns)
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema, alteredFrom)
     val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
     val indexed = WriteInput.keepStatsIds(shard.name, state.schema, options.indexColumns, "index_columns")
     val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,

@@ -141,8 +141,9 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     private var pending = true
     override def current(): ShardState = inner.current()
     override def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = inner.compareAndAppend(expectedUpper, batch)
-    override def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState =
-      inner.compareAndAppend(expectedUpper, batch, writtenUnder)
+    override def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
+        alteredFrom: Option[ShardSchema]): ShardState =
+      inner.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
     override def alterSchema(change: ShardSchema => ShardSchema): ShardState = inner.alterSchema(change)
     override def downgradeSince(newSince: Long): ShardState = inner.downgradeSince(newSince)
     override def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement]) = {

@@ -74,8 +74,9 @@ object CrashingWriter {
     def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState =
       halting(log.compareAndAppend(expectedUpper, batch))
 
-    def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema): ShardState =
-      halting(log.compareAndAppend(expectedUpper, batch, writtenUnder))
+    def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
+        alteredFrom: Option[ShardSchema]): ShardState =
+      halting(log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom))
 
     /** Halts at `step` of the commit `append` makes (or makes it). */
     private def halting(append: => ShardState): ShardState = step match {

@@ -4,9 +4,9 @@ import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.types._
 
 import sparkpersist.PersistSparkSession
-import sparkpersist.schema.{ColumnPosition, SchemaEvolution}
+import sparkpersist.schema.{ColumnDef, ColumnPosition, SchemaEvolution, ShardSchema}
 import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, SchemaChanged}
-import sparkpersist.write.PartFooters
+import sparkpersist.write.{PartFooters, SchemaMerge, ShardWriter, WriteOptions}
 
 /**
  * `ALTER TABLE persist.<shard>` end to end: each schema change reads old parts by column id and
@@ -157,8 +157,16 @@ class AlterTableSuite extends PersistSparkSession {
         "add it without NOT NULL.")
       assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
         "in the shard's order key (id) and cannot be dropped.")
-      assert(refused("ALTER TABLE persist.t RENAME COLUMN s.a TO b").startsWith(
-        "Cannot alter table persist.t: 's.a' is a field inside a struct: struct fields are matched by name"))
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a COMMENT 'x'") === "Cannot alter table persist.t: " +
+        "'s.a' is a field inside a struct: fields inside structs can be added, dropped, renamed and widened, but " +
+        "keep their nullability and comment. Change the struct column instead.")
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a TYPE STRING") === "Cannot alter table persist.t: " +
+        "field 's.a' cannot change type from INT to STRING. A shard column's type may only widen without changing " +
+        "any value: tinyint/smallint/int to a wider integer type, float to double, and decimal(p, s) to " +
+        "decimal(p', s') with s' >= s and p' - s' >= p - s. For another type, create a new shard and copy the " +
+        "data with INSERT INTO ... SELECT CAST(...).")
+      assert(refused("ALTER TABLE persist.t DROP COLUMN s.a") === "Cannot alter table persist.t: 's.a' is the " +
+        "only field of its struct; a struct keeps at least one field (drop the struct instead).")
       assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("Column 'time' is reserved"))
       assert(shardSchema === before)
       assert(store.open("t").state.seqNo === 1)
@@ -244,6 +252,146 @@ class AlterTableSuite extends PersistSparkSession {
       assert(kept("SELECT id FROM persist.t WHERE s.a >= 15", 3) === 2)
       assert(reads("SELECT count(*) FROM persist.t WHERE s.b IS NULL", 3) === (Seq("[20]"), 2))
       assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
+    }
+  }
+
+  /** `query`'s rows (as strings, sorted) with the vectorized reader and with Spark's row-based one, which must agree. */
+  private def rowsBothReaders(query: String): Seq[String] = {
+    val vectorized = sql(query).collect().map(_.toString).sorted.toSeq
+    withSQLConf("spark.sql.parquet.enableVectorizedReader" -> "false") {
+      assert(sql(query).collect().map(_.toString).sorted.toSeq === vectorized, query)
+    }
+    vectorized
+  }
+
+  private def firstPartFieldIds: Seq[(Seq[String], Int)] = {
+    val shard = store.open("t")
+    PartFooters.allFieldIds(shard.partPath(shard.state.parts.next()).toString, spark.sessionState.newHadoopConf())
+  }
+
+  test("fields inside structs get ids at any depth, parts carry them, and RENAME COLUMN s.f keeps data and stats") {
+    withShard("CREATE TABLE persist.t (id BIGINT, s STRUCT<a: INT, inner: STRUCT<x: INT>>, l ARRAY<STRUCT<e: INT>>)") {
+      val row = "named_struct('a', CAST(id AS INT), 'inner', named_struct('x', CAST(id AS INT))), " +
+        "array(named_struct('e', CAST(id AS INT)))"
+      insert(s"id, $row", 0, 10)
+      insert(s"id, $row", 10, 20)
+      assert(shardSchema.columns.map(c => c.name -> c.fieldIds) === Seq("id" -> Map.empty,
+        "s" -> Map(Seq("a") -> 4, Seq("inner") -> 5, Seq("inner", "x") -> 6), "l" -> Map(Seq("e") -> 7)))
+      sql("ALTER TABLE persist.t RENAME COLUMN s.a TO amount")
+      sql("ALTER TABLE persist.t RENAME COLUMN s.inner.x TO y")
+      sql("ALTER TABLE persist.t RENAME COLUMN s.inner TO deep")
+      assert(spark.table("persist.t").schema("s").dataType.simpleString === "struct<amount:int,deep:struct<y:int>>")
+      assert(shardSchema.column("s").get.fieldIds === Map(Seq("amount") -> 4, Seq("deep") -> 5, Seq("deep", "y") -> 6))
+      insert(s"id, $row", 20, 25)
+      assert(rowsBothReaders("SELECT s.amount, s.deep.y, l[0].e FROM persist.t WHERE id IN (3, 22)") ===
+        Seq("[22,22,22]", "[3,3,3]"))
+      assert(rowsBothReaders("SELECT s FROM persist.t WHERE id = 4") === Seq("[[4,[4]]]"))
+      assert(reads("SELECT id FROM persist.t WHERE s.amount BETWEEN 12 AND 13", 3) === (Seq("[12]", "[13]"), 1))
+      assert(kept("SELECT id FROM persist.t WHERE s.deep.y < 5 OR s.deep.y >= 22", 3) === 2)
+      // A part written before the renames still names the fields as they were then, with their ids.
+      assert(firstPartFieldIds.filter(_._2 != -1).take(5) === Seq(Seq("id") -> 1, Seq("s") -> 2, Seq("s", "a") -> 4,
+        Seq("s", "inner") -> 5, Seq("s", "inner", "x") -> 6))
+      assert(firstPartFieldIds.collect { case (p, 7) => p } === Seq(Seq("l", "list", "element", "e")))
+      assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
+      // Compaction rewrites the old parts under the current names, with the same ids.
+      val all = "SELECT id, s.amount, s.deep.y, l[0].e FROM persist.t"
+      val before = rowsBothReaders(all)
+      sql("CALL persist.system.compact(shard => 't', window_ms => 86400000, fan_in => 3)").collect()
+      assert(store.open("t").state.parts.size === 1)
+      assert(rowsBothReaders(all) === before)
+      assert(firstPartFieldIds.filter(_._2 != -1).take(5) === Seq(Seq("id") -> 1, Seq("s") -> 2,
+        Seq("s", "amount") -> 4, Seq("s", "deep") -> 5, Seq("s", "deep", "y") -> 6))
+      assert(reads("SELECT id FROM persist.t WHERE s.amount BETWEEN 12 AND 13", 1) === (Seq("[12]", "[13]"), 1))
+    }
+  }
+
+  test("DROP COLUMN s.f hides its data; a field added again under its name gets a new id and never shows it") {
+    withShard("CREATE TABLE persist.t (id BIGINT, s STRUCT<a: INT, b: STRING>)") {
+      insert("id, named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING))", 0, 10)
+      insert("id, named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING))", 10, 20)
+      sql("ALTER TABLE persist.t DROP COLUMN s.b")
+      assert(spark.table("persist.t").schema("s").dataType.simpleString === "struct<a:int>")
+      assert(kept("SELECT id FROM persist.t WHERE s.a = 5", 2) === 1)
+      sql("ALTER TABLE persist.t ADD COLUMN s.b STRING")
+      assert(shardSchema.column("s").get.fieldIds === Map(Seq("a") -> 3, Seq("b") -> 5))
+      insert("id, named_struct('a', CAST(id AS INT), 'b', concat('n', id))", 20, 25)
+      assert(rowsBothReaders("SELECT count(*), count(s.b) FROM persist.t") === Seq("[25,5]"))
+      assert(rowsBothReaders("SELECT s FROM persist.t WHERE id IN (5, 21)") === Seq("[[21,n21]]", "[[5,null]]"))
+      // Old parts held s.b = '5' under the dropped id: neither their stats nor their row groups count.
+      assert(reads("SELECT id FROM persist.t WHERE s.b = '5'", 3) === (Nil, 0))
+      assert(reads("SELECT count(*) FROM persist.t WHERE s.b IS NULL", 3) === (Seq("[20]"), 2))
+      assert(reads("SELECT id FROM persist.t WHERE s.b >= 'n23'", 3) === (Seq("[23]", "[24]"), 1))
+      assert(store.open("t").log.statesFrom(0).toSeq.last === store.open("t").state)
+    }
+  }
+
+  test("ALTER COLUMN s.f TYPE widens a field, renamed or not, in both readers, mapping old stats exactly") {
+    withShard("CREATE TABLE persist.t (id BIGINT, s STRUCT<n: INT, f: FLOAT>)") {
+      insert("id, named_struct('n', CAST(id AS INT), 'f', CAST(id AS FLOAT) / 4)", 0, 10)
+      insert("id, named_struct('n', CAST(id AS INT), 'f', CAST(id AS FLOAT) / 4)", 10, 20)
+      sql("ALTER TABLE persist.t ALTER COLUMN s.n TYPE BIGINT")
+      sql("ALTER TABLE persist.t RENAME COLUMN s.n TO m")
+      sql("ALTER TABLE persist.t ALTER COLUMN s.f TYPE DOUBLE")
+      assert(spark.table("persist.t").schema("s").dataType.simpleString === "struct<m:bigint,f:double>")
+      insert("id, named_struct('m', id * 10000000000, 'f', CAST(id AS DOUBLE) / 4)", 20, 25)
+      assert(rowsBothReaders("SELECT s.m, s.f FROM persist.t WHERE id IN (5, 22)") ===
+        Seq("[220000000000,5.5]", "[5,1.25]"))
+      assert(kept("SELECT id FROM persist.t WHERE s.m = 12", 3) === 1)
+      assert(kept("SELECT id FROM persist.t WHERE s.m > 2147483647", 3) === 1)
+      assert(reads("SELECT id FROM persist.t WHERE s.f = 4.75D", 3) === (Seq("[19]"), 1))
+    }
+  }
+
+  test("a shard whose struct fields have no ids (created before them) reads them by name; rename is refused") {
+    try {
+      val columns = IndexedSeq(ColumnDef(1, "id", LongType, nullable = true),
+        ColumnDef(2, "s", StructType(Seq(StructField("a", IntegerType), StructField("b", StringType))), nullable = true))
+      store.create("t", ShardSchema(columns, Nil))
+      insert("id, named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING))", 0, 10)
+      assert(firstPartFieldIds.filter(_._1.head == "s") === Seq(Seq("s") -> 2, Seq("s", "a") -> -1, Seq("s", "b") -> -1))
+      val e = intercept[Exception](sql("ALTER TABLE persist.t RENAME COLUMN s.a TO c"))
+      assert(e.getMessage.stripPrefix("Unsupported table change: ") === "Cannot alter table persist.t: field 's.a' " +
+        "has no field id: the shard was created before sparkpersist gave ids to fields inside structs, so its parts " +
+        "match the field by name and would lose its data under a new name. Add a new field (ADD COLUMN s.c) and " +
+        "write it, or copy the data into a new shard.")
+      // Dropping needs no id: the field added again gets one, which no old part holds.
+      sql("ALTER TABLE persist.t DROP COLUMN s.b")
+      sql("ALTER TABLE persist.t ADD COLUMN s.b STRING")
+      assert(shardSchema.column("s").get.fieldIds === Map(Seq("b") -> 3))
+      insert("id, named_struct('a', CAST(id AS INT), 'b', 'new')", 10, 12)
+      assert(rowsBothReaders("SELECT s FROM persist.t WHERE id IN (4, 11)") === Seq("[[11,new]]", "[[4,null]]"))
+      assert(reads("SELECT count(*) FROM persist.t WHERE s.b IS NULL", 2) === (Seq("[10]"), 1))
+      assert(reads("SELECT id FROM persist.t WHERE s.a = 4", 2) === (Seq("[4]"), 1))
+    } finally sql("DROP TABLE IF EXISTS persist.t")
+  }
+
+  test("a write merging its schema adds its columns and its batch in one state version, or neither") {
+    withShard("CREATE TABLE persist.t (id BIGINT, v INT)") {
+      insert("id, CAST(id AS INT)", 0, 10)
+      val shard = store.open("t")
+      val before = shard.state
+      ShardWriter.write(sql("SELECT id, 'x' AS tag, named_struct('a', id) AS s FROM range(10, 12, 1, 1)"), shard,
+        WriteOptions(mergeSchema = true))
+      val after = store.open("t").state
+      assert(after.seqNo === before.seqNo + 1)
+      assert(after.schema.columns.map(c => (c.name, c.id, c.fieldIds)) ===
+        Seq(("id", 1, Map.empty), ("v", 2, Map.empty), ("tag", 3, Map.empty), ("s", 4, Map(Seq("a") -> 5))))
+      assert(sql("SELECT * FROM persist.t WHERE id IN (3, 11)").collect().map(_.toString).sorted.toSeq ===
+        Seq("[11,null,x,[11]]", "[3,3,null,null]"))
+      assert(reads("SELECT id FROM persist.t WHERE tag = 'x'", 2) === (Seq("[10]", "[11]"), 1))
+      assert(store.open("t").log.statesFrom(before.seqNo).toSeq.last === after)
+      // A write that fails (a time below the shard's upper) adds no column either.
+      val late = sql("SELECT id, 'y' AS extra, 0L AS at FROM range(0, 2)")
+      val e = intercept[IllegalArgumentException](ShardWriter.write(late, shard,
+        WriteOptions(timeCol = Some("at"), mergeSchema = true)))
+      assert(e.getMessage.startsWith("Cannot write to shard 't': every time must be >= the shard's upper"))
+      assert(store.open("t").state === after)
+      // Another schema change while the write ran fails it, adding nothing.
+      val merge = SchemaMerge(sql("SELECT id, 'z' AS extra FROM range(20, 21)"), shard, WriteOptions(mergeSchema = true))
+      sql("ALTER TABLE persist.t ADD COLUMN other INT")
+      assert(intercept[SchemaChanged](ShardWriter.write(merge.df, shard, WriteOptions(), merge.state,
+        merge.alteredFrom)).getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
+      assert(store.open("t").state.schema.column("extra").isEmpty)
     }
   }
 }

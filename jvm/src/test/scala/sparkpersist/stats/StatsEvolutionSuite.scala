@@ -44,4 +44,27 @@ class StatsEvolutionSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(w.lower.map(v => java.lang.Double.compare(v.asInstanceOf[Double], f.toDouble)) === Some(0))
     }
   }
+
+  test("fields inside structs follow their ids: renamed keep (widened) stats, dropped go, added again are all null") {
+    val old = StructType(Seq(StructField("a", IntegerType), StructField("b", StringType)))
+    val now = StructType(Seq(StructField("x", LongType), StructField("b", StringType)))
+    def column(id: Int, name: String, dt: DataType, ids: (String, Int)*) =
+      ColumnDef(id, name, dt, nullable = true, fieldIds = ids.map { case (n, i) => Seq(n) -> i }.toMap)
+    // s.a renamed to x and widened, s.b dropped and added again; the same inside the array l.
+    val before = ShardSchema(IndexedSeq(column(1, "s", old, "a" -> 2, "b" -> 3), column(4, "l", ArrayType(old), "a" -> 5, "b" -> 6)), Nil)
+    val after = ShardSchema(IndexedSeq(column(1, "s", now, "x" -> 2, "b" -> 7), column(4, "l", ArrayType(now), "x" -> 5, "b" -> 8)), Nil)
+    val fields = StructStats(Map("a" -> ColumnStats(0, Some(1), Some(9)), "b" -> ColumnStats(1, None, None)))
+    val elements = ArrayStats(1, 3, 20, Some(ColumnStats(0, None, None, nested = Some(fields))))
+    val stats = PartStats(10, 100, Map(1 -> ColumnStats(0, None, None, nested = Some(fields)),
+      4 -> ColumnStats(2, None, None, nested = Some(elements))))
+    assert(StatsEvolution.conform(stats, before, after) === PartStats(10, 100, Map(
+      1 -> ColumnStats(0, None, None, nested = Some(StructStats(Map("x" -> ColumnStats(0, Some(1L), Some(9L)),
+        "b" -> ColumnStats(10, None, None))))),
+      4 -> ColumnStats(2, None, None))))
+    // Fields without ids (a shard from before them) are matched by name.
+    val byName = ShardSchema(IndexedSeq(ColumnDef(1, "s", old, nullable = true)), Nil)
+    assert(StatsEvolution.conform(stats, byName, byName.copy(columns = IndexedSeq(
+      ColumnDef(1, "s", StructType(old.fields :+ StructField("c", IntegerType)), nullable = true)))).columns(1) ===
+      ColumnStats(0, None, None, nested = Some(StructStats(fields.fields + ("c" -> ColumnStats(10, None, None))))))
+  }
 }
