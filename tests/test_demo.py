@@ -7,8 +7,9 @@ import pytest
 import sparkpersist
 from sparkpersist.demo import DemoConfig, DemoOutput, run
 from sparkpersist.demo.events import ensure_shard
-from sparkpersist.demo.queries import demo_queries
+from sparkpersist.demo.queries import PUSHDOWN_MODE, demo_queries
 
+FAIL_ON_VIOLATION = "spark.sparkpersist.pushdown.soft.failOnViolation"
 CONFIG = DemoConfig(shard="demo_tiny", days=6, events_per_day=400, tasks_per_day=1, rows_per_part=100)
 
 
@@ -57,6 +58,22 @@ def test_json_and_png_are_written(demo) -> None:
     assert demo.png_path.stat().st_size > 10_000
 
 
+def test_every_query_passes_soft_pushdown_with_fail_on_violation(spark, demo, session_conf) -> None:
+    # The demo sets pushdown off and on itself, so make test's soft pass (soft mode and failOnViolation
+    # for the whole session) never runs its queries soft: this test does, in both passes. Soft mode
+    # reads the parts pushdown would skip and fails the query if one of them holds a passing row.
+    for r in demo.results:
+        with session_conf(PUSHDOWN_MODE, "off"):
+            off = spark.sql(r.sql).first()
+        with session_conf(FAIL_ON_VIOLATION, "true"), session_conf(PUSHDOWN_MODE, "soft"):
+            soft = spark.sql(r.sql).first()
+            [scan] = sparkpersist.last_scans(spark)
+        assert (soft.n, soft.checksum) == (off.n, off.checksum) and soft.n == r.rows_on, r.name
+        assert (scan["mode"], scan["soft_violations"]) == ("soft", 0), r.name
+        # Every part read, those pushdown on skips only to be checked.
+        assert (scan["parts_read"], scan["parts_pruned"]) == (24, 24 - r.parts_read), r.name
+
+
 def test_rerun_reuses_the_shard(spark, demo) -> None:
     keys = [r.key for r in sparkpersist.parts(spark, CONFIG.shard).collect()]
     ensure_shard(spark, CONFIG, progress=False)
@@ -69,3 +86,4 @@ def test_shard_of_another_layout_is_written_again(spark, demo, capsys) -> None:
     assert "holds data of another demo layout" in capsys.readouterr().out
     rows = [(r.row_count, r.batch_upper) for r in sparkpersist.parts(spark, CONFIG.shard).collect()]
     assert rows == [(300, smaller.ingest_ms(0) + 1), (300, smaller.ingest_ms(1) + 1)]
+

@@ -117,9 +117,8 @@ final class FsStateLog(
     val files = listing()
     Check.arg(files.rollups.exists(_.seqNo == seqNo),
       s"Shard '$shard': cannot truncate its state log before version $seqNo, which is not a rollup.")
-    val rollup = rollupPath(seqNo)
     val unreadable =
-      try decodeIfExists(rollup)(StateCodec.decodeRollup(rollup.toString, _, seqNo)).isEmpty
+      try readRollup(seqNo).isEmpty
       catch {
         case e: CorruptState =>
           log.warn(s"Shard '$shard': its state log is not truncated before version $seqNo: that rollup is damaged " +
@@ -190,8 +189,7 @@ final class FsStateLog(
    */
   private def loadBase(rollups: Seq[Long]): Option[ShardState] = rollups.maxOption match {
     case Some(seqNo) =>
-      val file = rollupPath(seqNo)
-      try decodeIfExists(file)(StateCodec.decodeRollup(file.toString, _, seqNo))
+      try readRollup(seqNo)
       catch {
         case damaged: CorruptState => Some(rebuilt(damaged, seqNo, rollups.filter(_ < seqNo)))
       }
@@ -274,6 +272,12 @@ final class FsStateLog(
     catch {
       case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
     }
+
+  /** The rollup at `seqNo`, if it exists. */
+  private def readRollup(seqNo: Long): Option[ShardState] = {
+    val file = rollupPath(seqNo)
+    decodeIfExists(file)(StateCodec.decodeRollup(file.toString, _, seqNo))
+  }
 
   /** The state file `file` decoded by `decode` from the body of its frame ([[StateFrame]]); None if it does not exist. */
   private def decodeIfExists[T](file: Path)(decode: Array[Byte] => T): Option[T] =

@@ -36,6 +36,15 @@ class StateFrameSuite extends AnyFunSuite {
     assert(refused("\n\n".getBytes(UTF_8)) === frame)
   }
 
+  test("readers from before the frame read framed files: their decoder stops at the end of the JSON") {
+    StateFiles.encodings(new Random(1)).foreach { f =>
+      val (framed, body) = (f.bytes, StateFrame.open(f.bytes))
+      assert(framed.head == '\n' && !body.contains('\n'.toByte), f.name)
+      if (f.isRollup) assert(StateCodec.decodeRollup(f.name, framed, f.seqNo) === StateCodec.decodeRollup(f.name, body, f.seqNo))
+      else assert(StateCodec.decodeDiff(f.name, framed, f.seqNo, f.schema) === StateCodec.decodeDiff(f.name, body, f.seqNo, f.schema))
+    }
+  }
+
   test("a shard whose state files were written before the frame opens, and is written on with frames") {
     ShardFixtures.withTempDir { dir =>
       val store = new ShardStore(dir.toURI.toString, new Configuration(), rollupEvery = 2)
