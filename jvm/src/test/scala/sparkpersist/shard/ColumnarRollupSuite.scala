@@ -74,7 +74,7 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     assert(!ColumnarRollup.is(StateCodec.encodeJsonRollup(state)))
     assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(state), 3) === state)
     withRollupAt2 { (store, rollup, written) =>
-      Files.write(rollup.toPath, StateCodec.encodeJsonRollup(written))
+      Files.write(rollup.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(written)))
       assert(store.open("s").state === written)
     }
   }
@@ -86,7 +86,7 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     log.compareAndAppend(0, eventBatch("a", 0, 1000, 100, new Random(1)))
     val written = log.compareAndAppend(1000, eventBatch("b", 1000, 2000, 100, new Random(2)))
     val rollup = new File(dir, "s/state/rollup-00000000000000000002.json")
-    assert(ColumnarRollup.is(Files.readAllBytes(rollup.toPath)))
+    assert(ColumnarRollup.is(StateFrame.open(Files.readAllBytes(rollup.toPath))))
     assert(store.open("s").state === written)
     // The local file system's checksum would fail the read before the codec sees the damage.
     new File(dir, "s/state/.rollup-00000000000000000002.json.crc").delete()
@@ -94,20 +94,31 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
   }
 
   test("a damaged columnar rollup fails the open with CorruptState naming the file") {
-    withRollupAt2 { (store, rollup, _) =>
-      val bytes = Files.readAllBytes(rollup.toPath)
+    withRollupAt2 { (store, rollup, written) =>
+      // While the versions before it are there, the damaged rollup is passed over (FsStateLog's
+      // fallback); once they are collected, the open fails naming it.
+      val original = Files.readAllBytes(rollup.toPath)
+      val body = StateFrame.open(original)
+      Files.write(rollup.toPath, StateFrame.seal(body.take(body.length / 2)))
+      assert(store.open("s").state === written)
+      Files.write(rollup.toPath, original) // GC truncates only to a readable rollup
+      assert(store.open("s").log.truncateBefore(2).nonEmpty)
       def refused(damaged: Array[Byte]): Unit = {
         Files.write(rollup.toPath, damaged)
         val e = intercept[CorruptState](store.open("s").state)
         assert(e.file === new Path(rollup.toURI).toString)
         assert(e.getMessage.contains(rollup.getName))
       }
-      refused(bytes.take(bytes.length / 2))
-      refused(bytes.take(bytes.length - 1))
+      // Resealed, so that the Parquet reader (not the frame's checksum) meets the damage.
+      refused(StateFrame.seal(body.take(body.length / 2)))
+      refused(StateFrame.seal(body.take(body.length - 1)))
       // A byte inside a page of stats: the page's checksum fails.
-      val flipped = bytes.clone()
-      flipped(bytes.length / 3) = (flipped(bytes.length / 3) ^ 0x01).toByte
-      refused(flipped)
+      val flipped = body.clone()
+      flipped(body.length / 3) = (flipped(body.length / 3) ^ 0x01).toByte
+      refused(StateFrame.seal(flipped))
+      // Unsealed damage: the frame's checksum fails first.
+      val sealed = StateFrame.seal(body)
+      refused(sealed.take(sealed.length - 3))
     }
   }
 

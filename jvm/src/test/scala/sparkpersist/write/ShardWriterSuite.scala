@@ -70,9 +70,13 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     val Seq(part) = batch.parts.toSeq
     val str = (s: String) => Some(org.apache.spark.unsafe.types.UTF8String.fromString(s))
     assert(part.stats.get.rowCount === 5L && part.stats.get.bytes === part.bytes)
+    // v gets an automatic membership filter of its 4 values (k's 1..5 fill their range: none).
+    val filter = part.stats.get.columns(2).members
+    assert(Seq("m" * 20000, "é", "ü" * 20000, "abc").forall(v =>
+      filter.get.mayContain(sparkpersist.stats.MembershipFilter.hash(org.apache.spark.unsafe.types.UTF8String.fromString(v)))))
     assert(part.stats.get.columns === Map(
       1 -> ColumnStats(0, Some(1L), Some(5L)),
-      2 -> ColumnStats(1, str("abc"), str("ü" * 63 + "ý")),
+      2 -> ColumnStats(1, str("abc"), str("ü" * 63 + "ý"), members = filter),
       3 -> ColumnStats(1, Some(-0.0), Some(Double.NaN))))
     val reopened = new ShardStore(new Path(shard.dir.getParent.toString).toString, spark.sparkContext.hadoopConfiguration)
       .open("events").state
