@@ -23,19 +23,30 @@ import org.apache.spark.unsafe.types.UTF8String
  * recorded as the interval between the neighbours of its nearest double (which brackets both its
  * exact value and the double `get_json_object` prints), so `integral` is true only when every
  * number at a place was written as an integer literal.
+ *
+ * While the JSON stats stand, each value also goes through Spark's own `parse_json` parser, and
+ * the values it accepts are counted ([[VariantParse]]), so that `parse_json(column)` can be read
+ * as a VARIANT with these stats and proven not to raise.
  */
 final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default) extends StatsCollector {
   private val text = new StringCollector(boundChars)
   private var root = JsonPlace.root(limits)
+  private var parsed = 0L
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     text.update(row, ordinal)
-    if (root != null && !JsonTextCollector.add(row.getUTF8String(ordinal), root)) root = null
+    if (root != null) {
+      val json = row.getUTF8String(ordinal)
+      if (!JsonTextCollector.add(json, root)) root = null
+      else if (VariantParse.parses(json)) parsed += 1
+    }
   }
 
   override protected def lower: Option[Any] = text.result().lower
   override protected def upper: Option[Any] = text.result().upper
   override protected def nested: Option[NestedStats] = Option(root).map(_.result(boundChars))
+  override protected def variantParse: Option[VariantParse] =
+    Option(root).map(_ => VariantParse(parsed, VariantParse.Parser))
 }
 
 object JsonTextCollector {
@@ -104,7 +115,8 @@ object JsonTextCollector {
     ok
   }
 
-  private def hasLoneSurrogate(s: String): Boolean = {
+  /** Whether `s` holds a surrogate that is not half of a pair (UTF-8 cannot encode it). */
+  private[sparkpersist] def hasLoneSurrogate(s: String): Boolean = {
     var i = 0
     while (i < s.length) {
       val c = s.charAt(i)
