@@ -2,7 +2,7 @@ package sparkpersist.interpret
 
 import java.math.{BigDecimal => JBigDecimal}
 
-import sparkpersist.stats.{JsonNumberStats, JsonObjectStats, JsonStats, JsonTextCollector}
+import sparkpersist.stats.{JsonNumberStats, JsonStats}
 
 /**
  * What `parse_json` makes of documents whose JSON text stats are known (and which it accepts,
@@ -18,16 +18,13 @@ import sparkpersist.stats.{JsonNumberStats, JsonObjectStats, JsonStats, JsonText
  * beyond 1e38 in magnitude is widened to the neighbouring double of its own double (unbounded
  * past the largest double). Text `integral` (every number an integer literal) implies the
  * VARIANT meaning (no fractional part), so it carries over.
- *
- * Object keys with a lone surrogate are stored by `parse_json` as UTF-8 with `?` in its place,
- * where they may meet another key of the object: a place with such a key lists no keys.
  */
 private[interpret] object ParsedJsonStats {
   private val ExactLimit = JBigDecimal.TEN.pow(38)
 
   def of(js: JsonStats): JsonStats = js.copy(
     numbers = numbers(js.numbers),
-    objects = objects(js.objects),
+    objects = js.objects.copy(keys = js.objects.keys.map { case (k, s) => k -> of(s) }),
     arrays = js.arrays.copy(elements = js.arrays.elements.map(of)))
 
   private def numbers(n: JsonNumberStats): JsonNumberStats =
@@ -46,8 +43,4 @@ private[interpret] object ParsedJsonStats {
         Some(if (up) bound.max(n) else bound.min(n))
       }
     }
-
-  private def objects(o: JsonObjectStats): JsonObjectStats =
-    if (o.keys.keysIterator.exists(JsonTextCollector.hasLoneSurrogate)) o.copy(keys = Map.empty)
-    else o.copy(keys = o.keys.map { case (k, s) => k -> of(s) })
 }

@@ -115,8 +115,7 @@ object JsonTextCollector {
     ok
   }
 
-  /** Whether `s` holds a surrogate that is not half of a pair (UTF-8 cannot encode it). */
-  private[sparkpersist] def hasLoneSurrogate(s: String): Boolean = {
+  private def hasLoneSurrogate(s: String): Boolean = {
     var i = 0
     while (i < s.length) {
       val c = s.charAt(i)

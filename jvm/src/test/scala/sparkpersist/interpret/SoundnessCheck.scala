@@ -76,16 +76,19 @@ object SoundnessCheck {
    */
   def checkRows(analyzed: Analyzed, condition: Expression, specs: Array[ResultSpec], mzSpec: ResultSpec,
       rows: Seq[InternalRow], context: String,
-      members: (Int, Seq[Any]) => Option[ResultSpec] = (_, _) => None): Outcome = {
+      members: (Int, Seq[Any]) => Option[ResultSpec] = (_, _) => None,
+      parseJson: (Int, Boolean) => Option[ResultSpec] = (_, _) => None): Outcome = {
     val attrs = analyzed.columns
     val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
-    // Point lookups read their membership specs from slots after the columns'.
+    // Point lookups and parse_json read their specs from slots after the columns'.
     val lookups = scala.collection.mutable.ArrayBuffer.empty[ResultSpec]
-    val memberSlotOf = (a: Attribute, values: Seq[Any]) =>
-      slotOf(a).flatMap(members(_, values)).map { s => lookups += s; specs.length + lookups.size - 1 }
+    def extra(s: ResultSpec): Int = { lookups += s; specs.length + lookups.size - 1 }
+    val memberSlotOf = (a: Attribute, values: Seq[Any]) => slotOf(a).flatMap(members(_, values)).map(extra)
+    val parseJsonSlotOf = (a: Attribute, raises: Boolean) => slotOf(a).flatMap(parseJson(_, raises)).map(extra)
     def specOf(e: Expression): ResultSpec = {
       lookups.clear()
-      val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf)
+      val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf,
+        parseJsonSlotOf = parseJsonSlotOf)
       node.eval(specs ++ lookups)
     }
     val violations = Seq.newBuilder[String]
