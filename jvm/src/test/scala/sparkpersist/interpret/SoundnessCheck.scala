@@ -121,6 +121,25 @@ object SoundnessCheck {
       byClass.toMap)
   }
 
+  /** The outcomes of a property's cases; a case whose predicate does not analyze is not counted. */
+  final class Tally {
+    var analyzed, checked, pruned = 0
+
+    /** Adds one case; its violations. */
+    def add(outcome: => Outcome): Seq[String] =
+      try {
+        val o = outcome
+        analyzed += 1
+        checked += o.checked
+        pruned += o.pruned
+        o.violations
+      } catch {
+        case NonFatal(_) => Nil
+      }
+
+    override def toString: String = s"$analyzed cases analyzed, $checked (subexpression, row) checks, $pruned parts pruned"
+  }
+
   /** What one case checked: subexpression × row pairs, parts, parts that would be skipped. */
   final case class Outcome(analyzed: Boolean, checked: Int, parts: Int, pruned: Int,
       violations: Seq[String], withinByClass: Map[String, (Int, Int)]) {
