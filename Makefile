@@ -87,6 +87,7 @@ LOOKUP     ?= 5000000 2 5
 SOUNDNESS  ?= 2500 42
 STATS      ?= 500 200
 CASTSTATS  ?= 1000000 8 3
+VARIANTPARSE ?= 200000 5
 COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
@@ -104,6 +105,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.PointLookupBench $(LOOKUP)" \
 	  "bench/runMain sparkpersist.bench.StatsSizeBench $(STATS)" \
 	  "bench/runMain sparkpersist.bench.CastStatsBench $(CASTSTATS)" \
+	  "bench/runMain sparkpersist.bench.VariantParseBench $(VARIANTPARSE)" \
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.IndexBench $(INDEX)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \

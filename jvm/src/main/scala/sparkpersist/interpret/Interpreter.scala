@@ -19,7 +19,8 @@ import sparkpersist.interpret.SpecNode.Comparison
  * `startswith`/`LIKE 'prefix%'` are interpreted directly, and so are struct fields, array
  * elements, map values, sizes and `array_contains` ([[CollectionNodes]]), and JSON reads:
  * `variant_get`/`try_variant_get` (and `v:path`), casts of VARIANT values, `get_json_object` and
- * numeric casts of it (see [[JsonCasts]]), casts of string columns to numbers, dates and
+ * numeric casts of it (see [[JsonCasts]]), `parse_json`/`try_parse_json` of JSON text columns
+ * ([[ParseJsonSpecs]]), casts of string columns to numbers, dates and
  * timestamps from their cast stats ([[TextCasts]]); functions in the [[Monotonicity]]
  * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
  * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
@@ -39,12 +40,15 @@ object Interpreter {
    * lookups ([[MemberNodes]]).
    * `monotoneUdfs` gives the direction of JVM user functions declared monotone (by lower-case
    * name, see `spark.sparkpersist.udf.monotone`): in every argument, raising only at the tails.
+   * `parseJsonSlotOf` gives the slot of the spec of `parse_json` of a column (`true`: raising on
+   * values that do not parse, `false`: `try_parse_json`), see [[ParseJsonSpecs]].
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
       memberSlotOf: (Attribute, MemberLookup) => Option[Int] = (_, _) => None,
-      monotoneUdfs: Map[String, Direction] = Map.empty): SpecNode =
-    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs).compile(e)
+      monotoneUdfs: Map[String, Direction] = Map.empty,
+      parseJsonSlotOf: (Attribute, Boolean) => Option[Int] = (_, _) => None): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs, parseJsonSlotOf).compile(e)
 
   /**
    * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
@@ -65,7 +69,8 @@ object Interpreter {
   private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
       memberSlotOf: (Attribute, MemberLookup) => Option[Int],
-      monotoneUdfs: Map[String, Direction]) {
+      monotoneUdfs: Map[String, Direction],
+      parseJsonSlotOf: (Attribute, Boolean) => Option[Int]) {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
@@ -82,6 +87,8 @@ object Interpreter {
           case Some(v) => new Const(constantSpec(v.orNull, e.dataType))
           case None => new Const(alwaysFails)
         }
+      case ParseJsonCall(a: Attribute, raises) =>
+        parseJsonSlotOf(a, raises).map(new Column(_)).getOrElse(anything)
       case r: RuntimeReplaceable => compile(r.replacement)
       case v: VariantGet => variantGet(v)
       case c: Cast if c.child.dataType == VariantType =>

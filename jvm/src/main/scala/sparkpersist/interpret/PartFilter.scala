@@ -59,7 +59,7 @@ object PartFilter {
       schema: ShardSchema,
       mzNow: ResultSpec,
       monotoneUdfs: Map[String, Direction] = Map.empty): PartFilter = {
-    // One slot per column read, per cast of a string column read, per point lookup.
+    // One slot per column read, per cast of a string column read, per point lookup, per parse_json.
     val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
     def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
       for {
@@ -72,10 +72,14 @@ object PartFilter {
       }
     val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
-      (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs)
+      (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs,
+      (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)))
     new PartFilter(root, slots.values.toArray)
   }
 }
+
+/** The slot key of `parse_json` (`raises`) or `try_parse_json` of a column. */
+private final case class ParseJsonSlot(raises: Boolean)
 
 /** Specs of `mz_now()`, whose values are timestamps (microseconds since the epoch). */
 object MzNowSpec {

@@ -19,7 +19,9 @@ import sparkpersist.schema.ShardSchema
  * {{{
  *   part   := version: int, checksum: fixed(4), rows: long, bytes: long, trimmed: array<int>,
  *             columns: array<{id: int, type: fixed(8), stats: bytes<column>}>
- *   column := nulls: long, fields {1: lower, 2: upper, 3: nested, 4: casts, 5: members}
+ *   column := nulls: long, fields {1: lower, 2: upper, 3: nested, 4: casts, 5: members,
+ *                                  6: variantParse}
+ *   variantParse := parsed: long, parser: string
  * }}}
  * `checksum` is the CRC-32C of everything after it, `type` the CRC-64-AVRO fingerprint of the
  * column's `catalogString` when the stats were written. Bounds are exact, typed by the column:
@@ -175,7 +177,8 @@ object BinaryStatsCodec {
         2 -> c.upper.flatMap(bound(what, dt, _)),
         3 -> c.nested.map(BinaryNestedCodec.write(dt, _, what)),
         4 -> c.casts.map(BinaryCastCodec.write),
-        5 -> c.members.map(m => StatsBinary.encode(_.writeBytes(MembershipCodec.encode(m)))))
+        5 -> c.members.map(m => StatsBinary.encode(_.writeBytes(MembershipCodec.encode(m)))),
+        6 -> c.variantParse.map(v => StatsBinary.encode { o => o.writeLong(v.parsed); o.writeString(v.parser) }))
     }
 
   /**
@@ -188,6 +191,7 @@ object BinaryStatsCodec {
     var nested: Option[NestedStats] = None
     var casts: Option[CastStats] = None
     var members: Option[MembershipFilter] = None
+    var variantParse: Option[VariantParse] = None
     StatsBinary.readFields(in) { (kind, p) =>
       kind match {
         case 1 => lower = dt.flatMap(t => StatsBinary.attempt(whole(p)(readBound(t, _))))
@@ -197,10 +201,12 @@ object BinaryStatsCodec {
           .flatMap(_ => StatsBinary.attempt(whole(p)(BinaryCastCodec.read)))
         case 5 => members = dt.filter(MembershipFilter.supports)
           .flatMap(_ => StatsBinary.attempt(whole(p)(membersOf)).flatten)
+        case 6 => variantParse = dt.collect { case _: StringType => () }.flatMap(_ => StatsBinary.attempt(
+          whole(p)(v => VariantParse(StatsBinary.readCount(v, "parsed"), v.readString()))))
         case _ =>
       }
     }
-    ColumnStats(nulls, lower, upper, nested, casts, members)
+    ColumnStats(nulls, lower, upper, nested, casts, members, variantParse)
   }
 
   /** The membership filter in a payload of [[MembershipCodec]] bytes; None if they do not decode. */

@@ -25,20 +25,31 @@ import org.apache.spark.unsafe.types.UTF8String
  * recorded as the interval between the neighbours of its nearest double (which brackets both its
  * exact value and the double `get_json_object` prints), so `integral` is true only when every
  * number at a place was written as an integer literal.
+ *
+ * While the JSON stats stand, each value also goes through Spark's own `parse_json` parser, and
+ * the values it accepts are counted ([[VariantParse]]), so that `parse_json(column)` can be read
+ * as a VARIANT with these stats and proven not to raise.
  */
 final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default,
     castZone: Option[String] = None) extends StatsCollector {
   private val text = new StringCollector(boundChars)
   private var root = JsonPlace.root(limits, castZone)
+  private var parsed = 0L
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     text.update(row, ordinal)
-    if (root != null && !JsonTextCollector.add(row.getUTF8String(ordinal), root)) root = null
+    if (root != null) {
+      val json = row.getUTF8String(ordinal)
+      if (!JsonTextCollector.add(json, root)) root = null
+      else if (VariantParse.parses(json)) parsed += 1
+    }
   }
 
   override protected def lower: Option[Any] = text.result().lower
   override protected def upper: Option[Any] = text.result().upper
   override protected def nested: Option[NestedStats] = Option(root).map(_.result(boundChars))
+  override protected def variantParse: Option[VariantParse] =
+    Option(root).map(_ => VariantParse(parsed, VariantParse.Parser))
 }
 
 object JsonTextCollector {

@@ -20,6 +20,9 @@ package sparkpersist.stats
  *
  * `members` (indexed columns only) answers point lookups ([[MembershipFilter]]); absent means
  * "anything".
+ *
+ * `variantParse` (JSON text columns only) counts the values Spark's `parse_json` accepts
+ * ([[VariantParse]]); absent means "`parse_json` may raise".
  */
 final case class ColumnStats(
     nullCount: Long,
@@ -27,12 +30,13 @@ final case class ColumnStats(
     upper: Option[Any],
     nested: Option[NestedStats] = None,
     casts: Option[CastStats] = None,
-    members: Option[MembershipFilter] = None) {
+    members: Option[MembershipFilter] = None,
+    variantParse: Option[VariantParse] = None) {
   override def equals(o: Any): Boolean = o match {
     case c: ColumnStats =>
       nullCount == c.nullCount && StatValues.same(lower, c.lower) &&
         StatValues.same(upper, c.upper) && nested == c.nested && casts == c.casts &&
-        members == c.members
+        members == c.members && variantParse == c.variantParse
     case _ => false
   }
   override def hashCode(): Int = nullCount.hashCode()

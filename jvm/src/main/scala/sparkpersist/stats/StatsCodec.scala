@@ -29,7 +29,8 @@ import sparkpersist.schema.ShardSchema
  *
  * Nested stats (struct fields, array elements, map entries, JSON documents) follow under
  * `nested`, encoded by [[NestedStatsCodec]] and typed by the column's recorded type; a string
- * column's [[CastStats]] under `casts` ([[CastStatsCodec]]), absent in stats written before them.
+ * column's [[CastStats]] under `casts` ([[CastStatsCodec]]), absent in stats written before them;
+ * a JSON text column's [[VariantParse]] under `variantParse` (`{"parsed": 96, "parser": "..."}`).
  *
  * Each column records its type (`catalogString`). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
@@ -96,7 +97,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
     val id = key.toInt
     var nulls: Option[Long] = None
     var tag: Option[String] = None
-    var lower, upper, nested, casts, members: Option[JsonNode] = None
+    var lower, upper, nested, casts, members, variantParse: Option[JsonNode] = None
     r.readObject("column stats") {
       case "nulls" => nulls = Some(r.long("nulls"))
       case "type" => tag = Some(r.string("type"))
@@ -105,6 +106,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       case "nested" => nested = Some(r.tree())
       case "casts" => casts = Some(r.tree())
       case "members" => members = Some(r.tree())
+      case "variantParse" => variantParse = Some(r.tree())
       case _ => r.skip()
     }
     val recordedType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
@@ -115,7 +117,11 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- CastStatsCodec.read(node)) yield c,
       for (dt <- recordedType if MembershipFilter.supports(dt); node <- members if node.isTextual;
            bytes <- scala.util.Try(Base64.getDecoder.decode(node.textValue())).toOption;
-           m <- MembershipCodec.decode(bytes)) yield m)
+           m <- MembershipCodec.decode(bytes)) yield m,
+      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- variantParse;
+           parsed <- Option(node.get("parsed")) if parsed.isIntegralNumber && parsed.canConvertToLong;
+           parser <- Option(node.get("parser")) if parser.isTextual)
+        yield VariantParse(parsed.longValue(), parser.textValue()))
   }
 }
 
@@ -142,6 +148,11 @@ object StatsCodec {
     c.nested.foreach(n => node.set[JsonNode]("nested", NestedStatsCodec.write(dt, n, what)))
     c.casts.foreach(p => node.set[JsonNode]("casts", CastStatsCodec.write(p)))
     c.members.foreach(m => node.put("members", Base64.getEncoder.encodeToString(MembershipCodec.encode(m))))
+    c.variantParse.foreach { v =>
+      val p = node.putObject("variantParse")
+      p.put("parsed", v.parsed)
+      p.put("parser", v.parser)
+    }
   }
 
   /** The JSON form of one bound, or None for a type without encoded bounds. */

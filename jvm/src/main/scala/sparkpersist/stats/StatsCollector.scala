@@ -33,7 +33,7 @@ abstract class StatsCollector {
   /** The stats of every value seen so far. Bounds are absent when no non-null value was seen. */
   final def result(): ColumnStats =
     if (values == 0) ColumnStats(nulls, None, None, nested)
-    else ColumnStats(nulls, lower, upper, nested, casts)
+    else ColumnStats(nulls, lower, upper, nested, casts, variantParse = variantParse)
 
   /** Called for every null value: collectors of nested values count it inside too. */
   protected def nestedNull(): Unit = ()
@@ -46,6 +46,9 @@ abstract class StatsCollector {
 
   /** What the values become under casts (string columns); none by default. */
   protected def casts: Option[CastStats] = None
+
+  /** Whether Spark's `parse_json` accepts the values (JSON text columns); none by default. */
+  protected def variantParse: Option[VariantParse] = None
 
   protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit
 

@@ -4,7 +4,8 @@ package sparkpersist.stats
  * The counts of decoded stats checked against what they count, so that damaged stats can only
  * widen what readers assume: a null count outside `[0, values]` would let a reader take a column
  * for all-null or null-free, and an element or entry count that the array or map sizes rule out
- * would let it take arrays for empty. Such a piece is dropped (a column loses its stats, a struct
+ * would let it take arrays for empty, and a [[VariantParse]] count above the non-null values would
+ * claim that `parse_json` accepts them all. Such a piece is dropped (a column loses its stats, a struct
  * field its own, an array or map its nested stats), which readers take as "anything".
  */
 private[stats] object StatsConsistency {
@@ -17,7 +18,8 @@ private[stats] object StatsConsistency {
   /** The stats of `count` values, if their null count fits, with their nested pieces checked. */
   def column(c: ColumnStats, count: Long): Option[ColumnStats] =
     if (c.nullCount < 0 || c.nullCount > count) None
-    else Some(c.copy(nested = c.nested.flatMap(nested(_, count, count - c.nullCount))))
+    else Some(c.copy(nested = c.nested.flatMap(nested(_, count, count - c.nullCount)),
+      variantParse = c.variantParse.filter(v => v.parsed >= 0 && v.parsed <= count - c.nullCount)))
 
   /** `n` over `count` rows, `nonNull` of them not null; None if its counts contradict them. */
   private def nested(n: NestedStats, count: Long, nonNull: Long): Option[NestedStats] = n match {

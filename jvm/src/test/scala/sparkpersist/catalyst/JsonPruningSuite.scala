@@ -123,6 +123,39 @@ class JsonPruningSuite extends PersistSparkSession {
       "try_variant_get(payload, '$.ts', 'bigint') <= 3006", kept = 1, expected = Seq(24L, 25L, 26L))
   }
 
+  test("variant_get(parse_json(js), ...) prunes as the VARIANT column does: the text stats, read as parse_json reads them") {
+    assertReads("SELECT n FROM persist.docs WHERE variant_get(parse_json(js), '$.ts', 'bigint') > 5007", kept = 2,
+      expected = Seq(48L, 49L))
+    assertReads("SELECT n FROM persist.docs WHERE parse_json(js):ts::bigint < 1003", kept = 2, expected = Seq(0L, 1L, 2L))
+    assertReads("SELECT n FROM persist.docs WHERE try_variant_get(try_parse_json(js), '$.ts', 'bigint') >= 3004 AND " +
+      "try_variant_get(try_parse_json(js), '$.ts', 'bigint') <= 3006", kept = 1, expected = Seq(24L, 25L, 26L))
+  }
+
+  test("a part with a value parse_json refuses (a duplicate key deeper than the JSON stats go) is kept") {
+    val deep = "{\"ts\": 105, \"d\": " + "{\"a\": " * 40 + "{\"k\": 1, \"k\": 2}" + "}" * 40 + "}"
+    Seq((0L to 9L).map(n => n -> s"""{"ts": $n}"""), (100L to 108L).map(n => n -> s"""{"ts": $n}""") :+ (109L -> deep))
+      .foreach { rows =>
+        PythonApi.write(spark.createDataFrame(rows).toDF("n", "js").coalesce(1), "dups", null, null, null, null,
+          java.util.List.of("js"), null)
+      }
+    val shard = store.open("dups")
+    val js = shard.state.schema.column("js").get.id
+    assert(shard.state.parts.toSeq.flatMap(_.stats.get.columns(js).variantParse.map(_.parsed)).sorted === Seq(9L, 10L))
+    for (mode <- Seq("on", "off")) {
+      withSQLConf(PersistConf.PushdownMode.key -> mode) {
+        val e = intercept[Exception](sql(
+          "SELECT n FROM persist.dups WHERE variant_get(parse_json(js), '$.ts', 'bigint') > 50").collect())
+        assert(e.getMessage.contains("MALFORMED_RECORD_IN_PARSING"), mode) // parse_json reports the duplicate key so
+        assert(ScanReports.last(spark).map(_.metrics.partsKept) === Seq(if (mode == "on") 1 else 2), mode)
+      }
+    }
+    val (rows, reports) = inEveryMode(
+      "SELECT n FROM persist.dups WHERE try_variant_get(try_parse_json(js), '$.ts', 'bigint') > 50")
+    assert(rows === (100L to 108L).map(n => s"[$n]"))
+    assert(reports("on").map(_.metrics.partsKept) === Seq(1))
+    assert(reports("off").map(_.metrics.partsKept) === Seq(2))
+  }
+
   test("a JSON conjunct no longer blocks pruning on another column") {
     assertReads("SELECT n FROM persist.docs WHERE n < 3 AND get_json_object(js, '$.kind') IS NOT NULL", kept = 1,
       expected = Seq(0L, 1L, 2L))

@@ -76,16 +76,19 @@ object SoundnessCheck {
    */
   def checkRows(analyzed: Analyzed, condition: Expression, specs: Array[ResultSpec], mzSpec: ResultSpec,
       rows: Seq[InternalRow], context: String,
-      members: (Int, MemberLookup) => Option[ResultSpec] = (_, _) => None): Outcome = {
+      members: (Int, MemberLookup) => Option[ResultSpec] = (_, _) => None,
+      parseJson: (Int, Boolean) => Option[ResultSpec] = (_, _) => None): Outcome = {
     val attrs = analyzed.columns
     val slotOf = (a: Attribute) => Some(attrs.indexWhere(_.exprId == a.exprId)).filter(_ >= 0)
-    // Point lookups read their membership specs from slots after the columns'.
+    // Point lookups and parse_json read their specs from slots after the columns'.
     val lookups = scala.collection.mutable.ArrayBuffer.empty[ResultSpec]
-    val memberSlotOf = (a: Attribute, lookup: MemberLookup) =>
-      slotOf(a).flatMap(members(_, lookup)).map { s => lookups += s; specs.length + lookups.size - 1 }
+    def extra(s: ResultSpec): Int = { lookups += s; specs.length + lookups.size - 1 }
+    val memberSlotOf = (a: Attribute, lookup: MemberLookup) => slotOf(a).flatMap(members(_, lookup)).map(extra)
+    val parseJsonSlotOf = (a: Attribute, raises: Boolean) => slotOf(a).flatMap(parseJson(_, raises)).map(extra)
     def specOf(e: Expression): ResultSpec = {
       lookups.clear()
-      val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf)
+      val node = Interpreter.compile(analyzed.withMzNow(e), slotOf, mzSpec, memberSlotOf = memberSlotOf,
+        parseJsonSlotOf = parseJsonSlotOf)
       node.eval(specs ++ lookups)
     }
     val violations = Seq.newBuilder[String]
@@ -116,6 +119,25 @@ object SoundnessCheck {
     val root = specOf(condition)
     Outcome(analyzed = true, checked, 1, pruned = if (root.mayBeTrue || root.mayFail) 0 else 1, violations.result(),
       byClass.toMap)
+  }
+
+  /** The outcomes of a property's cases; a case whose predicate does not analyze is not counted. */
+  final class Tally {
+    var analyzed, checked, pruned = 0
+
+    /** Adds one case; its violations. */
+    def add(outcome: => Outcome): Seq[String] =
+      try {
+        val o = outcome
+        analyzed += 1
+        checked += o.checked
+        pruned += o.pruned
+        o.violations
+      } catch {
+        case NonFatal(_) => Nil
+      }
+
+    override def toString: String = s"$analyzed cases analyzed, $checked (subexpression, row) checks, $pruned parts pruned"
   }
 
   /** What one case checked: subexpression × row pairs, parts, parts that would be skipped. */

@@ -133,6 +133,25 @@ class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(top.objects.count === 1 && top.count === 1)
   }
 
+  test("variantParse (field 6) round-trips in both codecs; stats without it, or on another type, read as absent") {
+    val types = Map(1 -> StringType, 2 -> LongType)
+    val fact = Some(VariantParse(7, VariantParse.Parser))
+    val stats = PartStats(9, 1, Map(1 -> ColumnStats(2, Some(utf8("a")), Some(utf8("b")), variantParse = fact)))
+    val binary = new BinaryStatsCodec(types)
+    assert(binary.decode(binary.encode(stats)) === stats)
+    val text = new StatsCodec(types)
+    assert(text.decode(text.encode(stats)) === stats)
+    assert(text.encode(stats).contains(s""""variantParse":{"parsed":7,"parser":"${VariantParse.Parser}"}"""))
+    val without = stats.copy(columns = stats.columns.map { case (id, c) => id -> c.copy(variantParse = None) })
+    assert(binary.decode(binary.encode(without)).columns(1).variantParse === None)
+    // A count above the non-null values cannot be true: dropped. On a LONG column: ignored.
+    val tooMany = PartStats(9, 1, Map(1 -> ColumnStats(3, None, None, variantParse = fact)))
+    assert(binary.decode(binary.encode(tooMany)).columns(1).variantParse === None)
+    assert(text.decode(text.encode(tooMany)).columns(1).variantParse === None)
+    val onLong = binary.encode(PartStats(9, 1, Map(2 -> ColumnStats(2, None, None, variantParse = fact))))
+    assert(binary.decode(onLong).columns(2) === ColumnStats(2, None, None))
+  }
+
   test("the default budget's measure is the binary size, a fraction of the JSON one") {
     forAll(parts, minSuccessful(30)) { stats =>
       assert(new StatsBudget(StatsGen.schema, Set.empty, 0).encodedSize(stats) === codec.encode(stats).length)

@@ -140,6 +140,24 @@ class JsonCollectorSuite extends AnyFunSuite {
     assert(ofText(null, null) === ColumnStats(2, None, None, Some(JsonStats.empty)))
   }
 
+  test("JSON text: the values Spark's parse_json accepts are counted, under this Spark's parser") {
+    val fine = ofText("{\"a\": 1}", "[1e400, -0, 123456789012345678901234567890123456789012]", null)
+    assert(fine.variantParse === Some(VariantParse(2, VariantParse.Parser)))
+    assert(fine.variantParse.get.covers(2) && !fine.variantParse.get.covers(3))
+    assert(!VariantParse(2, "spark 3.5.0 jackson 2.15.2").covers(2))
+    // Duplicate keys below the tracked depth: the JSON stats stand, but parse_json refuses the value.
+    val deep = "{\"a\": " * 40 + "{\"k\": 1, \"k\": 2}" + "}" * 40
+    val dup = ofText("{\"a\": 1}", deep)
+    assert(dup.nested.isDefined)
+    assert(dup.variantParse === Some(VariantParse(1, VariantParse.Parser)))
+    // Without JSON stats there is no count (parse_json of the column may raise).
+    assert(ofText("{\"a\": 1}", "{\"a\": 1} junk").variantParse === None)
+    assert(VariantParse.parses(str("{\"a\": 1} junk"))) // parse_json ignores trailing text
+    assert(!VariantParse.parses(UTF8String.fromBytes(Array[Byte]('"', 0xff.toByte, '"'))))
+    // A key with a lone surrogate becomes '?' in the VARIANT, where it may meet another key: not counted.
+    assert(ofText("{\"\\ud800\": 1, \"?\": 2}").variantParse === Some(VariantParse(0, VariantParse.Parser)))
+  }
+
   test("the collector chosen per column: VARIANT always, strings only when declared JSON") {
     import org.apache.spark.sql.types.{StringType, VariantType}
     assert(StatsCollector.forType(VariantType, 8).isInstanceOf[VariantCollector])
