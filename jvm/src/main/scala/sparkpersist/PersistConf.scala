@@ -134,7 +134,8 @@ object PersistConf {
       "they cost several times the write's CPU on columns whose values parse.")
 
   val AutoIndexValues = long(Prefix + "stats.autoIndexValues", 256L,
-    "Integral and string columns that are not time-like, not JSON and not named in index_columns get, " +
+    "Integral and string columns (and arrays of them: their elements) that are not time-like, not JSON and " +
+      "not named in index_columns get, " +
       "in each part with at most this many distinct values, a membership filter for =, IN and <=> " +
       "(exact up to 64 values, else a Bloom filter of about 1% false positives), unless the part's " +
       "bounds already say as much; the stats budget drops these filters first. 0: none.",

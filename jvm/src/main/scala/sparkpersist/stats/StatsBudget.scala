@@ -9,11 +9,12 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
 /**
  * Fits each part's statistics into a byte budget: their [[BinaryStatsCodec]] encoding is at most
  * `budgetBytes` long, whatever the data (a 20k-character string, a JSON column with thousands of
- * keys or a thousand levels). First, the [[MembershipFilter]]s of columns that are not protected
- * are dropped, the largest first (those of protected columns, named indexes among them, are
- * dropped only once the other columns' stats are all trimmed, before their own bounds). Those
- * filters are extras, chosen by [[AutoIndex]] to use what the budget leaves over: dropping them
- * does not count as trimming (the column is not added to [[PartStats.trimmed]]). Then the
+ * keys or a thousand levels). First, the [[MembershipFilter]]s of the columns the user did not
+ * name as indexes (`indexed`) are dropped, the largest first, whether the column is protected or
+ * not: those filters are extras, chosen by [[AutoIndex]] to use what the budget leaves over, and
+ * dropping them does not count as trimming (the column is not added to [[PartStats.trimmed]]).
+ * The filters of named indexes are dropped only once the other columns' stats are all trimmed,
+ * before their own bounds. Then the
  * [[CastStats]] of string columns and of JSON places' strings are dropped, the largest
  * column first, until the stats fit (non-protected columns before protected ones): they only serve
  * casts of text, which plain comparisons do not need. Then, as Materialize's persist, with its
@@ -41,8 +42,10 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
  * weakest trimming that fits is searched from the strongest down, whose encodings are small.
  *
  * @param budgetBytes the budget; 0 disables it (stats are never trimmed)
+ * @param indexed     the columns of named indexes (`index_columns`), which should be among `keep`
  */
-final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Long) extends Serializable {
+final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Long, indexed: Set[Int] = Set.empty)
+    extends Serializable {
   require(budgetBytes >= 0, s"A stats budget is at least 0 bytes (0: no budget), got $budgetBytes")
 
   @transient private lazy val codec = BinaryStatsCodec(schema)
@@ -57,7 +60,7 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     else {
       val fitting = new Fitting(stats)
       val (others, kept) = stats.columns.keys.toSeq.sorted.partition(id => !protectedIds(id))
-      if (!fitting.fits) fitting.dropMembers(others, trims = false)
+      if (!fitting.fits) fitting.dropMembers((others ++ kept).filterNot(indexed), trims = false)
       Seq(others, kept).foreach(tier => if (!fitting.fits) fitting.dropCasts(tier))
       Seq(others, kept).foreach { tier =>
         if (!fitting.fits && (tier eq kept)) fitting.dropMembers(tier, trims = true)

@@ -77,7 +77,7 @@ object RunSpec {
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,
       new StatsBudget(schema, if (protectIndexed) keepStats ++ indexed else keepStats,
-        PersistConf.StatsBudgetBytes.get(settings)),
+        PersistConf.StatsBudgetBytes.get(settings), if (protectIndexed) indexed else Set.empty),
       if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None,
       indexed,
       PersistConf.AutoIndexValues.get(settings).toInt)

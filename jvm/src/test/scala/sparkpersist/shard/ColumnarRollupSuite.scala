@@ -117,8 +117,8 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       flipped(body.length / 3) = (flipped(body.length / 3) ^ 0x01).toByte
       refused(StateFrame.seal(flipped))
       // Unsealed damage: the frame's checksum fails first.
-      val sealed = StateFrame.seal(body)
-      refused(sealed.take(sealed.length - 3))
+      val framed = StateFrame.seal(body)
+      refused(framed.take(framed.length - 3))
     }
   }
 

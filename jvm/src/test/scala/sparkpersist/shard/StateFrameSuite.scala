@@ -37,7 +37,8 @@ class StateFrameSuite extends AnyFunSuite {
   }
 
   test("readers from before the frame read framed files: their decoder stops at the end of the JSON") {
-    StateFiles.encodings(new Random(1)).foreach { f =>
+    // Columnar rollups came with the frame: no reader before it meets one.
+    StateFiles.encodings(new Random(1)).filterNot(f => f.isRollup && ColumnarRollup.is(StateFrame.open(f.bytes))).foreach { f =>
       val (framed, body) = (f.bytes, StateFrame.open(f.bytes))
       assert(framed.head == '\n' && !body.contains('\n'.toByte), f.name)
       if (f.isRollup) assert(StateCodec.decodeRollup(f.name, framed, f.seqNo) === StateCodec.decodeRollup(f.name, body, f.seqNo))
@@ -49,14 +50,16 @@ class StateFrameSuite extends AnyFunSuite {
     ShardFixtures.withTempDir { dir =>
       val store = new ShardStore(dir.toURI.toString, new Configuration(), rollupEvery = 2)
       val log = store.create("s", ShardFixtures.eventSchema).log
-      (0 until 3).foreach(i => log.compareAndAppend(i * 10L,
+      val states = (0 until 3).map(i => log.compareAndAppend(i * 10L,
         ShardFixtures.eventBatch(s"b$i", i * 10L, i * 10L + 10, 2, new Random(i))))
       val written = log.current()
       val stateDir = new File(dir, "s/state")
       val files = stateDir.listFiles().filter(_.getName.endsWith(".json"))
       assert(files.map(_.getName).sorted.toSeq === (0L to 3L).map(FsStateLog.versionName) :+ "rollup-00000000000000000002.json")
+      // As the release before the frame wrote them: unframed, and the rollup in JSON.
       files.foreach { f =>
-        Files.write(f.toPath, StateFrame.open(Files.readAllBytes(f.toPath)))
+        Files.write(f.toPath, if (f.getName.startsWith("rollup")) StateCodec.encodeJsonRollup(states(1))
+          else StateFrame.open(Files.readAllBytes(f.toPath)))
       }
       assert(files.forall(f => Files.readAllBytes(f.toPath).head == '{'))
       val reopened = new ShardStore(dir.toURI.toString, new Configuration(), rollupEvery = 2).open("s").log

@@ -85,14 +85,17 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(stats.columns(ids(1)).members.isEmpty)
     val codec = StatsCodec(schema)
     assert(codec.decode(codec.encode(stats)) === stats)
-    // The budget drops filters first, an unprotected column's without counting it as trimmed;
-    // a named (kept) column's filter goes last, and is a trim.
-    val tight = new StatsBudget(schema, Set.empty, codec.binary.encode(stats).length - 1L)(stats)
-    assert(tight.columns(ids(0)).members.isEmpty && tight.columns(ids(0)).lower.isDefined)
-    assert(tight.trimmed === Set.empty)
-    val kept = new StatsBudget(schema, Set(ids(0)), codec.binary.encode(stats).length - 1L)(stats)
-    assert(kept.columns(ids(0)).members.isDefined, "the other column's bounds go first")
-    assert(kept.trimmed === Set(ids(1)))
+    // The budget drops filters first, of a column not named as an index (even a kept one) without
+    // counting it as trimmed; a named index's filter goes last, and is a trim.
+    val tight = codec.binary.encode(stats).length - 1L
+    for (keep <- Seq(Set.empty[Int], Set(ids(0)))) {
+      val fitted = new StatsBudget(schema, keep, tight)(stats)
+      assert(fitted.columns(ids(0)).members.isEmpty && fitted.columns(ids(0)).lower.isDefined)
+      assert(fitted.trimmed === Set.empty)
+    }
+    val named = new StatsBudget(schema, Set(ids(0)), tight, indexed = Set(ids(0)))(stats)
+    assert(named.columns(ids(0)).members.isDefined, "the other column's bounds go first")
+    assert(named.trimmed === Set(ids(1)))
   }
 
   test("the collector keeps distinct hashes and gives up past its limit") {
