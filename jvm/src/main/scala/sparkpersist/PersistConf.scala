@@ -89,7 +89,8 @@ object PersistConf {
   val MonotoneUdfs = register(Entry[Option[Map[String, String]]](Prefix + "udf.monotone", None,
     "User functions declared monotone, as `name:up` or `name:down` pairs separated by commas: " +
       "non-decreasing (non-increasing) in every argument, raising only beyond some bound. Part " +
-      "pruning maps ranges through their endpoints (JVM functions only); run `soft` pushdown first.",
+      "pruning maps ranges through their endpoints (JVM functions on the driver, Python functions " +
+      "declared with register_monotone in a Spark job); run `soft` pushdown first.",
     s => Some(s.split(",").map(_.trim).filter(_.nonEmpty).map { pair =>
       val (name, dir) = pair.split(":", -1) match {
         case Array(n, d) => (n.trim.toLowerCase(Locale.ROOT), d.trim.toLowerCase(Locale.ROOT))
@@ -98,6 +99,11 @@ object PersistConf {
       require(dir == "up" || dir == "down", s"expected up or down for '$name', got '$dir'")
       name -> dir
     }.toMap).filter(_.nonEmpty)))
+
+  val UdfProbePoints = long(Prefix + "udf.python.probePoints", 10000L,
+    "A scan whose filter calls a declared monotone Python function evaluates it first, in one Spark " +
+      "job, at the distinct range endpoints its parts need; beyond this many points the function " +
+      "is not evaluated and every part keeps (0: never evaluate).", min = 0)
 
   val PushdownMode = choice(Prefix + "pushdown.mode", "on", Seq("on", "soft", "off"),
     "Part pruning: `on` skips parts the filter provably rejects; `soft` decides but reads every " +

@@ -22,8 +22,9 @@ import sparkpersist.interpret.SpecNode.Comparison
  * numeric casts of it (see [[JsonCasts]]), `parse_json`/`try_parse_json` of JSON text columns
  * ([[ParseJsonSpecs]]), casts of string columns to numbers, dates and
  * timestamps from their cast stats ([[TextCasts]]); functions in the [[Monotonicity]]
- * registry map ranges through their endpoints. Everything else (UDFs, non-deterministic
- * expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
+ * registry map ranges through their endpoints, and so do user functions declared monotone (JVM
+ * functions evaluated here, Python ones read from a [[UdfTable]]). Everything else (other UDFs,
+ * non-deterministic expressions, subqueries, unlisted classes) gives [[ResultSpec.Anything]].
  *
  * It interprets analyzed expressions as they are: evaluation modes (ANSI, legacy, try) come
  * from each expression, as the analyzer fixed them from `spark.sql.ansi.enabled`.
@@ -42,13 +43,25 @@ object Interpreter {
    * name, see `spark.sparkpersist.udf.monotone`): in every argument, raising only at the tails.
    * `parseJsonSlotOf` gives the slot of the spec of `parse_json` of a column (`true`: raising on
    * values that do not parse, `false`: `try_parse_json`), see [[ParseJsonSpecs]].
+   * `udfTable` gives the values of Python user functions declared in `monotoneUdfs` (the driver
+   * cannot evaluate them), see [[TabledNodes]].
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
       memberSlotOf: (Attribute, MemberLookup) => Option[Int] = (_, _) => None,
       monotoneUdfs: Map[String, Direction] = Map.empty,
-      parseJsonSlotOf: (Attribute, Boolean) => Option[Int] = (_, _) => None): SpecNode =
-    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs, parseJsonSlotOf).compile(e)
+      parseJsonSlotOf: (Attribute, Boolean) => Option[Int] = (_, _) => None,
+      udfTable: UdfTable = UdfTable.Empty): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs, parseJsonSlotOf, udfTable).compile(e)
+
+  /** The declared monotone Python functions `e` calls, by lower-case name ([[TabledNodes]]). */
+  def tabledCalls(e: Expression, monotoneUdfs: Map[String, Direction]): Seq[String] =
+    e.collect { case p: PythonUDF if tabled(p, monotoneUdfs) => lowerName(p.name) }.distinct
+
+  private def tabled(p: PythonUDF, monotoneUdfs: Map[String, Direction]): Boolean =
+    p.udfDeterministic && PythonUDF.isScalarPythonUDF(p) && monotoneUdfs.contains(lowerName(p.name))
+
+  private def lowerName(name: String): String = name.toLowerCase(java.util.Locale.ROOT)
 
   /**
    * The value of a constant (foldable, deterministic) expression: `Some(Some(v))`, `Some(None)`
@@ -70,7 +83,8 @@ object Interpreter {
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
       memberSlotOf: (Attribute, MemberLookup) => Option[Int],
       monotoneUdfs: Map[String, Direction],
-      parseJsonSlotOf: (Attribute, Boolean) => Option[Int]) {
+      parseJsonSlotOf: (Attribute, Boolean) => Option[Int],
+      udfTable: UdfTable) {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
@@ -157,9 +171,13 @@ object Interpreter {
       case a: ElementAt if a.left.dataType.isInstanceOf[MapType] => mapValue(a.left, a.right)
       case a: ElementAt =>
         arrayItem(a.left, a.right, oneBased = true, a.failOnError, a.defaultValueOutOfBound)
-      case u: ScalaUDF if u.udfDeterministic && u.udfName.exists(n => monotoneUdfs.contains(n.toLowerCase(java.util.Locale.ROOT))) =>
-        val direction = monotoneUdfs(u.udfName.get.toLowerCase(java.util.Locale.ROOT))
+      case u: ScalaUDF if u.udfDeterministic && u.udfName.exists(n => monotoneUdfs.contains(lowerName(n))) =>
+        val direction = monotoneUdfs(lowerName(u.udfName.get))
         monotone(u, Monotone(u.children.map(_ => direction).toVector, Raises.AtTails))
+      case p: PythonUDF if tabled(p, monotoneUdfs) =>
+        val call = TabledNodes.Call(lowerName(p.name), p.children, p.dataType, udfTable)
+        new TabledNodes.NonNullArgs(p.children.map(compile).toArray,
+          monotone(call, Monotone(p.children.map(_ => monotoneUdfs(call.function)).toVector, Raises.AtTails)))
       case l: Lower => caseMapped(l, l.child)
       case u: Upper => caseMapped(u, u.child)
       case _ =>

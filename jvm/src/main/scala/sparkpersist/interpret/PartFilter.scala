@@ -52,13 +52,15 @@ object PartFilter {
    * @param schema    the shard's schema (for the column types)
    * @param mzNow     the spec of `mz_now()`: [[MzNowSpec.at]] or [[MzNowSpec.since]]
    * @param monotoneUdfs user functions declared monotone, by lower-case name
+   * @param udfTable     the values of the declared Python functions ([[UdfTable]])
    */
   def compile(
       condition: Expression,
       columnIds: AttributeMap[Int],
       schema: ShardSchema,
       mzNow: ResultSpec,
-      monotoneUdfs: Map[String, Direction] = Map.empty): PartFilter = {
+      monotoneUdfs: Map[String, Direction] = Map.empty,
+      udfTable: UdfTable = UdfTable.Empty): PartFilter = {
     // One slot per column read, per cast of a string column read, per point lookup, per parse_json.
     val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
     def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
@@ -73,7 +75,7 @@ object PartFilter {
     val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
       (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs,
-      (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)))
+      (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)), udfTable)
     new PartFilter(root, slots.values.toArray)
   }
 }

@@ -1,11 +1,11 @@
 package sparkpersist.source
 
+import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expression}
-
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
-import sparkpersist.interpret.{Direction, MzNowSpec, PartFilter, ResultSpec}
+import sparkpersist.interpret.{Direction, Interpreter, MzNowSpec, PartFilter, ResultSpec, UdfTable}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.PartMeta
 
@@ -29,16 +29,39 @@ object PartPruning {
   def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
       checked: Expression): PartSelection = {
     val decision = decide(condition, schema, mzNow)
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits))
+    val admits = (p: PartMeta) => p.stats.forall(decision.admits)
+    // Soft mode checks skipped parts in the reader, where Python cannot run: it drops conjuncts
+    // calling Python (SoftCheck.checkable), so its decision must not use them either.
+    val python = mode != PushdownMode.Soft && Interpreter.tabledCalls(condition, monotoneUdfs).nonEmpty
+    val tabled = Option.when(python)((parts: IndexedSeq[PartMeta]) => decideAmong(parts, condition, schema, mzNow))
+    PartSelection(Some(checked), mode, admits, tabled)
   }
 
   /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */
-  def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec): SegmentSkipping = {
-    val udfs = PersistConf.MonotoneUdfs.get(SQLConf.get).getOrElse(Map.empty).map { case (name, dir) =>
+  def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec,
+      udfTable: UdfTable = UdfTable.Empty): SegmentSkipping =
+    new SegmentSkipping(
+      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable).keep)
+
+  /**
+   * The decision over `parts` of a condition calling declared monotone Python functions, in two
+   * passes: the first records the points at which the functions are needed (they answer
+   * anything), [[UdfProbes]] evaluates them in a Spark job, the second decides with the values.
+   */
+  private def decideAmong(parts: IndexedSeq[PartMeta], condition: Expression, schema: ShardSchema,
+      mzNow: ResultSpec): PartMeta => Boolean = {
+    val recording = new UdfTable.Recording
+    val first = decide(condition, schema, mzNow, recording)
+    parts.foreach(_.stats.foreach(first.admits))
+    val second = decide(condition, schema, mzNow, UdfProbes.evaluate(SparkSession.active, recording))
+    (p: PartMeta) => p.stats.forall(second.admits)
+  }
+
+  /** The functions declared monotone (`spark.sparkpersist.udf.monotone`), by lower-case name. */
+  private def monotoneUdfs: Map[String, Direction] =
+    PersistConf.MonotoneUdfs.get(SQLConf.get).getOrElse(Map.empty).map { case (name, dir) =>
       name -> (if (dir == "down") Direction.Down else Direction.Up)
     }
-    new SegmentSkipping(PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, udfs).keep)
-  }
 
   /** The stable column id each attribute of the condition reads (by name: a table's columns are unique). */
   private def columnIds(condition: Expression, schema: ShardSchema): AttributeMap[Int] =

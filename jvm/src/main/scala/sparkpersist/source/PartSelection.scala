@@ -9,7 +9,14 @@ import sparkpersist.shard.PartMeta
  * true for every part that may hold a row for which `condition` is true or raises; in mode `on`
  * the other parts are skipped, in mode `soft` they are read and verified ([[SoftCheck]]).
  */
-final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean) {
+final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean,
+    among: Option[IndexedSeq[PartMeta] => PartMeta => Boolean] = None) {
+
+  /**
+   * The decision over the candidate `parts` of a scan: `admits`, or when the filter calls
+   * functions evaluated ahead of the decision ([[UdfProbes]]), a decision made once for them.
+   */
+  def admitsAmong(parts: IndexedSeq[PartMeta]): PartMeta => Boolean = among.fold(admits)(_(parts))
 
   /** Whether the scan reads `part`. */
   def reads(part: PartMeta): Boolean = mode != PushdownMode.On || admits(part)

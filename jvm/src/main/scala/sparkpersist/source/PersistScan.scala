@@ -105,7 +105,8 @@ final class PersistScan(
   private val (ruledOut: java.util.Set[PartMeta], pruningNanos: Long) = {
     val start = System.nanoTime()
     val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-    PartDecisions.ruledOut(visible.flatten, selection.admits,
+    val candidates = visible.flatten
+    PartDecisions.ruledOut(candidates, selection.admitsAmong(candidates),
       PersistConf.ParallelDecisionParts.get(spark.sessionState.conf)).foreach(out.add)
     (out, System.nanoTime() - start)
   }
