@@ -26,13 +26,17 @@ def register_monotone(spark: SparkSession, name: str, fn: Union[None, str, Calla
       its parts, one Spark job evaluates it at the range endpoints the parts need (at most
       ``spark.sparkpersist.udf.python.probePoints`` points; beyond, parts keep). An endpoint
       where it raises keeps the parts that reach it; so does a part whose argument may be null.
+      The values come from a probe registered beside it: re-register ``name`` only through
+      ``register_monotone``.
     - ``fn`` a string: a JVM class implementing ``org.apache.spark.sql.api.java.UDF1``
       (``UDF2``...), registered with ``spark.udf.registerJavaFunction`` and evaluated on the
       driver; ``fn=None`` declares a function already registered on the JVM.
 
     A wrong declaration skips parts that hold matching rows: run queries with
     ``spark.sparkpersist.pushdown.mode=soft`` first, which reads every part and reports any part
-    that pruning would have skipped wrongly. Undeclared functions keep every part. The
+    that pruning would have skipped wrongly (soft mode checks rows where Python cannot run, so it
+    leaves Python functions out: check those by comparing rows with pushdown ``on`` and ``off``).
+    Undeclared functions keep every part. The
     declaration is the session setting ``spark.sparkpersist.udf.monotone``.
 
     Args:
