@@ -173,7 +173,11 @@ object Interpreter {
         arrayItem(a.left, a.right, oneBased = true, a.failOnError, a.defaultValueOutOfBound)
       case u: ScalaUDF if u.udfDeterministic && u.udfName.exists(n => monotoneUdfs.contains(lowerName(n))) =>
         val direction = monotoneUdfs(lowerName(u.udfName.get))
-        monotone(u, Monotone(u.children.map(_ => direction).toVector, Raises.AtTails))
+        val call = monotone(u, Monotone(u.children.map(_ => direction).toVector, Raises.AtTails))
+        // Spark answers null for a null primitive argument without calling the function; any
+        // other argument reaches the function, which may map null to any value.
+        if (u.inputPrimitives.length == u.children.length && u.inputPrimitives.forall(identity)) call
+        else new TabledNodes.NonNullArgs(u.children.map(compile).toArray, call)
       case p: PythonUDF if tabled(p, monotoneUdfs) =>
         val call = TabledNodes.Call(lowerName(p.name), p.children, p.dataType, udfTable)
         new TabledNodes.NonNullArgs(p.children.map(compile).toArray,

@@ -136,6 +136,31 @@ class IndexPruningSuite extends PersistSparkSession {
     assert(error.getMessage.contains("direction must be 'up' or 'down', got 'sideways'"))
   }
 
+  test("a declared user function that maps null to a value keeps the parts holding nulls") {
+    sql("CREATE TABLE persist.maybe_ts (ts TIMESTAMP, n INT)")
+    val shard = store.open("maybe_ts")
+    // Part 0: 5 rows without ts; part 1: 5 rows at hours 0 to 4 of Start.
+    Seq(lit(null).cast("timestamp"), timestamp_millis(lit(Start) + col("id") * Hour)).foreach { ts =>
+      ShardWriter.write(spark.range(5).select(ts.as("ts"), col("id").cast("int").as("n")).coalesce(1), shard, WriteOptions())
+    }
+    val hours = udf((t: java.sql.Timestamp) => if (t == null) -1L else (t.getTime - Start) / Hour)
+    MonotoneFunctions.register(spark, "hours_or_none", hours, "up")
+    try {
+      val (nulls, reports) = inEveryMode("SELECT * FROM persist.maybe_ts WHERE hours_or_none(ts) = -1")
+      assert(nulls.size === 5)
+      assert(reports("on").map(_.metrics.partsKept) === Seq(2))
+      val (third, thirdReports) = inEveryMode("SELECT n FROM persist.maybe_ts WHERE hours_or_none(ts) = 3")
+      assert(third === Seq("[3]"))
+      assert(thirdReports("on").map(_.metrics.partsKept) === Seq(2))
+      // A primitive argument never reaches the function as null: Spark answers null itself.
+      val primitive = udf((h: Long) => h)
+      MonotoneFunctions.register(spark, "same_long", primitive, "up")
+      val (none, primitiveReports) = inEveryMode("SELECT * FROM persist.maybe_ts WHERE same_long(unix_millis(ts)) = -1")
+      assert(none.isEmpty)
+      assert(primitiveReports("on").map(_.metrics.partsKept) === Seq(0))
+    } finally spark.conf.unset(PersistConf.MonotoneUdfs.key)
+  }
+
   test("hour(), date_format() and month() prune within a two-day window") {
     // Parts 1 and 9 start at 03:00; part 0 ends 02:22, part 2 starts 06:00.
     assertReads("SELECT * FROM persist.visits WHERE hour(ts) = 3", kept = 2, expectedRows = 16)
