@@ -115,7 +115,8 @@ bench: setup install $(S3A_JARS)
 
 # The write boundary's round-trip property on SOAK = "<schemas> <seed>" random schemas (issue 20);
 # RoundTripPropertySuite runs the same on 50 in `make test`. Then the reliability suite at full size
-# (issue 13; RELIABILITY = "<fuzz> <crashes> <processes> <appends> <checks> <seed>"). Exit non-zero on any failure.
+# (issue 13; RELIABILITY = "<fuzz> <crashes> <processes> <appends> <checks> <seed>", optionally followed by
+# --cases=<group|case>,... and --parallel=<crash runs at a time>). Exit non-zero on any failure.
 soak: $(SBT_LAUNCHER)
 	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)" \
 	  "bench/runMain sparkpersist.bench.ReliabilitySoak $(RELIABILITY)"

@@ -12,11 +12,13 @@ from ._api import Batch, compact, gc, last_scans, parts, shards, write
 from ._jar import jar_path
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
-from .errors import (ConnectNotSupportedError, InvalidInputError, ShardExistsError, ShardNotFoundError,
-                     SparkPersistError, UpperMismatchError)
+from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
+                     ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
+                     UpperMismatchError, translated_errors)
 
 __all__ = [
-    "Batch", "CATALOG", "ConnectNotSupportedError", "InvalidInputError", "ShardExistsError",
-    "ShardNotFoundError", "SparkPersistError", "UpperMismatchError", "compact", "configure", "gc", "jar_path",
-    "last_scans", "parts", "register_monotone", "session", "shards", "write",
+    "Batch", "CATALOG", "ConnectNotSupportedError", "CorruptStateError", "InvalidInputError", "ShardExistsError",
+    "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError",
+    "UpperMismatchError", "compact", "configure", "gc", "jar_path", "last_scans", "parts", "register_monotone",
+    "session", "shards", "translated_errors", "write",
 ]

@@ -26,6 +26,23 @@ class InvalidInputError(SparkPersistError, ValueError):
     that cannot commit atomically (the message names the setting that makes it safe)."""
 
 
+class CorruptStateError(SparkPersistError):
+    """A state file of the shard (named in the message) was damaged after it was written.
+    State files are written atomically: restore the named file from a backup of the shard."""
+
+
+class UnreadablePartError(SparkPersistError, OSError):
+    """A part file the shard's state lists (named in the message) is missing, cut short or
+    damaged. Parts never change once written: restore it from a backup of the shard directory.
+    Every query that reads the part fails until then; none answers without its rows."""
+
+
+class UnsupportedFormatError(SparkPersistError):
+    """A part or state file (named in the message) was written by a newer sparkpersist (upgrade
+    to read the shard), or records a format version that is no version (a damaged file:
+    restore it from a backup)."""
+
+
 class ConnectNotSupportedError(SparkPersistError):
     """A py4j-based helper was called on a Spark Connect session."""
 
@@ -39,6 +56,10 @@ _BY_JVM_CLASS = {
     "IllegalArgumentException": InvalidInputError,
     "NoAtomicCommit": InvalidInputError,
     "AnalysisException": InvalidInputError,
+    "CorruptState": CorruptStateError,
+    "UnreadablePart": UnreadablePartError,
+    "UnsupportedPartFormat": UnsupportedFormatError,
+    "UnsupportedStateFormat": UnsupportedFormatError,
 }
 
 
@@ -54,8 +75,11 @@ def _jvm_cause_chain(java_exception) -> Iterator:
 def translated_errors() -> Iterator[None]:
     """Turns a py4j error from the sparkpersist JVM facade into a :class:`SparkPersistError`.
 
-    The most specific known exception in the JVM cause chain decides the Python class; its
-    message (which says what to do) becomes the Python message.
+    The outermost known exception in the JVM cause chain decides the Python class; its
+    message (which names the file or setting and says what to do) becomes the Python message.
+    The module's functions use it; wrap a query's action in it to get the same errors from
+    reads (``with sparkpersist.translated_errors(): df.collect()``): a damaged part then
+    raises :class:`UnreadablePartError` instead of pyspark's generic error.
     """
     from py4j.protocol import Py4JJavaError
     from pyspark.errors.exceptions.captured import CapturedException

@@ -47,6 +47,8 @@ final class FsStateLog(
   private val fs: FileSystem = stateDir.getFileSystem(hadoopConf)
   private val putIfAbsent = PutIfAbsent.forStore(fs, stateDir, hadoopConf)
   private var cached: Option[ShardState] = None
+  /** A damaged rollup was passed over: the next commit writes a rollup, so that GC can then drop the damaged one. */
+  private var rollupOwed = false
 
   def current(): ShardState = synchronized {
     val state = cached match {
@@ -57,6 +59,16 @@ final class FsStateLog(
     }
     cached = Some(state)
     state
+  }
+
+  /**
+   * Writes version 0, `created`, as every version is written (put-if-absent, framed); false if the
+   * shard already exists. Fails with [[NoAtomicCommit]] before writing on a store that cannot commit.
+   */
+  private[shard] def create(created: CreateShard): Boolean = {
+    putIfAbsent.requireAtomic()
+    fs.mkdirs(stateDir)
+    writeVersion(0L, StateCodec.encodeDiff(0L, created, created.schema))
   }
 
   def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = append(expectedUpper, batch, None)
@@ -147,7 +159,7 @@ final class FsStateLog(
           val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
           if (writeVersion(next.seqNo, bytes)) {
             cached = Some(next)
-            if (next.seqNo % rollupEvery == 0 || change.rollsUp) writeRollup(next)
+            if (next.seqNo % rollupEvery == 0 || change.rollsUp || rollupOwed) writeRollup(next)
             next
           } else if (n >= MaxAttempts) {
             throw new SeqNoConflict(shard, next.seqNo)
@@ -221,7 +233,8 @@ final class FsStateLog(
       case Some(state) if state.seqNo == seqNo =>
         log.warn(s"Shard '$shard': rollup ${damaged.file} cannot be read (${damaged.getCause.getMessage}); its " +
           s"state was rebuilt from ${older.maxOption.fold("version 0")(n => s"the rollup at version $n")} and the " +
-          "versions after it. Restore the rollup from a backup, or delete it (it is rebuilt on every open until then).")
+          "versions after it. The next commit writes a fresh rollup after it, and garbage collection then deletes it.")
+        rollupOwed = true
         state
       case _ => throw damaged
     }
@@ -268,8 +281,10 @@ final class FsStateLog(
    * committed (an error here must not look like a failed append), and a later reader repairs it.
    */
   private def writeRollup(state: ShardState): Unit =
-    try putIfAbsent(rollupPath(state.seqNo), StateFrame.seal(StateCodec.encodeRollup(state)))
-    catch {
+    try {
+      putIfAbsent(rollupPath(state.seqNo), StateFrame.seal(StateCodec.encodeRollup(state)))
+      rollupOwed = false
+    } catch {
       case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
     }
 

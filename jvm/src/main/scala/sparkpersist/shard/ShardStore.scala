@@ -38,16 +38,11 @@ final class ShardStore(
         s"case from the existing shard '$other', and on case-insensitive file systems they would be one " +
         "directory. Choose another name, or open the existing shard.")
     }
-    val stateDir = stateDirOf(name)
-    val put = PutIfAbsent.forStore(fs, stateDir, hadoopConf)
-    put.requireAtomic()
-    fs.mkdirs(stateDir)
-    val created = CreateShard(name, UUID.randomUUID().toString, schema)
-    val bytes = StateFrame.seal(StateCodec.encodeDiff(0L, created, schema))
-    if (!put(new Path(stateDir, FsStateLog.versionName(0)), bytes)) {
+    val log = stateLog(name)
+    if (!log.create(CreateShard(name, UUID.randomUUID().toString, schema))) {
       throw new ShardAlreadyExists(name, qualifiedRoot.toString)
     }
-    handle(name)
+    new ShardHandle(name, new Path(qualifiedRoot, name), log, fs)
   }
 
   /** Opens shard `name`; [[NoSuchShard]] (listing the existing shards) if it does not exist. */
@@ -93,10 +88,9 @@ final class ShardStore(
 
   private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
 
-  private def handle(name: String): ShardHandle = {
-    val dir = new Path(qualifiedRoot, name)
-    new ShardHandle(name, dir, new FsStateLog(name, new Path(dir, StateDir), hadoopConf, rollupEvery), fs)
-  }
+  private def stateLog(name: String): FsStateLog = new FsStateLog(name, stateDirOf(name), hadoopConf, rollupEvery)
+
+  private def handle(name: String): ShardHandle = new ShardHandle(name, new Path(qualifiedRoot, name), stateLog(name), fs)
 
   override def toString: String = s"ShardStore($qualifiedRoot)"
 }

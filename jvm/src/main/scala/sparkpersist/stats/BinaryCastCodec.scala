@@ -38,7 +38,7 @@ private[stats] object BinaryCastCodec {
   }
 
   def read(in: BinaryDecoder): CastStats = {
-    val zone = in.readString()
+    val zone = string(in)
     val unparsed = readCount(in, "unparsed")
     val views = Array.fill(viewTypes.size)(CastRange.none)
     readFields(in) { (kind, p) =>

@@ -201,8 +201,8 @@ private[stats] object BinaryNestedCodec {
   private def readNamed[T](in: BinaryDecoder)(entry: (String, BinaryDecoder) => Option[T]): Map[String, T] = {
     val out = Map.newBuilder[String, T]
     readArray(in) {
-      val name = in.readString()
-      val stats = in.readBytes(null)
+      val name = string(in)
+      val stats = bytes(in)
       attempt(entry(name, decoder(stats))).flatten.foreach(out += name -> _)
     }
     out.result()

@@ -79,7 +79,7 @@ final class BinaryStatsCodec(private val columnTypes: Map[Int, DataType]) {
       val id = in.readInt()
       val recorded = new Array[Byte](8)
       in.readFixed(recorded)
-      val stats = in.readBytes(null)
+      val stats = StatsBinary.bytes(in)
       val current = fingerprints.get(id).filter(fp => ByteBuffer.wrap(recorded).getLong == fp)
       attempt(whole(decoder(stats))(readColumn(current.map(_ => columnTypes(id)), _))).foreach(columns += id -> _)
     }
@@ -202,7 +202,7 @@ object BinaryStatsCodec {
         case 5 => members = dt.filter(MembershipFilter.supports)
           .flatMap(_ => StatsBinary.attempt(whole(p)(membersOf)).flatten)
         case 6 => variantParse = dt.collect { case _: StringType => () }.flatMap(_ => StatsBinary.attempt(
-          whole(p)(v => VariantParse(StatsBinary.readCount(v, "parsed"), v.readString()))))
+          whole(p)(v => VariantParse(StatsBinary.readCount(v, "parsed"), StatsBinary.string(v)))))
         case _ =>
       }
     }
@@ -211,10 +211,7 @@ object BinaryStatsCodec {
 
   /** The membership filter in a payload of [[MembershipCodec]] bytes; None if they do not decode. */
   private def membersOf(in: BinaryDecoder): Option[MembershipFilter] = {
-    val payload = in.readBytes(null)
-    val bytes = new Array[Byte](payload.remaining())
-    payload.get(bytes)
-    MembershipCodec.decode(bytes)
+    MembershipCodec.decode(StatsBinary.bytes(in))
   }
 
   /** The encoded bound, or None for a type without bounds ([[StatsCodec.supportsBounds]]). */

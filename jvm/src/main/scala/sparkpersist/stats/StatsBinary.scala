@@ -1,7 +1,7 @@
 package sparkpersist.stats
 
 import java.io.ByteArrayOutputStream
-import java.nio.ByteBuffer
+import java.nio.charset.StandardCharsets
 
 import scala.util.control.NonFatal
 
@@ -35,10 +35,6 @@ private[stats] object StatsBinary {
   def decoder(bytes: Array[Byte], offset: Int = 0): BinaryDecoder =
     DecoderFactory.get().binaryDecoder(bytes, offset, bytes.length - offset, null)
 
-  def decoder(payload: ByteBuffer): BinaryDecoder =
-    DecoderFactory.get().binaryDecoder(payload.array(), payload.arrayOffset() + payload.position(),
-      payload.remaining(), null)
-
   /** Writes the list of fields `(kind, payload)`; fields with a None payload are left out. */
   def writeFields(out: Encoder, fields: (Int, Option[Array[Byte]])*): Unit = {
     val present = fields.collect { case (kind, Some(payload)) => (kind, payload) }
@@ -55,7 +51,7 @@ private[stats] object StatsBinary {
   def readFields(in: BinaryDecoder)(field: (Int, BinaryDecoder) => Unit): Unit =
     readArray(in) {
       val kind = in.readInt()
-      field(kind, decoder(in.readBytes(null)))
+      field(kind, decoder(bytes(in)))
     }
 
   def writeArray[T](out: Encoder, items: Iterable[T])(item: T => Unit): Unit = {
@@ -109,12 +105,22 @@ private[stats] object StatsBinary {
     new java.math.BigDecimal(new java.math.BigInteger(unscaled), scale)
   }
 
+  /**
+   * Avro `bytes`, their length checked against the bytes left in `in` before anything is
+   * allocated: Avro's own `readBytes` allocates whatever length a damaged prefix claims (up to
+   * 2 GB), so every length the stats read goes through here.
+   */
   def bytes(in: BinaryDecoder): Array[Byte] = {
-    val b = in.readBytes(null)
-    val out = new Array[Byte](b.remaining())
-    b.get(out)
+    val length = in.readLong()
+    val left = in.inputStream().available()
+    require(length >= 0 && length <= left, s"a length of $length bytes with $left bytes left")
+    val out = new Array[Byte](length.toInt)
+    in.readFixed(out)
     out
   }
+
+  /** An Avro string, its length checked as [[bytes]]'s. */
+  def string(in: BinaryDecoder): String = new String(bytes(in), StandardCharsets.UTF_8)
 
   /** Size in bytes of `v` as an Avro long (zig-zag varint). */
   def varintSize(v: Long): Int = {

@@ -57,7 +57,7 @@ object CodecFuzz {
   }
 
   /** `bytes` with the CRC-32C after the version byte recomputed over the rest (if long enough). */
-  private def resealed(bytes: Array[Byte]): Array[Byte] =
+  private[reliability] def resealed(bytes: Array[Byte]): Array[Byte] =
     if (bytes.length < 5) bytes
     else {
       val crc = new java.util.zip.CRC32C()
@@ -75,22 +75,27 @@ object CodecFuzz {
    */
   def state(cases: Int, seed: Long): Tally = {
     val rnd = new Random(seed)
-    val real = StateFiles.encodings(rnd)
+    val real = StateFiles.encodings(rnd).map(file => (file, StateFiles.decode(file, file.bytes)))
     (0 until cases).foldLeft(Tally.empty("state codec fuzz")) { (t, i) =>
-      val file = real(rnd.nextInt(real.size))
+      val (file, written) = real(rnd.nextInt(real.size))
       val bytes = if (i % 8 == 0) Mutations.garbage(rnd) else Mutations.mutate(file.bytes, rnd)
       t ++ outcome("state codec fuzz", bytes) { b =>
         val decoded = StateFiles.decode(file, b)
-        (if (decoded != StateFiles.decode(file, file.bytes)) Seq(s"${file.name} decoded to other content") else Nil) ++
+        (if (decoded != written) Seq(s"${file.name} decoded to other content") else Nil) ++
           StateFiles.parts(decoded).flatMap(partInconsistencies)
       }
     }
   }
 
-  /** Decodes `bytes` with `decode` (returning what is inconsistent in the result) and judges it. */
+  /**
+   * Decodes `bytes` with `decode` (returning what is inconsistent in the result) and judges it;
+   * a decode that allocates more than [[allocationLimit]] fails too (a length taken on trust from
+   * damaged bytes: an out-of-memory error or a slow read waiting to happen).
+   */
   private def outcome(name: String, bytes: Array[Byte])(decode: Array[Byte] => Seq[String]): Tally = {
     def shown = new String(bytes, StandardCharsets.UTF_8).take(300)
-    try decode(bytes) match {
+    val allocatedBefore = threads.getCurrentThreadAllocatedBytes
+    val judged = try decode(bytes) match {
       case Seq() => Tally.ok(name)
       case problems => Tally.failed(name, s"${problems.mkString(", ")} accepted from: $shown", lost = true)
     } catch {
@@ -98,7 +103,20 @@ object CodecFuzz {
       case e: Throwable if !e.isInstanceOf[InterruptedException] =>
         Tally.failed(name, s"${e.getClass.getName}: ${e.getMessage} from: $shown", lost = false)
     }
+    val allocated = threads.getCurrentThreadAllocatedBytes - allocatedBefore
+    if (judged.failures == 0 && allocated > allocationLimit(bytes.length)) {
+      Tally.failed(name, s"allocated $allocated bytes decoding ${bytes.length} bytes: $shown", lost = false)
+    } else judged
   }
+
+  private val threads = java.lang.management.ManagementFactory.getThreadMXBean
+    .asInstanceOf[com.sun.management.ThreadMXBean]
+
+  /**
+   * What decoding `n` bytes (stats or a state file of a few parts) may allocate: generous for what
+   * the decoded objects need, far below a damaged length prefix believed (up to 2 GB).
+   */
+  private[reliability] def allocationLimit(n: Int): Long = (8L << 20) + 512L * n
 
   private def sample[T](gen: Gen[T], seed: Long): T =
     Iterator.from(0).flatMap(i => gen(Gen.Parameters.default, Seed(seed * 7919 + i))).next()

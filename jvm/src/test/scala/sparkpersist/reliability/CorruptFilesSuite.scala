@@ -12,7 +12,7 @@ import org.apache.spark.sql.QueryTest
 
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
-import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore}
+import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore, StateFiles}
 import sparkpersist.stats.StatsCodec
 import sparkpersist.write.PartFormat
 
@@ -237,6 +237,23 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
     assert(log.truncateBefore(4) === Nil)
     assert(log.statesFrom(4).map(_.seqNo).toSeq === Seq(4L, 5L))
     assert(reopened(dir) === written)
+  }
+
+  test("the next commit after a damaged rollup writes a fresh rollup, which GC truncates to, deleting the damaged one") {
+    val dir = new File(root, "rollups_repaired")
+    val (_, file) = rolling(dir, batches = 4)
+    changeDigit(file(rollupName(4)), "upper")
+    val shard = new ShardStore(dir.toURI.toString, spark.sessionState.newHadoopConf(), rollupEvery = 2).open("r")
+    // Version 5 is no multiple of 2: its rollup is written because the one at 4 was passed over.
+    val written = shard.log.compareAndAppend(40L, ShardFixtures.eventBatch("b4", 40L, 50L, 1, new Random(4)))
+    val fresh = file(rollupName(5))
+    assert(fresh.exists())
+    val encoded = StateFiles.Encoded(fresh.getName, Files.readAllBytes(fresh.toPath), 5L, None)
+    assert(StateFiles.decode(encoded, encoded.bytes) === written)
+    assert(shard.log.truncateBefore(5).toSet === Set(rollupName(2), rollupName(4)) ++ (1 to 4).map(n => f"$n%020d.json"))
+    assert(!file(rollupName(4)).exists())
+    assert(reopened(dir) === written)
+    assert(written.batches.map(_.id) === (0 to 4).map(i => s"b$i"))
   }
 
   test("a state version of a newer format is refused, naming the file and asking for an upgrade") {
