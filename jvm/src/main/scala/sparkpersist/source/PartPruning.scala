@@ -29,7 +29,7 @@ object PartPruning {
   def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
       checked: Expression): PartSelection = {
     val decision = decide(condition, schema, mzNow)
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits))
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), () => decision.segments)
   }
 
   /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */

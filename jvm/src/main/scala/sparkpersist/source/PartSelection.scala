@@ -9,7 +9,9 @@ import sparkpersist.shard.PartMeta
  * true for every part that may hold a row for which `condition` is true or raises; in mode `on`
  * the other parts are skipped, in mode `soft` they are read and verified ([[SoftCheck]]).
  */
-final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean) {
+final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean,
+    /** The segments of parts `admits` met so far, and how many it ruled out whole ([[SegmentSkipping]]). */
+    segments: () => (Int, Int) = () => (0, 0)) {
 
   /** Whether the scan reads `part`. */
   def reads(part: PartMeta): Boolean = mode != PushdownMode.On || admits(part)
