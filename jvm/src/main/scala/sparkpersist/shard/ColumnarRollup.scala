@@ -41,6 +41,11 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  * JSON rollup's, with the state's name, shardId, since, upper and schema, but no batches), and
  * `sparkpersist.segments` the summaries ([[StatsSegment]]) of each segment of
  * `sparkpersist.segmentParts` rows ([[SegmentParts]] as written), in the binary stats encoding (base64; null for a segment without parts with stats).
+ *
+ * Opening reads the footer and the parts' metadata columns only (a projection): each `s<id>`
+ * column is read, for all parts at once, when a filter first reads that column's stats. A
+ * segment's summary is written again as read when its parts are the same (the rollup's segments
+ * before the appended batches), and summarized again otherwise.
  */
 private[shard] object ColumnarRollup {
 
