@@ -29,7 +29,10 @@ final class StatsSegment(
    * instead of summarizing their parts again.
    */
   def summarizes(stats: Seq[PartStats], codec: BinaryStatsCodec): Boolean =
-    stats.size == parts && this.codec.sameTypes(codec) && stats.forall(s => StatsSegment.of(s).exists(_ eq this))
+    stats.size == parts && this.codec.sameTypes(codec) && stats.forall(s => StatsSegment.of(s).exists(_ eq this)) &&
+      // Their columns are the ones read with this summary; their counts must be too.
+      stats.iterator.map(_.rowCount).sum == summary.rowCount && stats.iterator.map(_.bytes).sum == summary.bytes &&
+      stats.iterator.flatMap(_.trimmed).toSet == summary.trimmed
 }
 
 object StatsSegment {
