@@ -97,7 +97,8 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
     """What each persist scan of the session's latest query read, one dict per scan.
 
     Keys: ``shard``, ``as_of`` (epoch ms), ``mode`` (pushdown on/soft/off), ``parts_total``,
-    ``parts_read``, ``parts_pruned``, ``bytes_total``, ``bytes_read``, ``pruning_ms``,
+    ``parts_read``, ``parts_pruned``, ``segments_skipped`` (segments of parts ruled out whole on
+    their summaries), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
     ``soft_violations`` and ``part_keys_read`` (the ``key`` of each part read, as in
     :func:`parts`). Call it right after the query's action (``collect()``, ``count()``...).
     """

@@ -44,13 +44,25 @@ private[sparkpersist] object ParquetBytes {
   /**
    * Reads a Parquet file in `bytes`: its footer's key-value metadata, then each column's values
    * over all row groups. Fails with Parquet's exceptions if the bytes are not such a file.
+   * `columns`, when given, projects the read: only those top-level columns (of the ones the file
+   * holds) are read from the row groups, the other column chunks are never touched.
    */
-  final class Reader(bytes: Array[Byte]) extends AutoCloseable {
+  final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None) extends AutoCloseable {
     private val file = ParquetFileReader.open(new BytesInputFile(bytes),
       ParquetReadOptions.builder().usePageChecksumVerification(true).build())
     private val footer = file.getFooter.getFileMetaData
 
-    def schema: MessageType = footer.getSchema
+    /** The schema of the whole file. */
+    def fileSchema: MessageType = footer.getSchema
+
+    /** The schema of the columns read (the whole file's without a projection). */
+    val schema: MessageType = columns match {
+      case None => fileSchema
+      case Some(read) =>
+        val projected = new MessageType(fileSchema.getName, fileSchema.getFields.asScala.filter(f => read(f.getName)).asJava)
+        file.setRequestedSchema(projected)
+        projected
+    }
 
     def metadata: Map[String, String] = footer.getKeyValueMetaData.asScala.toMap
 

@@ -41,6 +41,11 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  * JSON rollup's, with the state's name, shardId, since, upper and schema, but no batches), and
  * `sparkpersist.segments` the summaries ([[StatsSegment]]) of each segment of
  * `sparkpersist.segmentParts` rows ([[SegmentParts]] as written), in the binary stats encoding (base64; null for a segment without parts with stats).
+ *
+ * Opening reads the footer and the parts' metadata columns only (a projection): each `s<id>`
+ * column is read, for all parts at once, when a filter first reads that column's stats. A
+ * segment's summary is written again as read when its parts are the same (the rollup's segments
+ * before the appended batches), and summarized again otherwise.
  */
 private[shard] object ColumnarRollup {
 
@@ -67,11 +72,9 @@ private[shard] object ColumnarRollup {
     rows.grouped(segmentParts).foreach { segment =>
       val stats = segment.flatMap(_.part).flatMap(_.stats)
       if (stats.isEmpty) segments.addNull()
-      else segments.add(Base64.getEncoder.encodeToString(codec.encode(StatsSegment.summarize(stats, types(state.schema)))))
+      else segments.add(Base64.getEncoder.encodeToString(codec.encode(summary(stats, state.schema, codec))))
     }
-    val version = if (state.schema.hasFieldIds) ShardState.NestedFieldIdsFormatVersion
-      else ShardState.ColumnarRollupFormatVersion
-    val header = StateCodec.header(state.seqNo, version).put("kind", "rollup")
+    val header = StateCodec.header(state.seqNo, StateCodec.rollupVersion(state.schema, ShardState.ColumnarRollupFormatVersion)).put("kind", "rollup")
       .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
     val metadata = Map(StateKey -> Json.mapper.writeValueAsString(header),
@@ -90,19 +93,22 @@ private[shard] object ColumnarRollup {
     }
 
   private def read(file: String, bytes: Array[Byte], seqNo: Long): ShardState = {
-    val reader = new ParquetBytes.Reader(bytes)
+    // The parts' metadata only: a column's stats are read when a filter first needs them.
+    val reader = new ParquetBytes.Reader(bytes, Some(name => !isStatsColumn(name)))
     try {
       val header = Header.read(file, required(reader.metadata, StateKey), seqNo)
       val codec = BinaryStatsCodec(header.schema)
       val n = reader.rowCount
       // Every row holds at least a bit (a definition level): a larger count is damage.
       Check.arg(n <= bytes.length * 8L, s"a columnar rollup of ${bytes.length} bytes cannot hold $n rows")
-      val columns = new Columns(n.toInt, header.schema, reader.schema.getFields.asScala.map(_.getName).toSet)
+      val columns = new Columns(n.toInt)
       reader.rowGroups(columns.read)
-      val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec)
       val segmentParts = required(reader.metadata, SegmentPartsKey).toInt
       Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
-      val stats = new EncodedStats(codec, columns.statsIds, columns.vectors,
+      val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec, columns.partsWithStats(segmentParts))
+      val ids = header.schema.columns.map(_.id).toArray
+      val present = reader.fileSchema.getFields.asScala.map(_.getName).toSet
+      val stats = new EncodedStats(codec, ids, i => statsVector(bytes, n.toInt, statsColumn(ids(i)), present),
         i => segments.lift(i / segmentParts).flatten)
       ShardState(header.name, header.shardId, ShardState.FormatVersion, header.schema, header.since, header.upper,
         seqNo, columns.batches(stats))
@@ -121,9 +127,44 @@ private[shard] object ColumnarRollup {
       }
     }.toIndexedSeq
 
+  /**
+   * The summary of a segment of parts with these stats: carried forward from the rollup they were
+   * read from when they are all of one of its segments (written segments do not change while
+   * batches are appended), else summarized again.
+   */
+  private def summary(stats: Seq[PartStats], schema: ShardSchema, codec: BinaryStatsCodec): PartStats =
+    StatsSegment.of(stats.head).filter(_.summarizes(stats, codec)).map(_.summary)
+      .getOrElse(StatsSegment.summarize(stats, types(schema)))
+
   private def types(schema: ShardSchema) = schema.columns.iterator.map(c => c.id -> c.dataType).toMap
 
   private def statsColumn(id: Int) = s"s$id"
+
+  private def isStatsColumn(name: String) = name.length > 1 && name.charAt(0) == 's' && name.drop(1).forall(_.isDigit)
+
+  /**
+   * The stats bytes of column `name` of each of the `n` rows of the rollup in `bytes`, read on
+   * their own (a projection of the file). A column the file lacks, or whose chunks are damaged,
+   * holds no stats: its parts' stats of that column are absent, so readers assume anything.
+   */
+  private def statsVector(bytes: Array[Byte], n: Int, name: String, present: Set[String]): StatsVector = {
+    def none = { val b = new StatsVector.Builder(0); (0 until n).foreach(_ => b.addNone()); b.result() }
+    if (!present(name)) none
+    else try {
+      val builder = new StatsVector.Builder(n)
+      val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
+      try reader.rowGroups { (count, column) =>
+        val c = column(name)
+        var i = 0L
+        while (i < count) {
+          if (c.present) c.bytes(builder.add) else { c.skip(); builder.addNone() }
+          i += 1
+        }
+      } finally reader.close()
+      val v = builder.result()
+      if (v.size == n) v else none
+    } catch { case NonFatal(_) => none }
+  }
 
   private def messageType(ids: Seq[Int]): MessageType = {
     val string = LogicalTypeAnnotation.stringType()
@@ -177,13 +218,17 @@ private[shard] object ColumnarRollup {
   private def required(metadata: Map[String, String], key: String): String =
     metadata.getOrElse(key, throw new IllegalArgumentException(s"a columnar rollup's footer lacks '$key'"))
 
-  /** Each segment's summary; None for a segment without one, or whose summary is damaged. */
-  private def segmentsOf(json: String, codec: BinaryStatsCodec): IndexedSeq[Option[StatsSegment]] = {
+  /**
+   * Each segment's summary; None for a segment without one, or whose summary is damaged.
+   * `partsWithStats(k)`: how many rows of segment k hold stats (what its summary was made of).
+   */
+  private def segmentsOf(json: String, codec: BinaryStatsCodec, partsWithStats: Int => Int): IndexedSeq[Option[StatsSegment]] = {
     val node = Json.parse(json)
     Check.arg(node.isArray, "a columnar rollup's segments must be an array")
-    node.elements().asScala.map { s =>
+    node.elements().asScala.zipWithIndex.map { case (s, k) =>
       if (!s.isTextual) None
-      else scala.util.Try(new StatsSegment(codec.decode(Base64.getDecoder.decode(s.textValue())))).toOption
+      else scala.util.Try(new StatsSegment(codec.decode(Base64.getDecoder.decode(s.textValue())), partsWithStats(k), codec))
+        .toOption
     }.toIndexedSeq
   }
 
@@ -213,7 +258,7 @@ private[shard] object ColumnarRollup {
   }
 
   /** The columns of a rollup's `n` rows, read row group by row group, then assembled into batches. */
-  private final class Columns(n: Int, schema: ShardSchema, present: Set[String]) {
+  private final class Columns(n: Int) {
     private val run = new Array[Int](n)
     private val startsRun = new Array[Boolean](n)
     private val batchId = new Array[String](n)
@@ -223,9 +268,13 @@ private[shard] object ColumnarRollup {
     private val rows, bytes, minTime, maxTime, statsRows, statsBytes = new Array[Long](n)
     private val retractions, hasStats = new Array[Boolean](n)
     private val trimmed = new Array[String](n)
-    val statsIds: Array[Int] = schema.columns.map(_.id).toArray
-    private val builders = statsIds.map(_ => new StatsVector.Builder(n))
     private var at = 0
+
+    /** How many rows of each segment of `segmentParts` rows hold stats. */
+    def partsWithStats(segmentParts: Int): Int => Int = {
+      val counts = hasStats.grouped(segmentParts).map(_.count(identity)).toArray
+      k => counts.lift(k).getOrElse(0)
+    }
 
     def read(count: Long, column: String => ParquetBytes.Column): Unit = {
       val from = at
@@ -257,18 +306,8 @@ private[shard] object ColumnarRollup {
       each("stats_rows")((c, i) => if (c.present) { hasStats(i) = true; statsRows(i) = c.long() } else c.skip())
       each("stats_bytes")((c, i) => if (hasStats(i)) statsBytes(i) = c.long() else c.skip())
       each("stats_trimmed")((c, i) => if (c.present) trimmed(i) = c.string() else c.skip())
-      statsIds.indices.foreach { s =>
-        val name = statsColumn(statsIds(s))
-        val builder = builders(s)
-        if (present(name)) each(name) { (c, _) =>
-          if (c.present) c.bytes(builder.add) else { c.skip(); builder.addNone() }
-        }
-        else (from until until).foreach(_ => builder.addNone())
-      }
       at = until
     }
-
-    lazy val vectors: Array[StatsVector] = builders.map(_.result())
 
     def batches(stats: EncodedStats): IndexedSeq[BatchMeta] = {
       Check.arg(at == n, s"a columnar rollup's row groups hold $at rows, its footer counts $n")

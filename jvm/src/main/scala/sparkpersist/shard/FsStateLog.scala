@@ -159,8 +159,10 @@ final class FsStateLog(
           val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
           if (writeVersion(next.seqNo, bytes)) {
             cached = Some(next)
-            if (next.seqNo % rollupEvery == 0 || change.rollsUp || rollupOwed) writeRollup(next)
-            next
+            if (next.seqNo % rollupEvery == 0 || change.rollsUp || rollupOwed) {
+              writeRollup(next).foreach(r => cached = Some(r))
+            }
+            cached.get
           } else if (n >= MaxAttempts) {
             throw new SeqNoConflict(shard, next.seqNo)
           } else {
@@ -279,13 +281,20 @@ final class FsStateLog(
   /**
    * Writes the rollup of `state`. Never fails the caller: the version it follows is already
    * committed (an error here must not look like a failed append), and a later reader repairs it.
+   * Returns `state` as the rollup holds it (its stats as the rollup's bytes, [[ColumnarRollup]]),
+   * which the log keeps instead: its parts' stats are then written again as they are, their
+   * segment summaries carried forward, by the next rollups, and held as bytes, not objects.
    */
-  private def writeRollup(state: ShardState): Unit =
+  private def writeRollup(state: ShardState): Option[ShardState] =
     try {
-      putIfAbsent(rollupPath(state.seqNo), StateFrame.seal(StateCodec.encodeRollup(state)))
+      val body = StateCodec.encodeRollup(state)
+      putIfAbsent(rollupPath(state.seqNo), StateFrame.seal(body))
       rollupOwed = false
+      Some(StateCodec.decodeRollup(rollupPath(state.seqNo).toString, body, state.seqNo))
     } catch {
-      case NonFatal(e) => log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
+      case NonFatal(e) =>
+        log.warn(s"Shard '$shard': could not write rollup at ${state.seqNo}", e)
+        None
     }
 
   /** The rollup at `seqNo`, if it exists. */

@@ -113,11 +113,17 @@ private[shard] object StateCodec {
     s.set[JsonNode]("schema", schemaJson(state.schema))
     val batches = s.putArray("batches")
     state.batches.foreach(b => batches.add(batchJson(b, codec)))
-    val version = if (state.schema.hasFieldIds) ShardState.NestedFieldIdsFormatVersion else FormatVersion
-    val node = header(state.seqNo, version).put("kind", "rollup")
+    val node = header(state.seqNo, rollupVersion(state.schema, FormatVersion)).put("kind", "rollup")
     node.set[JsonNode]("state", s)
     Json.write(node)
   }
+
+  /**
+   * The format version of a rollup of a state of `schema`, written in a format that needs version
+   * `base`: [[ShardState.NestedFieldIdsFormatVersion]] when the schema holds ids of nested fields.
+   */
+  private[shard] def rollupVersion(schema: ShardSchema, base: Int): Int =
+    if (schema.hasFieldIds) math.max(base, ShardState.NestedFieldIdsFormatVersion) else base
 
   /** The state in a rollup, columnar or JSON. */
   def decodeRollup(file: String, bytes: Array[Byte], seqNo: Long): ShardState =

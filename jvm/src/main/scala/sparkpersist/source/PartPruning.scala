@@ -29,12 +29,17 @@ object PartPruning {
   def select(condition: Expression, schema: ShardSchema, mzNow: ResultSpec, mode: PushdownMode,
       checked: Expression): PartSelection = {
     val decision = decide(condition, schema, mzNow)
-    val admits = (p: PartMeta) => p.stats.forall(decision.admits)
     // Soft mode checks skipped parts in the reader, where Python cannot run: it drops conjuncts
     // calling Python (SoftCheck.checkable), so its decision must not use them either.
     val python = mode != PushdownMode.Soft && Interpreter.tabledCalls(condition, monotoneUdfs).nonEmpty
-    val tabled = Option.when(python)((parts: IndexedSeq[PartMeta]) => decideAmong(parts, condition, schema, mzNow))
-    PartSelection(Some(checked), mode, admits, tabled)
+    // The decision that ran (the two-pass one when Python functions are called), for its segment counts.
+    val ran = new java.util.concurrent.atomic.AtomicReference(decision)
+    val tabled = Option.when(python) { (parts: IndexedSeq[PartMeta]) =>
+      val among = decideAmong(parts, condition, schema, mzNow)
+      ran.set(among)
+      (p: PartMeta) => p.stats.forall(among.admits)
+    }
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), tabled, () => ran.get.segments)
   }
 
   /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */
@@ -49,12 +54,11 @@ object PartPruning {
    * anything), [[UdfProbes]] evaluates them in a Spark job, the second decides with the values.
    */
   private def decideAmong(parts: IndexedSeq[PartMeta], condition: Expression, schema: ShardSchema,
-      mzNow: ResultSpec): PartMeta => Boolean = {
+      mzNow: ResultSpec): SegmentSkipping = {
     val recording = new UdfTable.Recording
     val first = decide(condition, schema, mzNow, recording)
     parts.foreach(_.stats.foreach(first.admits))
-    val second = decide(condition, schema, mzNow, UdfProbes.evaluate(SparkSession.active, recording))
-    (p: PartMeta) => p.stats.forall(second.admits)
+    decide(condition, schema, mzNow, UdfProbes.evaluate(SparkSession.active, recording))
   }
 
   /** The functions declared monotone (`spark.sparkpersist.udf.monotone`), by lower-case name. */

@@ -10,7 +10,9 @@ import sparkpersist.shard.PartMeta
  * the other parts are skipped, in mode `soft` they are read and verified ([[SoftCheck]]).
  */
 final case class PartSelection(condition: Option[Expression], mode: PushdownMode, admits: PartMeta => Boolean,
-    among: Option[IndexedSeq[PartMeta] => PartMeta => Boolean] = None) {
+    among: Option[IndexedSeq[PartMeta] => PartMeta => Boolean] = None,
+    /** The segments of parts the decision met so far, and how many it ruled out whole ([[SegmentSkipping]]). */
+    segments: () => (Int, Int) = () => (0, 0)) {
 
   /**
    * The decision over the candidate `parts` of a scan: `admits`, or when the filter calls

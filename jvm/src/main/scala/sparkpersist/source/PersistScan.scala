@@ -119,7 +119,7 @@ final class PersistScan(
   def parts: IndexedSeq[PartMeta] = runs.flatten
 
   val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts,
-    partsPruned = ruledOut.size, pruningNanos = pruningNanos)
+    partsPruned = ruledOut.size, pruningNanos = pruningNanos, segmentsSkipped = selection.segments()._2)
 
   /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
   private val softViolations: Option[LongAccumulator] =
@@ -162,6 +162,7 @@ final class PersistScan(
       consolidation.fold("")(c => s"(${c.describe}) ") +
       (if (filters.isEmpty) "" else s"parquet filters: ${filters.mkString("[", ", ", "]")} ") +
       s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
+      (if (metrics.segmentsSkipped == 0) "" else s"segments skipped: ${metrics.segmentsSkipped} ") +
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {

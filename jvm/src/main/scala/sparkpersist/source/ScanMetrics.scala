@@ -17,7 +17,9 @@ final case class ScanMetrics(
     bytesTotal: Long,
     bytesKept: Long,
     partsPruned: Long = 0,
-    pruningNanos: Long = 0) {
+    pruningNanos: Long = 0,
+    /** Segments of parts the filter ruled out whole, on their summaries ([[SegmentSkipping]]). */
+    segmentsSkipped: Long = 0) {
   def partsSkipped: Long = partsTotal - partsKept
   def bytesSkipped: Long = bytesTotal - bytesKept
 
@@ -27,7 +29,8 @@ final case class ScanMetrics(
     ScanMetrics.value(ScanMetrics.BytesTotal, bytesTotal),
     ScanMetrics.value(ScanMetrics.BytesKept, bytesKept),
     ScanMetrics.value(ScanMetrics.PartsPruned, partsPruned),
-    ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000))
+    ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000),
+    ScanMetrics.value(ScanMetrics.SegmentsSkipped, segmentsSkipped))
 }
 
 object ScanMetrics {
@@ -37,17 +40,20 @@ object ScanMetrics {
   val BytesKept = "persistBytesRead"
   val PartsPruned = "persistPartsPruned"
   val PruningMicros = "persistPruningMicros"
+  val SegmentsSkipped = "persistSegmentsSkipped"
   val SoftViolations = "persistSoftViolations"
   val RowGroupsTotal = "persistRowGroupsTotal"
   val RowGroupsRead = "persistRowGroupsRead"
 
-  def of(total: Seq[PartMeta], kept: Seq[PartMeta], partsPruned: Long = 0, pruningNanos: Long = 0): ScanMetrics =
-    ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum, partsPruned, pruningNanos)
+  def of(total: Seq[PartMeta], kept: Seq[PartMeta], partsPruned: Long = 0, pruningNanos: Long = 0,
+      segmentsSkipped: Long = 0): ScanMetrics =
+    ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum, partsPruned, pruningNanos,
+      segmentsSkipped)
 
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
     new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
-    new PartsPrunedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
+    new PartsPrunedMetric, new SegmentsSkippedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
     new RowGroupsReadMetric)
 
   /** A task's metrics: the row groups in the parts it opened and read, its soft-mode violations. */
@@ -73,6 +79,8 @@ class PartsReadMetric extends PersistSumMetric(ScanMetrics.PartsKept, "persist p
 class BytesTotalMetric extends PersistSumMetric(ScanMetrics.BytesTotal, "persist bytes in the shard")
 class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist bytes read")
 class PartsPrunedMetric extends PersistSumMetric(ScanMetrics.PartsPruned, "persist parts pruned by the filter")
+class SegmentsSkippedMetric extends PersistSumMetric(ScanMetrics.SegmentsSkipped,
+  "persist segments of parts skipped on their summaries")
 class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")
 class SoftViolationsMetric extends PersistSumMetric(ScanMetrics.SoftViolations, "persist soft pushdown violations")
 class RowGroupsTotalMetric extends PersistSumMetric(ScanMetrics.RowGroupsTotal, "persist row groups in parts opened")

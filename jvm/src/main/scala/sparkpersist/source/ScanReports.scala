@@ -27,6 +27,7 @@ final case class ScanReport(
     "parts_total" -> metrics.partsTotal,
     "parts_read" -> metrics.partsKept,
     "parts_pruned" -> metrics.partsPruned,
+    "segments_skipped" -> metrics.segmentsSkipped,
     "bytes_total" -> metrics.bytesTotal,
     "bytes_read" -> metrics.bytesKept,
     "pruning_ms" -> metrics.pruningNanos / 1e6,

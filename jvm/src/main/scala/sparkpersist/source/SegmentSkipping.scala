@@ -15,6 +15,8 @@ import sparkpersist.stats.{PartStats, StatsSegment}
  */
 final class SegmentSkipping(keep: PartStats => Boolean) {
   private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
+  /** The segment decided last and its decision: consecutive parts share a segment. */
+  @volatile private var last: (StatsSegment, Boolean) = (null, false)
 
   /** Whether a part with these stats may hold a row the filter keeps. */
   def admits(stats: PartStats): Boolean = StatsSegment.of(stats) match {
@@ -29,6 +31,13 @@ final class SegmentSkipping(keep: PartStats => Boolean) {
     (decided.size(), ruledOut)
   }
 
-  private def segmentKept(segment: StatsSegment): Boolean =
-    decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary)))
+  private def segmentKept(segment: StatsSegment): Boolean = {
+    val (seen, kept) = last
+    if (seen eq segment) kept
+    else {
+      val k = decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary))).booleanValue
+      last = (segment, k)
+      k
+    }
+  }
 }

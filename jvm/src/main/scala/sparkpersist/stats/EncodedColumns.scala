@@ -5,17 +5,35 @@ import scala.collection.immutable.AbstractMap
 /**
  * The stats of many parts' columns as their encoded bytes ([[StatsVector]]s, one per column,
  * as a columnar rollup stores them), typed by `codec`: what [[EncodedColumns]] decode from.
+ * A column's vector is loaded (`load`, by the column's index in `ids`) when a part's stats of
+ * that column are first read, once for all parts: opening a shard reads no column's stats, and a
+ * query reads the columns its filter references.
  *
+ * @param load     the vector of the column at this index of `ids`; a column whose bytes cannot be
+ *                 read must load as a vector without stats (readers then assume anything)
  * @param segments the summary of each part's segment (see [[StatsSegment]]), by part; None for a
  *                 part no summary covers
  */
 final class EncodedStats(
     private[stats] val codec: BinaryStatsCodec,
     ids: Array[Int],
-    private[stats] val vectors: Array[StatsVector],
+    load: Int => StatsVector,
     segments: Int => Option[StatsSegment]) {
-  require(ids.length == vectors.length, "one stats vector per column id")
   private val index: Map[Int, Int] = ids.zipWithIndex.toMap
+  private val loaded = new java.util.concurrent.atomic.AtomicReferenceArray[StatsVector](ids.length)
+
+  /** The vector of the column at index `i` of the column ids, loaded on first use (once, under a lock). */
+  private[stats] def vector(i: Int): StatsVector = {
+    val v = loaded.get(i)
+    if (v != null) v
+    else synchronized {
+      if (loaded.get(i) == null) loaded.set(i, load(i))
+      loaded.get(i)
+    }
+  }
+
+  /** How many columns' vectors were loaded so far. */
+  private[sparkpersist] def loadedColumns: Int = ids.indices.count(loaded.get(_) != null)
 
   /** Part `part`'s stats over `rows` rows, decoded column by column when a column is first read. */
   def part(part: Int, rows: Long, bytes: Long, trimmed: Set[Int]): PartStats =
@@ -56,12 +74,15 @@ final class EncodedColumns private[stats] (
   /** How many columns were decoded so far (what a filter read). */
   private[sparkpersist] def decodedColumns: Int = Option(decoded).map(_.count(_ != null)).getOrElse(0)
 
+  /** How many columns' stats bytes the rollup these stats come from has loaded so far (for all its parts). */
+  private[sparkpersist] def loadedColumns: Int = source.loadedColumns
+
   /** Whether these bytes are typed as `codec` types them (so they can be written as they are). */
   private[stats] def encodedUnder(codec: BinaryStatsCodec): Boolean = source.codec.sameTypes(codec)
 
   /** The column entries of [[BinaryStatsCodec.columnEntries]]: the bytes as read. */
   private[stats] def entries: Seq[(Int, Array[Byte])] =
-    source.columnIds.indices.flatMap(i => source.vectors(i).bytes(part).map(source.columnIds(i) -> _))
+    source.columnIds.indices.flatMap(i => source.vector(i).bytes(part).map(source.columnIds(i) -> _))
 
   private def column(i: Int): Option[ColumnStats] = {
     var cache = decoded
@@ -71,7 +92,7 @@ final class EncodedColumns private[stats] (
     }
     var c = cache(i)
     if (c == null) {
-      val v = source.vectors(i)
+      val v = source.vector(i)
       c = if (v.length(part) == 0) None
         else source.codec.decodeColumn(source.columnIds(i), v.data, v.offset(part), v.length(part), rows)
       cache(i) = c

@@ -15,7 +15,25 @@ import org.apache.spark.sql.types._
  * it, and bounds only when every part with a non-null value has that bound. Nested, cast and
  * membership stats are left out (absent: anything).
  */
-final class StatsSegment(val summary: PartStats)
+final class StatsSegment(
+    val summary: PartStats,
+    /** How many parts with stats the summary was made of. */
+    val parts: Int,
+    /** The codec of the schema the summary was made under (the column types it assumed). */
+    private[stats] val codec: BinaryStatsCodec) {
+
+  /**
+   * Whether this is the summary `summarize(stats, ...)` would make under `codec`: every part of
+   * `stats` is a part of this segment, as read with it, and all of them are, under the same types.
+   * A rollup's segments do not change once written, so a rollup carries them forward this way
+   * instead of summarizing their parts again.
+   */
+  def summarizes(stats: Seq[PartStats], codec: BinaryStatsCodec): Boolean =
+    stats.size == parts && this.codec.sameTypes(codec) && stats.forall(s => StatsSegment.of(s).exists(_ eq this)) &&
+      // Their columns are the ones read with this summary; their counts must be too.
+      stats.iterator.map(_.rowCount).sum == summary.rowCount && stats.iterator.map(_.bytes).sum == summary.bytes &&
+      stats.iterator.flatMap(_.trimmed).toSet == summary.trimmed
+}
 
 object StatsSegment {
 

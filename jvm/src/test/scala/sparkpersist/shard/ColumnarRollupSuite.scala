@@ -112,10 +112,22 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       // Resealed, so that the Parquet reader (not the frame's checksum) meets the damage.
       refused(StateFrame.seal(body.take(body.length / 2)))
       refused(StateFrame.seal(body.take(body.length - 1)))
-      // A byte inside a page of stats: the page's checksum fails.
+      // A byte inside a page of part metadata (read at open): the page's checksum fails.
       val flipped = body.clone()
-      flipped(body.length / 3) = (flipped(body.length / 3) ^ 0x01).toByte
+      flipped(16) = (flipped(16) ^ 0x01).toByte
       refused(StateFrame.seal(flipped))
+      // A byte inside a page of stats: read when a filter needs that column, whose stats are then
+      // absent (anything) for every part; the open succeeds and the other columns are exact.
+      val inStats = body.clone()
+      inStats(body.length / 3) = (inStats(body.length / 3) ^ 0x01).toByte
+      Files.write(rollup.toPath, StateFrame.seal(inStats))
+      val widened = store.open("s").state
+      assert(widened.parts.map(_.copy(stats = None)).toVector === written.parts.map(_.copy(stats = None)).toVector)
+      val columns = eventSchema.columns.map(_.id)
+      val (lost, kept) = columns.partition(id => widened.parts.forall(_.stats.get.columns.get(id).isEmpty))
+      assert(lost.size === 1)
+      kept.foreach(id => assert(widened.parts.map(_.stats.get.columns.get(id)).toVector ===
+        written.parts.map(_.stats.get.columns.get(id)).toVector))
       // Unsealed damage: the frame's checksum fails first.
       val framed = StateFrame.seal(body)
       refused(framed.take(framed.length - 3))
@@ -145,6 +157,64 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       val eager = decide(state)
       assert(decide(read) === eager, sql)
       if (sql.startsWith("id <")) assert(eager.count(identity) === 50, sql)
+    }
+  }
+
+  test("opening a columnar rollup reads no stats; a filter loads the columns it references, once for all parts") {
+    val state = events(12, 50)
+    val read = StateCodec.decodeRollup("r", ColumnarRollup.encode(state, segmentParts = 64), state.seqNo)
+    def encoded(p: PartMeta) = p.stats.get.columns.asInstanceOf[EncodedColumns]
+    assert(encoded(read.parts.next()).loadedColumns === 0)
+    val decision = PartPruning.decide(analyzed("score > 1.5 AND user_name IS NOT NULL", ansi = true), eventSchema,
+      MzNowSpec.at(0L))
+    val kept = read.parts.count(p => p.stats.forall(decision.admits))
+    assert(kept === state.parts.count(p => p.stats.forall(decision.admits)))
+    assert(encoded(read.parts.next()).loadedColumns === 2)
+  }
+
+  /** Batches of 0 to 40 parts, so that a rollup of segments of 16 parts has full and partial ones. */
+  private val appended: Gen[Seq[BatchMeta]] = Gen.choose(0, 6).flatMap(n => Gen.listOfN(n, Gen.choose(0, 40)))
+    .map(_.zipWithIndex.map { case (parts, b) => eventBatch(s"n$b", 1000000L + b, 1000001L + b, parts, new Random(b)) })
+
+  test("segment summaries carried forward from a rollup equal the ones summarized again") {
+    def segments(bytes: Array[Byte]) = {
+      val reader = new sparkpersist.codec.ParquetBytes.Reader(bytes)
+      try reader.metadata("sparkpersist.segments") finally reader.close()
+    }
+    forAll(Gen.choose(1, 8), Gen.choose(0, 40), appended, Gen.choose(0, 3), minSuccessful(20)) {
+      (batches, parts, more, dropped) =>
+        val state = events(batches, parts)
+        val read = StateCodec.decodeRollup("r", ColumnarRollup.encode(state, segmentParts = 16), state.seqNo)
+        // Appended batches (new parts after the segments written) or batches replaced at the front (parts moved).
+        def next(s: ShardState) = s.copy(batches = s.batches.drop(dropped) ++ more)
+        val carried = ColumnarRollup.encode(next(read), segmentParts = 16)
+        assert(segments(carried) === segments(ColumnarRollup.encode(next(state), segmentParts = 16)))
+        if (dropped == 0) {
+          // Full segments written before are carried forward: no part of them is decoded to summarize it again.
+          val full = state.partCount / 16 * 16
+          assert(read.parts.take(full).forall(_.stats.get.columns.asInstanceOf[EncodedColumns].decodedColumns == 0))
+        }
+    }
+  }
+
+  test("a scan's metrics and EXPLAIN count the segments its filter skipped on their summaries") {
+    withTempDir { dir =>
+      val store = new ShardStore(dir.toURI.toString, hadoopConf, rollupEvery = 2)
+      val log = store.create("s", eventSchema).log
+      log.compareAndAppend(0, eventBatch("a", 0, 1000, 700, new Random(1)))
+      log.compareAndAppend(1000, eventBatch("b", 1000, 2000, 700, new Random(2)))
+      val shard = store.open("s")
+      val state = shard.state
+      // 1400 parts in segments of 1024 and 376: batch b's parts 324 on (the second segment) hold ids from
+      // 1e6 + 324 * 1e4 on, so the filter rules out that segment whole; parts i < 400 of a and i < 300 of b are kept.
+      val condition = analyzed("id < 4000000", ansi = true)
+      val scan = new sparkpersist.source.PersistScan(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], shard, state, sparkpersist.source.TableView.Snapshot,
+        eventSchema.dataSchema, Some(2000L), PartPruning.select(condition, eventSchema, 2000L, PushdownMode.On))
+      assert(scan.metrics.partsKept === 700)
+      assert(scan.metrics.segmentsSkipped === 1)
+      assert(scan.metrics.taskMetrics.map(m => m.name() -> m.value()).toMap
+        .apply(sparkpersist.source.ScanMetrics.SegmentsSkipped) === 1)
+      assert(scan.description().contains("parts: 700/1400 bytes: 734003200/1468006400 segments skipped: 1 pushdown=on"))
     }
   }
 

@@ -54,8 +54,8 @@ object JsonRollups {
   def rewrite(stateDir: java.io.File): Unit =
     stateDir.listFiles().filter(_.getName.startsWith("rollup-")).foreach { f =>
       val seqNo = f.getName.stripPrefix("rollup-").stripSuffix(".json").toLong
-      val state = StateCodec.decodeRollup(f.toString, java.nio.file.Files.readAllBytes(f.toPath), seqNo)
-      java.nio.file.Files.write(f.toPath, StateCodec.encodeJsonRollup(state))
+      val state = StateCodec.decodeRollup(f.toString, StateFrame.open(java.nio.file.Files.readAllBytes(f.toPath)), seqNo)
+      java.nio.file.Files.write(f.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(state)))
       // The local file system's checksum of the old content would fail the read.
       new java.io.File(stateDir, s".${f.getName}.crc").delete()
     }

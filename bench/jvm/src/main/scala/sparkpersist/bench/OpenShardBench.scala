@@ -16,7 +16,8 @@ import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
 import sparkpersist.interpret.MzNowSpec
 import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
-import sparkpersist.source.PartPruning
+import sparkpersist.shard.PartMeta
+import sparkpersist.source.{PartDecisions, PartPruning}
 
 /**
  * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):
@@ -41,6 +42,10 @@ object OpenShardBench {
   private val PartsPerBatch = 100
   val Opens = 10
   private val WarmUps = 5
+  /** From this many parts on, fewer opens (a JSON open of 1M parts takes a minute). */
+  private val LargeParts = 500000
+  private val LargeOpens = 4
+  private val LargeWarmUps = 1
 
   private val id = AttributeReference("id", LongType, nullable = false)()
   private val score = AttributeReference("score", DoubleType)()
@@ -55,7 +60,8 @@ object OpenShardBench {
    */
   final case class Row(format: String, parts: Int, batches: Int, stateFiles: Int, stateBytes: Long,
       bytesReadOnOpen: Long, buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double,
-      skippedDecideMs: Double, keptDecideMs: Double, skippedKept: Int, keptKept: Int)
+      skippedDecideMs: Double, keptDecideMs: Double, skippedKept: Int, keptKept: Int,
+      skippedParallelMs: Double = 0, keptParallelMs: Double = 0)
 
   def main(args: Array[String]): Unit = {
     val rows = measureAll(if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt))
@@ -108,31 +114,41 @@ object OpenShardBench {
   private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
     val threads = ManagementFactory.getThreadMXBean
     val schema = ShardFixtures.eventSchema
-    def decide(state: ShardState, filter: Expression): (Int, Double) = {
+    // One by one, or over the machine's cores as a scan of that many parts decides them (PartDecisions).
+    def decide(state: ShardState, filter: Expression, parallel: Boolean): (Int, Double) = {
       val decision = PartPruning.decide(filter, schema, MzNowSpec.at(0L))
-      Bench.timedMs(state.parts.count(_.stats.forall(decision.admits)))
+      val parts = state.parts.toIndexedSeq
+      Bench.timedMs(parts.size - PartDecisions.ruledOut(parts, (p: PartMeta) => p.stats.forall(decision.admits),
+        parallelFrom = if (parallel) 1 else 0).size)
     }
+    // Even opens decide one by one, odd ones in parallel: each first decision is on a fresh state.
+    var opened = 0
     def timedOpen(): (Double, Double, Double, Double, Int, Int) = {
       val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
       val state = new ShardStore(root.toURI.toString, conf).open(name).state
       val (openMs, cpuMs) = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
       assert(state.partCount == batches * PartsPerBatch && state.batches.size == batches,
         s"opened ${state.partCount} parts in ${state.batches.size} batches")
-      val (skippedKept, skippedMs) = decide(state, SkippedFilter)
-      val (keptKept, keptMs) = decide(state, KeptFilter)
+      val parallel = opened % 2 == 1
+      opened += 1
+      val (skippedKept, skippedMs) = decide(state, SkippedFilter, parallel)
+      val (keptKept, keptMs) = decide(state, KeptFilter, parallel)
       (openMs, cpuMs, skippedMs, keptMs, skippedKept, keptKept)
     }
+    val large = batches * PartsPerBatch >= LargeParts
     val first = timedOpen()
-    (1 to WarmUps).foreach(_ => timedOpen())
-    val runs = (1 to Opens).map(_ => timedOpen())
+    (1 to (if (large) LargeWarmUps else WarmUps)).foreach(_ => timedOpen())
+    val timed = (1 to (if (large) LargeOpens else Opens)).map(i => (opened % 2 == 1) -> timedOpen())
+    val runs = timed.map(_._2)
+    val (parallelRuns, oneByOne) = (timed.filter(_._1).map(_._2), timed.filterNot(_._1).map(_._2))
     val files = new File(root, s"$name/state").listFiles().toSeq.filter(_.getName.endsWith(".json"))
     val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
     val newestRollup = rollups.maxByOption(_.getName)
     val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
       versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
     Row("columnar", batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, 0,
-      first._1, median(runs.map(_._1)), median(runs.map(_._2)), median(runs.map(_._3)), median(runs.map(_._4)),
-      first._5, first._6)
+      first._1, median(runs.map(_._1)), median(runs.map(_._2)), median(oneByOne.map(_._3)), median(oneByOne.map(_._4)),
+      first._5, first._6, median(parallelRuns.map(_._3)), median(parallelRuns.map(_._4)))
   }
 
   private def report(rows: Seq[Row]): Table = {
@@ -144,11 +160,15 @@ object OpenShardBench {
         Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
         Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs"),
         Column("decide id ms", "skippedDecideMs", 2), Column("decide score ms", "keptDecideMs", 2),
+        Column("parallel id ms", "skippedParallelMs", 2), Column("parallel score ms", "keptParallelMs", 2),
         Column("id kept", "skippedKept"), Column("score kept", "keptKept")),
       rows.map(r => Seq[Any](r.format, r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
         r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs, r.skippedDecideMs, r.keptDecideMs,
+        r.skippedParallelMs, r.keptParallelMs,
         r.skippedKept, r.keptKept)),
-      Seq(s"decide id: ${SkippedFilter.sql}; decide score: ${KeptFilter.sql}; first decision on a fresh open, one by one",
+      Seq(s"decide id: ${SkippedFilter.sql}; decide score: ${KeptFilter.sql}; first decisions on a fresh open, " +
+        s"one by one (even opens) or over ${Runtime.getRuntime.availableProcessors} cores (odd opens, PartDecisions)",
+        s"from $LargeParts parts on: $LargeOpens opens after $LargeWarmUps warm-up",
         "the machine's load inflates wall times, CPU time less so"))
   }
 }
