@@ -69,8 +69,7 @@ private[shard] object ColumnarRollup {
       if (stats.isEmpty) segments.addNull()
       else segments.add(Base64.getEncoder.encodeToString(codec.encode(StatsSegment.summarize(stats, types(state.schema)))))
     }
-    val version = if (state.schema.hasFieldIds) ShardState.NestedFieldIdsFormatVersion
-      else ShardState.ColumnarRollupFormatVersion
+    val version = ShardState.versionFor(state.schema, ShardState.ColumnarRollupFormatVersion)
     val header = StateCodec.header(state.seqNo, version).put("kind", "rollup")
       .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
