@@ -97,7 +97,7 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
     Args:
         spark: the session.
         shard: the shard's name; it must exist (write to it or ``CREATE TABLE`` it first).
-        columns: integer, date, timestamp, float, double or (UTF8_BINARY) string columns, or arrays
+        columns: integer, date, timestamp, float, double, decimal or (UTF8_BINARY) string columns, or arrays
             of them; ``None`` or ``[]`` clears the property.
 
     Returns:

@@ -41,8 +41,8 @@ object IndexColumns {
     val unsupported = schema.columns.filter(c => c.indexed && !supports(c.dataType))
     if (unsupported.nonEmpty) {
       refuse(context, s"$Property cannot index ${unsupported.map(c => s"'${c.name}' (${c.dataType.sql})").mkString(", ")}: " +
-        "membership filters hold integral, date, timestamp, float, double or UTF8_BINARY string values, or " +
-        "arrays of them. Remove the column from the property")
+        "membership filters hold integral, date, timestamp, float, double, decimal or UTF8_BINARY string " +
+        "values, or arrays of them. Remove the column from the property")
     }
     schema
   }

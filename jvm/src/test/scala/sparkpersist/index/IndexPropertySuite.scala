@@ -116,6 +116,20 @@ class IndexPropertySuite extends PersistSparkSession {
     reads("compacted", "user_id = 9", kept = 1, rows = 1)
   }
 
+  test("decimal index columns: a widened column's 1.5000 finds the 1.50 of parts written before the ALTER") {
+    sql(s"CREATE TABLE persist.prices (sku BIGINT, price DECIMAL(10, 2)) TBLPROPERTIES ('${IndexColumns.Property}' = 'price')")
+    // Part b: prices 0.b0, 1.b0, ..., 9.b0 (every part's bounds span them all).
+    (0 until Batches).foreach { b =>
+      sql(s"INSERT INTO persist.prices SELECT /*+ COALESCE(1) */ id, CAST(id + $b / 10.0 AS DECIMAL(10, 2)) FROM range(10)")
+    }
+    reads("prices", "price = 3.20", kept = 1, rows = 1)
+    reads("prices", "price IN (3.20, 4.30, 4.25)", kept = 2, rows = 2)
+    sql("ALTER TABLE persist.prices ALTER COLUMN price TYPE DECIMAL(14, 4)")
+    sql("INSERT INTO persist.prices SELECT /*+ COALESCE(1) */ 100, CAST(3.2 AS DECIMAL(14, 4))")
+    reads("prices", "price = CAST(3.2000 AS DECIMAL(14, 4))", kept = 2, rows = 2)
+    reads("prices", "price = CAST(3.2500 AS DECIMAL(14, 4))", kept = 0, rows = 0)
+  }
+
   test("a property naming a column that is not one, or one of a type filters cannot hold, fails and changes nothing") {
     val unknown = intercept[IllegalArgumentException](create("bad", s"'${IndexColumns.Property}' = 'user_id,nope'"))
     assert(unknown.getMessage === "Cannot create table persist.bad: sparkpersist.indexColumns names 'nope', not " +
@@ -128,7 +142,7 @@ class IndexPropertySuite extends PersistSparkSession {
     val unsupported = refused(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'flag, nested, tags')")
     assert(unsupported === "Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
       "'flag' (BOOLEAN), 'nested' (STRUCT<a: INT>): membership filters hold integral, date, timestamp, float, " +
-      "double or UTF8_BINARY string values, or arrays of them. Remove the column from the property.")
+      "double, decimal or UTF8_BINARY string values, or arrays of them. Remove the column from the property.")
     assert(property("typed") === None)
     sql(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'tags')")
     assert(property("typed") === Some("tags"))
