@@ -43,3 +43,26 @@ def test_register_monotone_declares_a_registered_function(spark, session_conf) -
     with session_conf("spark.sparkpersist.udf.monotone", ""):
         sparkpersist.register_monotone(spark, "Bucket", None, "down")
         assert spark.conf.get("spark.sparkpersist.udf.monotone") == "bucket:down"
+
+
+def test_set_index_columns_makes_sql_inserts_index_and_refuses_bad_columns(spark) -> None:
+    name = "index_property"
+    spark.sql(f"CREATE TABLE persist.{name} (user_id BIGINT, flag BOOLEAN)")
+    assert sparkpersist.set_index_columns(spark, name, "USER_ID") == ["user_id"]
+    for p in range(PARTS):
+        spark.sql(f"INSERT INTO persist.{name} SELECT /*+ COALESCE(1) */ id * {PARTS} + {p}, true FROM range(20)")
+    spark.conf.set("spark.sparkpersist.stats.autoIndexValues", "0")  # pruning below comes from the property alone
+    try:
+        rows = spark.sql(f"SELECT user_id FROM persist.{name} WHERE user_id IN (7, 20, 1000)").collect()
+    finally:
+        spark.conf.unset("spark.sparkpersist.stats.autoIndexValues")
+    assert sorted(r.user_id for r in rows) == [7, 20]
+    [scan] = sparkpersist.last_scans(spark)
+    assert (scan["parts_total"], scan["parts_pruned"]) == (PARTS, PARTS - 2)
+    props = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES persist.{name}").collect()}
+    assert props["sparkpersist.indexColumns"] == "user_id"
+    with pytest.raises(sparkpersist.InvalidInputError, match=r"cannot index 'flag' \(BOOLEAN\)"):
+        sparkpersist.set_index_columns(spark, name, ["flag"])
+    assert sparkpersist.set_index_columns(spark, name, None) == []
+    with pytest.raises(sparkpersist.ShardNotFoundError):
+        sparkpersist.set_index_columns(spark, "index_nowhere", ["user_id"])

@@ -86,6 +86,31 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 
 
+def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
+    """Sets the table property ``sparkpersist.indexColumns`` of an existing ``shard``.
+
+    Every later write (``write``, SQL ``INSERT``, the streaming sink, compaction) gives the parts
+    of these columns membership filters, as ``index_columns`` does for one write. Parts already
+    written keep the filters they have. Same as
+    ``ALTER TABLE persist.<shard> SET TBLPROPERTIES ('sparkpersist.indexColumns' = '...')``.
+
+    Args:
+        spark: the session.
+        shard: the shard's name; it must exist (write to it or ``CREATE TABLE`` it first).
+        columns: integer, date, timestamp, float, double, decimal or (UTF8_BINARY) string columns, or arrays
+            of them; ``None`` or ``[]`` clears the property.
+
+    Returns:
+        The index columns now set, by their names in the shard.
+    """
+    if isinstance(columns, str):
+        columns = [columns]
+    api = facade(spark, "set_index_columns")
+    with translated_errors():
+        value = api.setIndexColumns(spark._jsparkSession, shard, None if columns is None else list(columns))
+    return [c for c in str(value).split(",") if c]
+
+
 def parts(spark: SparkSession, shard: str) -> DataFrame:
     """Returns the parts of ``shard`` with their statistics, one row per part and column."""
     api = facade(spark, "parts")

@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.SessionShards
+import sparkpersist.index.IndexColumns
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -30,6 +31,17 @@ object PythonApi {
   /** Declares the registered JVM function `name` monotone ([[MonotoneFunctions.declare]]). */
   def declareMonotone(spark: SparkSession, name: String, direction: String): Unit =
     MonotoneFunctions.declare(spark, name, direction)
+
+  /**
+   * Sets the table property [[IndexColumns.Property]] of `shard` to `columns` (null or empty: clears
+   * it) in one schema change, as `ALTER TABLE ... SET TBLPROPERTIES` does; returns the property's value.
+   */
+  def setIndexColumns(spark: SparkSession, shard: String, columns: java.util.List[String]): String = {
+    val names = Option(columns).map(_.asScala.toSeq).getOrElse(Nil)
+    val state = SessionShards.store(spark).open(shard).log
+      .alterSchema(IndexColumns.set(_, names, s"Cannot set the index columns of shard '$shard'"))
+    IndexColumns.render(state.schema)
+  }
 
   /** The jar's version (also a cheap "is the jar on the classpath" probe). */
   def version(): String =

@@ -233,7 +233,7 @@ object Interpreter {
         case None => anything
         case Some(steps) =>
           val value = new JsonNodes.Path(compile(v.child), steps.toArray)
-          if (v.dataType == VariantType) value
+          if (v.dataType == VariantType) new JsonNodes.Rebuild(value)
           else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType, v.timeZoneId), raises = v.failOnError,
             alwaysNullable = false)
       }

@@ -75,6 +75,23 @@ private[interpret] object JsonNodes {
   }
 
   /**
+   * A VARIANT value read as a VARIANT (`variant_get` with a VARIANT result): Spark rebuilds it, and
+   * rebuilding an object raises `VARIANT_DUPLICATE_KEY` when two of its keys are equal as stored
+   * (a lone surrogate such as U+D800 in a key is stored as '?', so it collides with `"?"`). The stats do
+   * not record such keys, so a value that may be or contain an object may raise; scalars never do.
+   */
+  final class Rebuild(child: SpecNode) extends SpecNode {
+    def eval(columns: Array[ResultSpec]): ResultSpec = {
+      val s = child.eval(columns)
+      if (mayHoldObject(s.values)) s.orFail else s
+    }
+
+    private def mayHoldObject(values: Values): Boolean = JsonSpec.of(values).exists { js =>
+      js.objects || (js.arrays && mayHoldObject(js.elements.values))
+    }
+  }
+
+  /**
    * A JSON value read as a SQL value: `read` gives the outcome per kind ([[JsonCasts]]); an
    * invalid value raises when `raises`, else is null. A JSON null is SQL null; `alwaysNullable`
    * for `get_json_object`, which is null on any text it cannot parse.

@@ -14,6 +14,9 @@ import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, St
  *
  * `fieldIds` holds the stable ids of the fields inside the column's structs ([[NestedFieldIds]]),
  * by path from the column; empty for a column without structs, or one created before nested ids.
+ *
+ * `indexed` says the table property `sparkpersist.indexColumns` names the column: every writer
+ * gives its parts membership filters. Kept on the column, it follows renames and goes with a drop.
  */
 final case class ColumnDef(
     id: Int,
@@ -21,7 +24,8 @@ final case class ColumnDef(
     dataType: DataType,
     nullable: Boolean,
     metadata: Metadata = Metadata.empty,
-    fieldIds: Map[Seq[String], Int] = Map.empty) {
+    fieldIds: Map[Seq[String], Int] = Map.empty,
+    indexed: Boolean = false) {
   require(fieldIds.isEmpty || fieldIds.keySet.subsetOf(NestedFieldIds.paths(dataType).toSet),
     s"field ids of column '$name' name fields it does not have")
 
@@ -57,6 +61,9 @@ final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String
 
   /** Whether a field inside a struct column has an id ([[NestedFieldIds]]): states holding them have a newer format. */
   def hasFieldIds: Boolean = columns.exists(_.fieldIds.nonEmpty)
+
+  /** The ids of the columns the table property `sparkpersist.indexColumns` names (see [[ColumnDef]]). */
+  def indexedIds: Set[Int] = columns.filter(_.indexed).map(_.id).toSet
 
   /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))

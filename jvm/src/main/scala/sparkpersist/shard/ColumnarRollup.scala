@@ -74,7 +74,8 @@ private[shard] object ColumnarRollup {
       if (stats.isEmpty) segments.addNull()
       else segments.add(Base64.getEncoder.encodeToString(codec.encode(summary(stats, state.schema, codec))))
     }
-    val header = StateCodec.header(state.seqNo, StateCodec.rollupVersion(state.schema, ShardState.ColumnarRollupFormatVersion)).put("kind", "rollup")
+    val version = ShardState.versionFor(state.schema, ShardState.ColumnarRollupFormatVersion)
+    val header = StateCodec.header(state.seqNo, version).put("kind", "rollup")
       .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
     val metadata = Map(StateKey -> Json.mapper.writeValueAsString(header),

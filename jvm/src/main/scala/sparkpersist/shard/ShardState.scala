@@ -114,4 +114,17 @@ object ShardState {
    * reader would skip the batch.
    */
   val NestedFieldIdsFormatVersion = 6
+
+  /**
+   * The format version of a state file whose schema marks index columns (the table property
+   * `sparkpersist.indexColumns`, [[sparkpersist.schema.ColumnDef.indexed]]): a reader older than
+   * them would drop the property on its next schema change, so it refuses the file as too new.
+   */
+  val IndexColumnsFormatVersion = 7
+
+  /** The format version of a file holding `schema`, else `base`: the newest a feature of the schema needs. */
+  def versionFor(schema: ShardSchema, base: Int): Int =
+    if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
+    else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
+    else base
 }

@@ -21,7 +21,8 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
  * read). A "compact" version is written at [[ShardState.CompactionFormatVersion]],
  * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]] (at
  * [[ShardState.NestedFieldIdsFormatVersion]] when it holds ids of fields inside structs or a batch,
- * as do a "create" and a rollup whose schema holds such ids), every other file at
+ * as do a "create" and a rollup whose schema holds such ids; at [[ShardState.IndexColumnsFormatVersion]]
+ * when the schema marks index columns), every other file at
  * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
@@ -29,12 +30,13 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.NestedFieldIdsFormatVersion
+  private val ReadsUpTo = ShardState.IndexColumnsFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
-      case CreateShard(_, _, s) if s.hasFieldIds => header(seqNo, ShardState.NestedFieldIdsFormatVersion)
-      case AlterSchema(s, batch) if s.hasFieldIds || batch.isDefined => header(seqNo, ShardState.NestedFieldIdsFormatVersion)
+      case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
+      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || batch.isDefined =>
+        header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion))
       case _: ReplaceBatches => header(seqNo, ShardState.CompactionFormatVersion)
       case _: AlterSchema => header(seqNo, ShardState.SchemaEvolutionFormatVersion)
       case _ => header(seqNo)
@@ -113,17 +115,11 @@ private[shard] object StateCodec {
     s.set[JsonNode]("schema", schemaJson(state.schema))
     val batches = s.putArray("batches")
     state.batches.foreach(b => batches.add(batchJson(b, codec)))
-    val node = header(state.seqNo, rollupVersion(state.schema, FormatVersion)).put("kind", "rollup")
+    val version = ShardState.versionFor(state.schema, FormatVersion)
+    val node = header(state.seqNo, version).put("kind", "rollup")
     node.set[JsonNode]("state", s)
     Json.write(node)
   }
-
-  /**
-   * The format version of a rollup of a state of `schema`, written in a format that needs version
-   * `base`: [[ShardState.NestedFieldIdsFormatVersion]] when the schema holds ids of nested fields.
-   */
-  private[shard] def rollupVersion(schema: ShardSchema, base: Int): Int =
-    if (schema.hasFieldIds) math.max(base, ShardState.NestedFieldIdsFormatVersion) else base
 
   /** The state in a rollup, columnar or JSON. */
   def decodeRollup(file: String, bytes: Array[Byte], seqNo: Long): ShardState =
@@ -208,6 +204,7 @@ private[shard] object StateCodec {
           path.foreach(names.add)
         }
       }
+      if (c.indexed) col.put("indexed", true) // the file then has format version 7
     }
     val orderBy = node.putArray("orderBy")
     schema.orderBy.foreach(orderBy.add)
@@ -236,6 +233,7 @@ private[shard] object StateCodec {
     var dataType: Option[DataType] = None
     var metadata: Option[Metadata] = None
     var fieldIds = Map.empty[Seq[String], Int]
+    var indexed = false
     r.readObject("column") {
       case "id" => id = Some(r.int("id"))
       case "name" => name = Some(r.string("name"))
@@ -243,11 +241,12 @@ private[shard] object StateCodec {
       case "type" => dataType = Some(sparkJson("type", DataType.fromJson(r.tree().toString)))
       case "metadata" => metadata = Some(sparkJson("metadata", Metadata.fromJson(r.tree().toString)))
       case "fieldIds" => fieldIds = r.readArray("fieldIds")(fieldIdFrom(r)).toMap
+      case "indexed" => indexed = r.bool("indexed")
       case _ => r.skip()
     }
     ColumnDef(JsonReader.required(id, "id"), JsonReader.required(name, "name"),
       JsonReader.required(dataType, "type"), JsonReader.required(nullable, "nullable"),
-      JsonReader.required(metadata, "metadata"), fieldIds)
+      JsonReader.required(metadata, "metadata"), fieldIds, indexed)
   }
 
   /** One id of a field inside a column's structs: its path of names from the column, and the id. */

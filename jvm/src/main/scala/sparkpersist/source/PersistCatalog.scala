@@ -13,6 +13,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
+import sparkpersist.index.IndexColumns
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardStore
 
@@ -24,7 +25,9 @@ import sparkpersist.shard.ShardStore
  * Names (with the catalog registered as `persist`):
  *  - `persist.<shard>`: the shard's snapshot, consolidated as of the read's as-of;
  *    `CREATE TABLE`, `INSERT INTO` (append) and `DROP TABLE` act on it. The table property
- *    `order_by` (a comma-separated list of columns) sets the order key at creation.
+ *    `order_by` (a comma-separated list of columns) sets the order key at creation;
+ *    `sparkpersist.indexColumns` ([[IndexColumns]]) names the columns every writer indexes, at
+ *    creation or with `ALTER TABLE ... SET TBLPROPERTIES`.
  *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
@@ -75,7 +78,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           "shard_id" -> state.shardId,
           "format_version" -> state.formatVersion.toString,
           "since" -> state.since.toString,
-          "upper" -> state.upper.toString)
+          "upper" -> state.upper.toString) ++
+          Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _)
         new PersistTable(shard, state.schema, view, tableName, properties)
     }
   }
@@ -92,11 +96,13 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           s"Drop PARTITIONED BY; use the '${PersistCatalog.OrderBy}' table property to cluster rows.")
     }
     val props = properties.asScala.toMap
-    val unknown = props.keySet.filterNot(k => k == PersistCatalog.OrderBy || PersistCatalog.SparkProperties(k))
+    val unknown = props.keySet.filterNot(k => k == PersistCatalog.OrderBy || k == IndexColumns.Property ||
+      PersistCatalog.SparkProperties(k))
     if (unknown.nonEmpty) {
       throw new IllegalArgumentException(
         s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
-          s"The only persist table property is '${PersistCatalog.OrderBy}' (comma-separated columns).")
+          s"The persist table properties are '${PersistCatalog.OrderBy}' and '${IndexColumns.Property}' " +
+          "(comma-separated columns).")
     }
     val orderBy = props.get(PersistCatalog.OrderBy).toSeq
       .flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
@@ -106,7 +112,9 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     })
     ShardStore.validateName(shard)
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
-    store.create(shard, ShardSchema.fromStruct(struct, orderBy, s"Cannot create table $catalogName.$shard"))
+    val context = s"Cannot create table $catalogName.$shard"
+    val schema = ShardSchema.fromStruct(struct, orderBy, context)
+    store.create(shard, IndexColumns.set(schema, props.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context))
     loadTable(ident)
   }
 

@@ -3,18 +3,19 @@ package sparkpersist.source
 import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.types.StructField
 
+import sparkpersist.index.IndexColumns
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 
 /**
  * `ALTER TABLE` on a persist table: Spark's [[TableChange]]s as changes of the shard's schema
  * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
  * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened; their other changes,
- * table properties and column defaults are refused with what to do instead.
+ * column defaults and table properties but [[IndexColumns.Property]] are refused with what to do instead.
  */
 object TableChanges {
 
   def applyAll(schema: ShardSchema, changes: Seq[TableChange], context: String): ShardSchema =
-    changes.foldLeft(schema)((s, change) => applyOne(s, change, context))
+    IndexColumns.check(changes.foldLeft(schema)((s, change) => applyOne(s, change, context)), context)
 
   private def applyOne(schema: ShardSchema, change: TableChange, context: String): ShardSchema = change match {
     case add: TableChange.AddColumn =>
@@ -49,10 +50,14 @@ object TableChanges {
       SchemaEvolution.changeComment(schema, column(comment.fieldNames(), context), comment.newComment(), context)
     case move: TableChange.UpdateColumnPosition =>
       SchemaEvolution.moveColumn(schema, column(move.fieldNames(), context), position(move.position()), context)
+    case set: TableChange.SetProperty if set.property() == IndexColumns.Property =>
+      IndexColumns.set(schema, IndexColumns.parse(set.value()), context)
+    case unset: TableChange.RemoveProperty if unset.property() == IndexColumns.Property =>
+      IndexColumns.set(schema, Nil, context)
     case other =>
       refuse(context, s"${other.getClass.getSimpleName} is not supported. A persist table accepts ADD COLUMN(S), " +
         "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT and FIRST/AFTER; its " +
-        s"only property is '${PersistCatalog.OrderBy}', set at creation")
+        s"properties are '${PersistCatalog.OrderBy}', set at creation, and '${IndexColumns.Property}'")
   }
 
   /** The top-level column `names` denotes; a nested field is refused. */

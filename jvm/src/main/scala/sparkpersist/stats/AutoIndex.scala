@@ -6,7 +6,7 @@ import sparkpersist.schema.{ColumnDef, JsonColumns}
 
 /**
  * Membership filters chosen without the user naming the column (issue 16's automatic index):
- * every integral or UTF8_BINARY string column that is neither time-like nor declared JSON gets a
+ * every integral (DECIMAL(p, 0) included) or UTF8_BINARY string column that is neither time-like nor declared JSON gets a
  * filter in each part whose values are few enough ([[MembershipCollector]]'s limit, the
  * configuration `spark.sparkpersist.stats.autoIndexValues`) and which says more than the part's
  * bounds. The stats budget drops these filters before anything else, so they only ever use bytes
@@ -29,6 +29,7 @@ object AutoIndex {
 
   private def idLike(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType => true
+    case d: DecimalType => d.scale == 0 // ids stored as DECIMAL(20, 0); prices and amounts are ranges
     case s: StringType => MembershipFilter.supports(s)
     case _ => false
   }

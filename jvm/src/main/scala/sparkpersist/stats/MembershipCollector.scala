@@ -26,6 +26,7 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
         case LongType | TimestampType | TimestampNTZType => MembershipFilter.hash(row.getLong(ordinal))
         case FloatType => MembershipFilter.hashDouble(row.getFloat(ordinal).toDouble)
         case DoubleType => MembershipFilter.hashDouble(row.getDouble(ordinal))
+        case d: DecimalType => MembershipFilter.hashDecimal(row.getDecimal(ordinal, d.precision, d.scale))
         case _ => MembershipFilter.hash(row.getUTF8String(ordinal))
       }
       hashes.add(h)

@@ -2,6 +2,7 @@ package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.XXH64
 import org.apache.spark.sql.types._
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -100,13 +101,14 @@ object MembershipFilter {
     c.nested.collect { case a: ArrayStats => a.elements }.flatten
 
   /**
-   * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats and strings
-   * in UTF8_BINARY, whose SQL equality is equality of the hashed form. Other collations compare
-   * by a collation key this hash does not see; decimals may differ in scale.
+   * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats, decimals
+   * (hashed without trailing zeros, so a widened column's `1.0` finds the `1.00` of older parts)
+   * and strings in UTF8_BINARY, whose SQL equality is equality of the hashed form. Other
+   * collations compare by a collation key this hash does not see.
    */
   def supports(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
-    case FloatType | DoubleType => true
+    case FloatType | DoubleType | _: DecimalType => true
     case s: StringType => s.collationId == StringType.collationId
     case _ => false
   }
@@ -123,7 +125,19 @@ object MembershipFilter {
     case l: Long => XXH64.hashLong(l, Seed)
     case s: Short => XXH64.hashLong(s.toLong, Seed)
     case b: Byte => XXH64.hashLong(b.toLong, Seed)
+    case d: Decimal => hashDecimal(d)
     case other => throw new IllegalArgumentException(s"No membership hash for ${other.getClass.getName}")
+  }
+
+  /** A decimal by its value alone: `1.0` and `1.00` (equal in SQL, of different scales) hash alike. */
+  def hashDecimal(d: Decimal): Long = {
+    val v = d.toJavaBigDecimal.stripTrailingZeros
+    val unscaled = v.unscaledValue
+    if (unscaled.bitLength < 64) XXH64.hashLong(unscaled.longValue, Seed + 2 + v.scale)
+    else {
+      val bytes = unscaled.toByteArray
+      XXH64.hashUnsafeBytes(bytes, Platform.BYTE_ARRAY_OFFSET, bytes.length, Seed + 2 + v.scale)
+    }
   }
 
   def hashDouble(d: Double): Long =

@@ -61,12 +61,16 @@ object StatsEvolution {
       case (f, t, _) => widen(stats, f, t)
     }
 
-  /** `stats` of a column of type `from` as stats of the same values read as type `to`. */
+  /**
+   * `stats` of a column of type `from` as stats of the same values read as type `to`. A membership
+   * filter stays: its hashes are of values, alike across every widening (integers as longs, floats
+   * as doubles, decimals without trailing zeros, [[MembershipFilter.hash]]).
+   */
   def widen(stats: ColumnStats, from: DataType, to: DataType): ColumnStats =
     if (!TypeWidening.widens(from, to)) ColumnStats(stats.nullCount, None, None)
     else {
       def bound(v: Option[Any]) = v.flatMap(widenValue(_, to))
-      ColumnStats(stats.nullCount, bound(stats.lower), bound(stats.upper))
+      ColumnStats(stats.nullCount, bound(stats.lower), bound(stats.upper), members = stats.members)
     }
 
   /** A bound widened to `to`, exactly; None (unbounded) for a value of an unexpected class. */

@@ -62,13 +62,16 @@ object RunSpec {
    * bound length, the stats budget and whether to collect cast stats (in the session's time zone)
    * from the session's configuration; the budget trims the stats of the `keepStats` column ids
    * last, and of the `indexed` ones, which get membership filters (unless `protectIndexed` is
-   * false: then the budget drops their filters first, as automatic ones). Other columns get
-   * automatic filters as `spark.sparkpersist.stats.autoIndexValues` says.
+   * false: then the budget drops their filters first, as automatic ones). The schema's index columns
+   * (the table property `sparkpersist.indexColumns`) are indexed and protected in every write.
+   * Other columns get automatic filters as `spark.sparkpersist.stats.autoIndexValues` says.
    */
   def forSession(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path,
       maxRowsPerPart: Option[Long], stampTime: Option[Long], keepStats: Set[Int] = Set.empty,
       indexed: Set[Int] = Set.empty, protectIndexed: Boolean = true): RunSpec = {
     val settings = spark.conf.getAll
+    val named = schema.indexedIds
+    val protectedIds = if (protectIndexed) indexed ++ named else named
     RunSpec(
       batchDir.toString,
       schema,
@@ -76,10 +79,9 @@ object RunSpec {
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,
-      new StatsBudget(schema, if (protectIndexed) keepStats ++ indexed else keepStats,
-        PersistConf.StatsBudgetBytes.get(settings), if (protectIndexed) indexed else Set.empty),
+      new StatsBudget(schema, keepStats ++ protectedIds, PersistConf.StatsBudgetBytes.get(settings), protectedIds),
       if (PersistConf.CastStats.get(settings)) Some(spark.sessionState.conf.sessionLocalTimeZone) else None,
-      indexed,
+      indexed ++ named,
       PersistConf.AutoIndexValues.get(settings).toInt)
   }
 }

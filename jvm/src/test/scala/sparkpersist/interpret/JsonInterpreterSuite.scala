@@ -105,6 +105,20 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     assert(spec("variant_get(v, '$.ts', 'int') IS NULL", "v" -> variant("""{"ts": null}""")) === T)
   }
 
+  test("a VARIANT result that may be or contain an object may raise (a duplicate key as stored); scalars do not") {
+    val docs = variant("""{"o": {"a": 1}, "xs": [1, 2], "ys": [{"b": 1}], "s": "t"}""")
+    for (path <- Seq("$.o", "$", "$.ys")) {
+      assert(spec(s"variant_get(v, '$path') IS NULL", "v" -> docs) === bool(f = true, t = false, fallible = true), path)
+    }
+    // An element or a key the stats do not list may be anything, an object included.
+    for (path <- Seq("$.ys[0]", "$.missing")) assert(spec(s"variant_get(v, '$path') IS NULL", "v" -> docs).fallible, path)
+    for (path <- Seq("$.o.a", "$.xs", "$.xs[0]", "$.s")) {
+      assert(!spec(s"variant_get(v, '$path') IS NULL", "v" -> docs).fallible, path)
+    }
+    // Read as a scalar type, an object is never rebuilt: null or a cast error, as before.
+    assert(spec("variant_get(v, '$.o', 'string') IS NULL", "v" -> docs) === F)
+  }
+
   test("paths through nested objects and arrays") {
     val docs = variant("""{"a": {"b": [1, 2, {"c": 9}]}}""", """{"a": {"b": [3]}}""")
     assert(spec("variant_get(v, '$.a.b[0]', 'int')", "v" -> docs) === ResultSpec(true, true, Within(1, 3)))

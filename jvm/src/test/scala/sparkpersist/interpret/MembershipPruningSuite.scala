@@ -54,6 +54,23 @@ class MembershipPruningSuite extends AnyFunSuite {
     assert(!keeps(EqualTo(score, Literal(1.5))))
   }
 
+  test("decimals are looked up by value: a filter of 1.50 written at scale 2 finds 1.5000 at scale 4") {
+    val widened = ShardSchema.fromStruct(StructType(Seq(StructField("price", DecimalType(14, 4)))))
+    val price = AttributeReference("price", DecimalType(14, 4))()
+    val pid = widened.columns.head.id
+    val written = PartStats(2, 100, Map(pid -> ColumnStats(0, Some(Decimal("0.00")), Some(Decimal("9.00")),
+      members = filter(Decimal("1.50"), Decimal("0.00"), Decimal("9.00")))))
+    def keepsPrice(v: String) = PartFilter.compile(EqualTo(price, Literal(Decimal(v), DecimalType(14, 4))),
+      AttributeMap(Seq(price -> pid)), widened, MzNowSpec.at(0L)).keep(written)
+    assert(keepsPrice("1.5000"))
+    assert(keepsPrice("0.0000"))
+    assert(!keepsPrice("1.5100"))
+    assert(!keepsPrice("15.0000"), "same digits, another scale")
+    assert(MembershipFilter.hash(Decimal("1.0")) === MembershipFilter.hash(Decimal("1.00")))
+    assert(MembershipFilter.hash(Decimal(BigDecimal("123456789012345678901234567.10"))) ===
+      MembershipFilter.hash(Decimal(BigDecimal("123456789012345678901234567.1"))))
+  }
+
   test("no filter, a coerced column, a collated column or a non-constant keep the part") {
     assert(keeps(EqualTo(userId, Literal(501L)), part.copy(columns = part.columns.updated(uid, ColumnStats(0, Some(10L), Some(1000L))))))
     assert(keeps(EqualTo(Cast(userId, DoubleType), Literal(501.0))))

@@ -236,7 +236,9 @@ object SoundnessGen {
   private val lookup: Gen[String] = for {
     (column, constants) <- Gen.oneOf(Seq("i" -> Seq("0", "1", "-1", "2147483647"), "l" -> Seq("0L", "1L", "-1L"),
       "s" -> Seq("'US'", "'ab'", "''", "'\u00fc'"), "d" -> Seq("-0.0D", "0.0D", "double('NaN')", "1.0E300D"),
-      "dt" -> Seq("DATE'2024-01-01'", "DATE'1970-01-01'"), "ts" -> Seq("TIMESTAMP'1970-01-01 00:00:00'")))
+      "dt" -> Seq("DATE'2024-01-01'", "DATE'1970-01-01'"), "ts" -> Seq("TIMESTAMP'1970-01-01 00:00:00'"),
+      // Decimals of other scales than m's DECIMAL(10, 2): equal by value (1.5 = 1.50).
+      "m" -> Seq("0BD", "1.5BD", "-0.01BD", "0.10BD", "7.000BD")))
     items <- Gen.atLeastOne(constants)
     form <- Gen.choose(0, 2)
   } yield form match {

@@ -50,7 +50,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     batches <- Gen.choose(0, 5).flatMap(Gen.listOfN(_, batch))
     since <- Gen.choose(0L, 1000L)
     seqNo <- Gen.choose(1L, Long.MaxValue)
-  } yield ShardState("events", "0d5c6a8e-0000-4000-8000-000000000001", ShardState.FormatVersion, schema, since,
+    indexed <- Gen.listOfN(schema.columns.size, Gen.oneOf(true, false)) // the table property's flags
+  } yield ShardState("events", "0d5c6a8e-0000-4000-8000-000000000001", ShardState.FormatVersion,
+    schema.copy(columns = schema.columns.zip(indexed).map { case (c, i) => c.copy(indexed = i) }), since,
     since + 1000, seqNo, batches.toVector)
 
   test("every state and stats shape round-trips exactly through a columnar rollup, and again from one") {
@@ -73,6 +75,8 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     val state = events(3, 4)
     assert(!ColumnarRollup.is(StateCodec.encodeJsonRollup(state)))
     assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(state), 3) === state)
+    val indexed = state.copy(schema = state.schema.copy(columns = state.schema.columns.map(_.copy(indexed = true))))
+    assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(indexed), 3) === indexed)
     withRollupAt2 { (store, rollup, written) =>
       Files.write(rollup.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(written)))
       assert(store.open("s").state === written)

@@ -271,13 +271,13 @@ class FsStateLogSuite extends AnyFunSuite {
   test("a state file from a newer format is refused with a clear error") {
     withShard() { (store, stateDir) =>
       def refused(file: String) = intercept[UnsupportedStateFormat](freshLog(store).current()).getMessage ===
-        s"State file $file has formatVersion 7, but this sparkpersist reads formatVersion up to 6. " +
-          "Upgrade sparkpersist to read this shard."
+        s"State file $file has formatVersion 99, but this sparkpersist reads formatVersion up to " +
+          s"${ShardState.IndexColumnsFormatVersion}. Upgrade sparkpersist to read this shard."
       val version = writeStateFile(stateDir, FsStateLog.versionName(1),
-        """{"formatVersion":7,"seqNo":1,"kind":"append","batch":{}}""")
+        """{"formatVersion":99,"seqNo":1,"kind":"append","batch":{}}""")
       assert(refused(version))
       val rollup = writeStateFile(stateDir, "rollup-00000000000000000001.json",
-        """{"formatVersion":7,"seqNo":1,"kind":"rollup","future":true}""")
+        """{"formatVersion":99,"seqNo":1,"kind":"rollup","future":true}""")
       assert(refused(rollup))
     }
   }

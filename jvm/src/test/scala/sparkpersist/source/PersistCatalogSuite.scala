@@ -82,8 +82,8 @@ class PersistCatalogSuite extends SharedSparkSession {
       "pruned by their statistics. Drop PARTITIONED BY; use the 'order_by' table property to cluster rows.")
     val props = intercept[IllegalArgumentException](
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (sort = 'id')"))
-    assert(props.getMessage === "Unsupported table properties for persist.events: sort. The only " +
-      "persist table property is 'order_by' (comma-separated columns).")
+    assert(props.getMessage === "Unsupported table properties for persist.events: sort. The persist table " +
+      "properties are 'order_by' and 'sparkpersist.indexColumns' (comma-separated columns).")
     val reserved = intercept[IllegalArgumentException](sql("CREATE TABLE persist.events (time BIGINT)"))
     assert(reserved.getMessage.startsWith("Column 'time' is reserved by sparkpersist"))
     val order = intercept[IllegalArgumentException](

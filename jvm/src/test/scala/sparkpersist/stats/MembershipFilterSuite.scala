@@ -46,7 +46,11 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(MembershipFilter.hash(1.0) !== MembershipFilter.hash(1L))
     assert(MembershipFilter.supports(StringType))
     assert(!MembershipFilter.supports(StringType("UTF8_LCASE")))
-    assert(!MembershipFilter.supports(DecimalType(10, 2)))
+    assert(MembershipFilter.supports(DecimalType(10, 2)))
+    assert(MembershipFilter.hash(Decimal("1.0")) === MembershipFilter.hash(Decimal("1.00")))
+    assert(MembershipFilter.hash(Decimal("0.000")) === MembershipFilter.hash(Decimal(0)))
+    assert(MembershipFilter.hash(Decimal("1.0")) !== MembershipFilter.hash(Decimal("10")))
+    assert(MembershipFilter.hash(Decimal("-1.5")) !== MembershipFilter.hash(Decimal("1.5")))
   }
 
   test("the codec round-trips and rejects corrupt bytes") {
@@ -63,10 +67,13 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
   }
 
   test("the collector hashes what the row holds, as constants are hashed") {
-    val rows = Seq(InternalRow(UTF8String.fromString("a"), -0.0, 3), InternalRow(null, Double.NaN, 4))
-    val collectors = Seq(StringType, DoubleType, DateType).map(new MembershipCollector(_))
+    val rows = Seq(InternalRow(UTF8String.fromString("a"), -0.0, 3, Decimal("2.50")),
+      InternalRow(null, Double.NaN, 4, Decimal("30000000000000000000000000.00")))
+    val collectors = Seq(StringType, DoubleType, DateType, DecimalType(38, 2)).map(new MembershipCollector(_))
     rows.foreach(r => collectors.zipWithIndex.foreach { case (c, i) => c.update(r, i) })
-    val Seq(s, d, dt) = collectors.map(_.result().get)
+    val Seq(s, d, dt, dec) = collectors.map(_.result().get)
+    assert(dec.mayContain(MembershipFilter.hash(Decimal("2.5"))) && !dec.mayContain(MembershipFilter.hash(Decimal("2.05"))))
+    assert(dec.mayContain(MembershipFilter.hash(Decimal(BigDecimal("3E25")))))
     assert(s.mayContain(MembershipFilter.hash(UTF8String.fromString("a"))))
     assert(!s.mayContain(MembershipFilter.hash(UTF8String.fromString("b"))))
     assert(d.mayContain(MembershipFilter.hash(0.0)) && d.mayContain(MembershipFilter.hash(Double.NaN)))
@@ -119,6 +126,8 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(!AutoIndex.candidate(ColumnDef(1, "created_at", LongType, nullable = true)), "time-like by name")
     assert(!AutoIndex.candidate(ColumnDef(1, "day", DateType, nullable = true)))
     assert(!AutoIndex.candidate(ColumnDef(1, "x", DoubleType, nullable = true)))
+    assert(AutoIndex.candidate(ColumnDef(1, "account", DecimalType(20, 0), nullable = true)))
+    assert(!AutoIndex.candidate(ColumnDef(1, "price", DecimalType(10, 2), nullable = true)), "amounts are ranges")
     assert(!AutoIndex.candidate(ColumnDef(1, "s", StringType("UTF8_LCASE"), nullable = true)))
     assert(!AutoIndex.candidate(ColumnDef(1, "js", StringType, nullable = true, json)))
     def stats(lo: Any, hi: Any) = ColumnStats(0, Some(lo), Some(hi))

@@ -95,6 +95,24 @@ class StreamSinkSuite extends StreamTesting {
     assert(rows("SELECT * FROM persist.sink") === Seq("[1,a]", "[2,b]", "[3,c]", "[4,d]"))
   }
 
+  test("the sink gives the columns the table property names membership filters, and no other column") {
+    sql(s"ALTER TABLE persist.${create("indexed_sink").name} SET TBLPROPERTIES ('sparkpersist.indexColumns' = 'k')")
+    withSQLConf(sparkpersist.PersistConf.AutoIndexValues.key -> "0") {
+      val source = input()
+      val query = start(source, "persist.indexed_sink", newCheckpoint())
+      try {
+        source.addData(1L -> "a", 9L -> "b")
+        query.processAllAvailable()
+      } finally query.stop()
+    }
+    val state = store.open("indexed_sink").state
+    val Seq(k, v) = Seq("k", "v").map(state.schema.column(_).get.id)
+    val parts = state.parts.toSeq
+    assert(parts.nonEmpty)
+    assert(parts.forall(_.stats.get.columns(k).members.isDefined))
+    assert(parts.forall(_.stats.get.columns(v).members.isEmpty))
+  }
+
   test("a micro-batch whose write fails leaves nothing; the restarted query commits it once") {
     val shard = create("failing")
     val source = input()
