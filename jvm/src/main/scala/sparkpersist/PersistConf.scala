@@ -126,6 +126,12 @@ object PersistConf {
     "A scan that sees at least this many parts decides which ones its filter rules out in parallel, " +
       "over the driver's cores (the same parts as one by one); 0: always one by one.", min = 0)
 
+  val OpenShards = long(Prefix + "catalog.openShards", 16L,
+    "How many shards a persist catalog keeps open between queries, the most recently used: the " +
+      "driver holds their newest state, and a query on one reads only the state versions committed " +
+      "since instead of opening the shard anew (a rollup of all its parts). 0: every query opens its shard.",
+    min = 0, max = Int.MaxValue)
+
   val MaxRowsPerPart = long(Prefix + "write.maxRowsPerPart", 1000000L,
     "Largest number of rows in one part; a write task rolls over to a new part past it.", min = 1)
 

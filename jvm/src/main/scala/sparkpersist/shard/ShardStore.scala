@@ -1,5 +1,6 @@
 package sparkpersist.shard
 
+import java.io.FileNotFoundException
 import java.util.UUID
 
 import org.apache.hadoop.conf.Configuration
@@ -18,16 +19,21 @@ import sparkpersist.schema.ShardSchema
  * [[PutIfAbsent]] picks per store (hard link on `file:`, conditional create on S3A, rename on
  * HDFS); on a store with none, creating a shard or committing to one fails with [[NoAtomicCommit]]
  * before anything is written.
+ *
+ * With `openShards` > 0 the store keeps that many shards open between `open` calls
+ * ([[OpenShards]]): opening one again reads only the state versions committed since.
  */
 final class ShardStore(
     val root: String,
     hadoopConf: Configuration,
-    rollupEvery: Long = PersistConf.RollupEvery.default) {
+    rollupEvery: Long = PersistConf.RollupEvery.default,
+    openShards: Int = 0) {
   import ShardStore._
 
   private val rootPath: Path = new Path(root)
   private val fs: FileSystem = rootPath.getFileSystem(hadoopConf)
   private val qualifiedRoot: Path = fs.makeQualified(rootPath)
+  private val kept = new OpenShards(openShards)
 
   /** Creates shard `name` with `schema` at state version 0 (since = upper = 0, no batches). */
   def create(name: String, schema: ShardSchema): ShardHandle = {
@@ -47,13 +53,16 @@ final class ShardStore(
 
   /** Opens shard `name`; [[NoSuchShard]] (listing the existing shards) if it does not exist. */
   def open(name: String): ShardHandle = {
-    if (!exists(name)) throw new NoSuchShard(name, qualifiedRoot.toString, list())
-    handle(name)
+    validateName(name)
+    val created =
+      try fs.getFileStatus(versionZero(name))
+      catch { case _: FileNotFoundException => throw new NoSuchShard(name, qualifiedRoot.toString, list()) }
+    kept(name, OpenShards.created(created))(handle(name))
   }
 
   def exists(name: String): Boolean = {
     validateName(name)
-    fs.exists(new Path(stateDirOf(name), FsStateLog.versionName(0)))
+    fs.exists(versionZero(name))
   }
 
   /** The names of all shards under the root, sorted. */
@@ -74,6 +83,7 @@ final class ShardStore(
    */
   def drop(name: String): Boolean =
     exists(name) && {
+      kept.remove(name)
       val aside = new Path(qualifiedRoot, s".dropped-$name-${UUID.randomUUID()}")
       fs.rename(new Path(qualifiedRoot, name), aside) && fs.delete(aside, true)
     }
@@ -87,6 +97,8 @@ final class ShardStore(
     exists(name) && handle(name).log.current().seqNo == 0L && drop(name)
 
   private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
+
+  private def versionZero(name: String): Path = new Path(stateDirOf(name), FsStateLog.versionName(0))
 
   private def stateLog(name: String): FsStateLog = new FsStateLog(name, stateDirOf(name), hadoopConf, rollupEvery)
 

@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import sparkpersist.PersistConf
 import sparkpersist.index.IndexColumns
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.ShardStore
+import sparkpersist.shard.{NoSuchShard, ShardStore}
 
 /**
  * The catalog that shows persist shards to SQL. Register it with
@@ -53,7 +53,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
       .getOrElse(throw new IllegalArgumentException(
         s"Catalog '$name' needs the directory its shards live in: set spark.sql.catalog.$name.root " +
           s"or ${PersistConf.Root.key}."))
-    store = new ShardStore(root, spark.sessionState.newHadoopConf())
+    store = new ShardStore(root, spark.sessionState.newHadoopConf(),
+      openShards = PersistConf.OpenShards.get(spark.sessionState.conf).toInt)
   }
 
   override def listTables(namespace: Array[String]): Array[Identifier] = namespace.toSeq match {
@@ -65,8 +66,7 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
   override def loadTable(ident: Identifier): Table = {
     val id = PersistTableId.parse(ident, catalogName)
-    if (!store.exists(id.shard)) throw new NoSuchTableException(ident)
-    val shard = store.open(id.shard)
+    val shard = try store.open(id.shard) catch { case _: NoSuchShard => throw new NoSuchTableException(ident) }
     val tableName = id.sqlName(catalogName)
     id.view match {
       case TableView.Parts => new PartsTable(shard, tableName)

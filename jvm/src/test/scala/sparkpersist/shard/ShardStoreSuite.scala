@@ -33,6 +33,49 @@ class ShardStoreSuite extends AnyFunSuite {
     }
   }
 
+  test("a store keeping shards open reuses their logs, sees other writers' commits, and opens a recreated shard anew") {
+    withTempDir { dir =>
+      val root = dir.toURI.toString
+      val kept = new ShardStore(root, hadoopConf, openShards = 2)
+      val writer = new ShardStore(root, hadoopConf)
+      val rnd = new scala.util.Random(3)
+      def append(h: ShardHandle, n: Int): Unit = (0 until n).foreach { _ =>
+        val upper = h.state.upper
+        h.log.compareAndAppend(upper, eventBatch(s"b$upper", upper, upper + 10, 1, rnd))
+      }
+      val first = writer.create("events", eventSchema)
+      append(first, 3)
+      val opened = kept.open("events")
+      assert(opened.state.seqNo === 3)
+      assert(kept.open("events").log eq opened.log)
+      // Another store's commits are read by the kept log (only the versions after its state).
+      append(first, 2)
+      assert(kept.open("events").state.seqNo === 5 && kept.open("events").state === first.state)
+      // Dropped and created again elsewhere, with more versions than the kept state: a new shard.
+      val oldId = opened.state.shardId
+      Thread.sleep(5) // a new version 0 (its modification time, in ms on the local file system)
+      assert(writer.drop("events"))
+      val again = writer.create("events", eventSchema)
+      append(again, 7)
+      val reopened = kept.open("events")
+      assert(!(reopened.log eq opened.log))
+      assert(reopened.state.shardId === again.state.shardId && reopened.state.shardId != oldId)
+      assert(reopened.state.seqNo === 7 && reopened.state.batches.map(_.id) === again.state.batches.map(_.id))
+      // At most two kept: opening a third shard forgets the least recently opened one.
+      writer.create("a", eventSchema)
+      writer.create("b", eventSchema)
+      val a = kept.open("a").log
+      kept.open("events")
+      kept.open("b")
+      assert(kept.open("events").log eq reopened.log)
+      assert(!(kept.open("a").log eq a))
+      // A store that keeps none opens anew every time; a drop through the keeping store forgets it.
+      assert(!(writer.open("events").log eq writer.open("events").log))
+      assert(kept.drop("events"))
+      intercept[NoSuchShard](kept.open("events"))
+    }
+  }
+
   test("dropIfUnwritten undoes a bare creation but keeps a shard another writer committed to") {
     withStore { (store, _) =>
       store.create("fresh", eventSchema)
