@@ -34,7 +34,7 @@ private[compact] object MergeJob {
   def run(spark: SparkSession, shard: ShardHandle, schema: ShardSchema, groups: Seq[MergeGroup],
       outputs: Seq[BatchCommit], keepStats: Set[Int], description: String): Seq[Seq[WrittenPart]] = {
     val tasks = groups.zip(outputs).map { case (g, out) =>
-      val runs = g.batches.flatMap(_.runs).map(_.parts.map(p => PartFile.of(shard.partPath(p).toUri.toString, p, verify = false)))
+      val runs = g.batches.flatMap(_.runs).map(_.parts.map(p => PartFile.of(shard.partUri(p), p, verify = false)))
       GroupTask(runs, g.advanceTo, g.consolidates, g.stampTime, out.batchDir.toString)
     }
     val reader = PartFileReader(spark, schema, schema.dataSchema)

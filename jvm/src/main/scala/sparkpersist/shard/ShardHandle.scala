@@ -27,12 +27,25 @@ final class ShardHandle(val name: String, val dir: Path, val log: StateLog, val 
   }
 
   /** The absolute path of `part`. */
-  def partPath(part: PartMeta): Path = {
+  def partPath(part: PartMeta): Path = new Path(qualifiedDir, checkedKey(part))
+
+  /**
+   * `partPath(part).toUri.toString`, what a task opens, without parsing a URI for the keys
+   * writers make (letters, digits, `_`, `.`, `-` and `/`): a scan of many parts builds one each.
+   */
+  def partUri(part: PartMeta): String = {
+    val key = checkedKey(part)
+    if (key.forall(ShardHandle.plain)) s"$dirUri/$key" else partPath(part).toUri.toString
+  }
+
+  private val dirUri: String = qualifiedDir.toUri.toString.stripSuffix("/")
+
+  private def checkedKey(part: PartMeta): String = {
     val key = part.key
     Check.arg(key.nonEmpty && !key.startsWith("/") && !key.contains(':') &&
       !key.split('/').exists(s => s.isEmpty || s == "." || s == ".."),
       s"Part key '$key' of shard '$name' is not a plain path relative to the shard directory.")
-    new Path(qualifiedDir, key)
+    key
   }
 
   /** The key (path relative to `dir`) of a file under the shard's directory. */
@@ -56,4 +69,8 @@ object ShardHandle {
   /** Sub-directory of a shard holding its parts. */
   val PartsDir = "parts"
   private val BatchIdPattern = "[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}".r
+
+  /** Characters a URI path holds as they are (no escaping, no normalization). */
+  private def plain(c: Char): Boolean =
+    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-' || c == '/'
 }

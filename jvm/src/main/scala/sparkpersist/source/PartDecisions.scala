@@ -14,10 +14,16 @@ object PartDecisions {
    *
    * @param parallelFrom decide in parallel from this many parts on; 0: never
    */
-  def ruledOut[P](parts: IndexedSeq[P], admits: P => Boolean, parallelFrom: Long): IndexedSeq[P] =
-    if (parallelFrom <= 0 || parts.size < parallelFrom) parts.filterNot(admits)
-    else {
-      val indices = java.util.stream.IntStream.range(0, parts.size).parallel().filter(i => !admits(parts(i))).toArray
-      indices.toIndexedSeq.map(parts)
-    }
+  def ruledOut[P](parts: IndexedSeq[P], admits: P => Boolean, parallelFrom: Long): IndexedSeq[P] = {
+    val out = ruledOutPositions(parts.size, i => admits(parts(i)), parallelFrom)
+    out.stream().toArray.toIndexedSeq.map(parts)
+  }
+
+  /** The positions `0 until count` of the parts that `admits` (by position) rules out. */
+  def ruledOutPositions(count: Int, admits: Int => Boolean, parallelFrom: Long): java.util.BitSet = {
+    val out = new java.util.BitSet(count)
+    if (parallelFrom <= 0 || count < parallelFrom) (0 until count).foreach(i => if (!admits(i)) out.set(i))
+    else java.util.stream.IntStream.range(0, count).parallel().filter(i => !admits(i)).toArray.foreach(out.set)
+    out
+  }
 }

@@ -101,25 +101,51 @@ final class PersistScan(
     case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from))
   }
 
-  /** The visible parts the filter rules out (by identity: hashing parts and their stats is costly). */
-  private val (ruledOut: java.util.Set[PartMeta], pruningNanos: Long) = {
+  /**
+   * Which visible parts (in the order of `visible.flatten`) the filter rules out, by position:
+   * a shard of a million parts is decided without a set of parts or a copy of their list.
+   */
+  private val (ruledOut: java.util.BitSet, pruningNanos: Long) = {
     val start = System.nanoTime()
-    val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
     val candidates = visible.flatten
-    PartDecisions.ruledOut(candidates, selection.admitsAmong(candidates),
-      PersistConf.ParallelDecisionParts.get(spark.sessionState.conf)).foreach(out.add)
+    val admits = selection.admitsAmong(candidates)
+    val out = PartDecisions.ruledOutPositions(candidates.size, i => admits(candidates(i)),
+      PersistConf.ParallelDecisionParts.get(spark.sessionState.conf))
     (out, System.nanoTime() - start)
   }
 
   /** The runs of the parts this scan reads, each in run order. */
-  val runs: IndexedSeq[IndexedSeq[PartMeta]] =
-    visible.map(_.filter(p => selection.mode != PushdownMode.On || !ruledOut.contains(p))).filter(_.nonEmpty)
+  val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
+    var at = 0
+    visible.map { run =>
+      val from = at
+      at += run.size
+      val first = ruledOut.nextSetBit(from)
+      if (selection.mode != PushdownMode.On || first < 0 || first >= at) run
+      else {
+        val kept = Vector.newBuilder[PartMeta]
+        (first - from until run.size).foreach(i => if (!ruledOut.get(from + i)) kept += run(i))
+        run.take(first - from) ++ kept.result()
+      }
+    }.filter(_.nonEmpty)
+  }
 
   /** The parts this scan reads. */
-  def parts: IndexedSeq[PartMeta] = runs.flatten
+  lazy val parts: IndexedSeq[PartMeta] = runs.flatten
 
-  val metrics: ScanMetrics = ScanMetrics.of(state.parts.toSeq, parts,
-    partsPruned = ruledOut.size, pruningNanos = pruningNanos, segmentsSkipped = selection.segments()._2)
+  /** The parts read only to verify, in soft mode, that skipping them was sound (by identity: hashing parts is costly). */
+  private val verified: java.util.Set[PartMeta] = {
+    val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+    if (selection.mode == PushdownMode.Soft) {
+      val candidates = visible.flatten
+      ruledOut.stream().forEach(i => out.add(candidates(i)))
+    }
+    out
+  }
+
+  val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
+    parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
+    segmentsSkipped = selection.segments()._2)
 
   /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
   private val softViolations: Option[LongAccumulator] =
@@ -168,6 +194,11 @@ final class PersistScan(
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key)))
+    inputPartitions.clone()
+  }
+
+  /** The tasks of this scan, planned once: Spark asks again for each copy of the plan node. */
+  private lazy val inputPartitions: Array[InputPartition] = {
     def straight(files: Seq[PartFile]): Seq[InputPartition] =
       PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
     consolidation match {
@@ -183,7 +214,10 @@ final class PersistScan(
     Option(spark.sessionState.conf.getConfString(SQLConf.LEAF_NODE_DEFAULT_PARALLELISM.key, null))
       .map(_.toInt).getOrElse(spark.sparkContext.defaultParallelism)
 
-  override def createReaderFactory(): PartitionReaderFactory = {
+  override def createReaderFactory(): PartitionReaderFactory = readerFactory
+
+  /** Built once (it broadcasts the Hadoop configuration): Spark asks again for each copy of the plan node. */
+  private lazy val readerFactory: PartitionReaderFactory = {
     val dataColumns =
       if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
@@ -204,7 +238,7 @@ final class PersistScan(
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
 
   private def partFile(part: PartMeta): PartFile =
-    PartFile.of(shard.partPath(part).toUri.toString, part, verify = ruledOut.contains(part),
+    PartFile.of(shard.partUri(part), part, verify = verified.contains(part),
       visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
 
   /**

@@ -2,8 +2,6 @@ package sparkpersist.source
 
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, CustomTaskMetric}
 
-import sparkpersist.shard.PartMeta
-
 /**
  * What a persist scan could have read and what it reads: parts and bytes in the shard and read,
  * parts the filter ruled out (in soft mode they are read anyway, to be verified), and the time
@@ -44,11 +42,6 @@ object ScanMetrics {
   val SoftViolations = "persistSoftViolations"
   val RowGroupsTotal = "persistRowGroupsTotal"
   val RowGroupsRead = "persistRowGroupsRead"
-
-  def of(total: Seq[PartMeta], kept: Seq[PartMeta], partsPruned: Long = 0, pruningNanos: Long = 0,
-      segmentsSkipped: Long = 0): ScanMetrics =
-    ScanMetrics(total.size, kept.size, total.map(_.bytes).sum, kept.map(_.bytes).sum, partsPruned, pruningNanos,
-      segmentsSkipped)
 
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(

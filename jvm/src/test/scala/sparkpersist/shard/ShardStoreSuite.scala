@@ -171,7 +171,25 @@ class ShardStoreSuite extends AnyFunSuite {
       Seq("/abs/x.parquet", "parts/../../x", "file:/x", "").foreach { bad =>
         assert(intercept[IllegalArgumentException](h.partPath(part.copy(key = bad))).getMessage ===
           s"Part key '$bad' of shard 'events' is not a plain path relative to the shard directory.")
+        assert(intercept[IllegalArgumentException](h.partUri(part.copy(key = bad))).getMessage ===
+          s"Part key '$bad' of shard 'events' is not a plain path relative to the shard directory.")
       }
+    }
+  }
+
+  test("a part's URI is its path's, for the keys writers make and for keys that need escaping") {
+    withTempDir { base =>
+      // A root whose own path needs escaping too.
+      val dir = new File(base, "a root %20 é")
+      val h = new ShardStore(dir.toURI.toString, hadoopConf).create("events", eventSchema)
+      val rnd = new scala.util.Random(7)
+      val chars = "abcXYZ019_.-/ %é+#?"
+      val keys = Seq(h.relativeKey(h.newPartPath("b-1")), "parts/b.1/x-y_z.parquet", "parts/a b/c%20d.parquet",
+        "parts/ü/x+y.parquet") ++ Seq.fill(300)(Seq.fill(1 + rnd.nextInt(12))(chars(rnd.nextInt(chars.length))).mkString)
+      val valid = keys.map(k => PartMeta(k, 1, 1, 0, 0, hasRetractions = false, None))
+        .filter(p => scala.util.Try(h.partPath(p)).isSuccess)
+      assert(valid.size > 100)
+      valid.foreach(p => assert(h.partUri(p) === h.partPath(p).toUri.toString, p.key))
     }
   }
 }
