@@ -100,7 +100,7 @@ object OpenShardBench {
    * Writes the shard `name` of `batches` batches; returns the time it took. Its log (holding the
    * whole state) is dropped on return, so a million parts are not held twice while opened.
    */
-  private def build(root: File, name: String, batches: Int, conf: Configuration): Long = {
+  def build(root: File, name: String, batches: Int, conf: Configuration): Long = {
     val rnd = new Random(batches.toLong * PartsPerBatch)
     val buildStart = System.nanoTime()
     val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
