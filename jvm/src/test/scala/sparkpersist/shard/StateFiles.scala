@@ -50,9 +50,12 @@ object StateFiles {
 /** Rollups as releases before columnar rollups wrote them, for benchmarks that compare both in one run. */
 object JsonRollups {
 
-  /** Rewrites each rollup in `stateDir` as the JSON rollup of the same state. */
+  /**
+   * Rewrites the newest rollup in `stateDir` (the one an open reads) as the JSON rollup of the
+   * same state; older rollups stay as they are.
+   */
   def rewrite(stateDir: java.io.File): Unit =
-    stateDir.listFiles().filter(_.getName.startsWith("rollup-")).foreach { f =>
+    stateDir.listFiles().filter(_.getName.startsWith("rollup-")).maxByOption(_.getName).foreach { f =>
       val seqNo = f.getName.stripPrefix("rollup-").stripSuffix(".json").toLong
       val state = StateCodec.decodeRollup(f.toString, StateFrame.open(java.nio.file.Files.readAllBytes(f.toPath)), seqNo)
       java.nio.file.Files.write(f.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(state)))

@@ -12,7 +12,6 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression, GreaterThan, LessThan, Literal}
 import org.apache.spark.sql.types.{DoubleType, LongType}
 
-import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
 import sparkpersist.interpret.MzNowSpec
 import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
@@ -24,8 +23,8 @@ import sparkpersist.source.{PartDecisions, PartPruning}
  * `ShardStore.open(name).state` for shards of 1k to 1M parts written as batches of 100 parts,
  * each part with stats on six columns, then the first part decision on that state (which, for a
  * columnar rollup, decodes the stats of the columns the filter reads, or skips whole segments).
- * The state is rolled up every `PersistConf.RollupEvery` (default) versions, so an open reads one
- * rollup plus fewer diffs; each size is measured with its rollups columnar (as written) and
+ * The shard is built with one rollup, 50 versions before the end ([[rollupEvery]]), so an open
+ * reads one rollup plus 50 diffs, as the default interval (100) gives on average; each size is measured with its rollups columnar (as written) and
  * rewritten as JSON rollups ([[sparkpersist.shard.JsonRollups]], as the release before wrote
  * them), in the same run. The first open of a size includes this JVM's class loading and JIT
  * for that size; the median (of `Opens`, after `WarmUps` untimed opens) is a warm JVM opening the
@@ -68,7 +67,7 @@ object OpenShardBench {
     val table = report(rows)
     table.print()
     BenchOutput.write("open_shard.json", "open_shard",
-      Seq("partsPerBatch" -> PartsPerBatch, "rollupEvery" -> PersistConf.RollupEvery.default,
+      Seq("partsPerBatch" -> PartsPerBatch, "diffsAfterRollup" -> DiffsAfterRollup,
         "opens" -> Opens, "warmUps" -> WarmUps), table)
   }
 
@@ -103,13 +102,24 @@ object OpenShardBench {
   def build(root: File, name: String, batches: Int, conf: Configuration): Long = {
     val rnd = new Random(batches.toLong * PartsPerBatch)
     val buildStart = System.nanoTime()
-    val log = new ShardStore(root.toURI.toString, conf).create(name, ShardFixtures.eventSchema).log
+    val log = new ShardStore(root.toURI.toString, conf, rollupEvery(batches)).create(name, ShardFixtures.eventSchema).log
     (0 until batches).foreach { i =>
       val lower = i * 1000L
       log.compareAndAppend(lower, ShardFixtures.eventBatch(s"b$i", lower, lower + 1000, PartsPerBatch, rnd))
     }
     (System.nanoTime() - buildStart) / 1000000
   }
+
+  /** Diffs after the newest rollup that an open reads: about the average with the default interval. */
+  private val DiffsAfterRollup = 50
+
+  /**
+   * The rollup interval a shard of `batches` batches is built with: one rollup, [[DiffsAfterRollup]]
+   * versions before the end (half-way for shards of fewer batches), so an open reads one rollup
+   * and the diffs after it, as with the default interval on average, while the build writes one
+   * rollup instead of one every 100 versions (a million parts would write 10,000 rollups' worth).
+   */
+  private def rollupEvery(batches: Int): Long = math.max(1, batches - math.min(DiffsAfterRollup, batches / 2))
 
   private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
     val threads = ManagementFactory.getThreadMXBean
@@ -153,8 +163,8 @@ object OpenShardBench {
 
   private def report(rows: Seq[Row]): Table = {
     import Table.Column
-    Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, rollup every " +
-      s"${PersistConf.RollupEvery.default} versions; first open, then median of $Opens after $WarmUps warm-ups, " +
+    Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, one rollup and the " +
+      s"$DiffsAfterRollup versions after it; first open, then median of $Opens after $WarmUps warm-ups, " +
       "its thread CPU time, and the first decisions on the opened state), columnar vs JSON rollups",
       Seq(Column("rollup", "format"), Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
         Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
