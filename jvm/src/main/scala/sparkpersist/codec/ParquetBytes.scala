@@ -8,11 +8,13 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.ParquetReadOptions
 import org.apache.parquet.column.ColumnReader
 import org.apache.parquet.column.impl.ColumnReadStoreImpl
+import org.apache.parquet.conf.PlainParquetConfiguration
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.example.ExampleParquetWriter
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
+import org.apache.parquet.internal.filter2.columnindex.RowRanges
 import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, OutputFile, PositionOutputStream, SeekableInputStream}
 import org.apache.parquet.schema.MessageType
 
@@ -25,8 +27,12 @@ import org.apache.parquet.schema.MessageType
  */
 private[sparkpersist] object ParquetBytes {
 
-  /** The bytes of a Parquet file of `schema` holding `rows`, with `metadata` in its footer. */
-  def write(schema: MessageType, metadata: Map[String, String], rowGroupBytes: Long)(rows: (Group => Unit) => Unit): Array[Byte] = {
+  /**
+   * The bytes of a Parquet file of `schema` holding `rows`, with `metadata` in its footer, in
+   * pages of at most `pageRows` rows (so a reader of a few rows reads few bytes, [[Reader.rowsOf]]).
+   */
+  def write(schema: MessageType, metadata: Map[String, String], rowGroupBytes: Long, pageRows: Int)(
+      rows: (Group => Unit) => Unit): Array[Byte] = {
     val out = new ByteArrayOutputStream()
     val writer = ExampleParquetWriter.builder(new BytesOutputFile(out))
       .withConf(new Configuration(false))
@@ -36,6 +42,7 @@ private[sparkpersist] object ParquetBytes {
       .withDictionaryEncoding(false)
       .withRowGroupSize(rowGroupBytes)
       .withPageWriteChecksumEnabled(true)
+      .withPageRowCountLimit(pageRows)
       .build()
     try rows(writer.write) finally writer.close()
     out.toByteArray
@@ -48,8 +55,9 @@ private[sparkpersist] object ParquetBytes {
    * holds) are read from the row groups, the other column chunks are never touched.
    */
   final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None) extends AutoCloseable {
+    // A plain configuration: a Hadoop one would parse its XML defaults at every reader.
     private val file = ParquetFileReader.open(new BytesInputFile(bytes),
-      ParquetReadOptions.builder().usePageChecksumVerification(true).build())
+      ParquetReadOptions.builder(new PlainParquetConfiguration()).usePageChecksumVerification(true).build())
     private val footer = file.getFooter.getFileMetaData
 
     /** The schema of the whole file. */
@@ -82,6 +90,43 @@ private[sparkpersist] object ParquetBytes {
           new Column(store.getColumnReader(descriptor), descriptor.getMaxDefinitionLevel)
         })
         pages = file.readNextRowGroup()
+      }
+    }
+
+    /**
+     * Reads the values of column `name` (one of those read) at the rows in `ranges` (ascending,
+     * disjoint `[from, until)` ranges of the file's rows), and at the other rows of the pages
+     * holding them: only those pages are read, located by the column chunks' offset indexes (a
+     * chunk without one is read whole). `read` gets each row's index in the file and the column,
+     * positioned at that row's value, which it must read or skip.
+     */
+    def rowsOf(name: String, ranges: Seq[(Long, Long)])(read: (Long, Column) => Unit): Unit = {
+      val descriptor = schema.getColumnDescription(Array(name))
+      var first = 0L
+      file.getRowGroups.asScala.zipWithIndex.foreach { case (block, b) =>
+        val rows = block.getRowCount
+        val local = ranges.collect { case (from, until) if from < first + rows && until > first =>
+          (math.max(from, first) - first, math.min(until, first + rows) - first)
+        }
+        if (local.nonEmpty) {
+          val chunk = block.getColumns.asScala.find(_.getPath.toDotString == name)
+            .getOrElse(throw new IllegalArgumentException(s"row group $b lacks column $name"))
+          val index = Option(file.readOffsetIndex(chunk))
+          val selected = index.fold(RowRanges.createSingle(rows)) { oi =>
+            val pages = (0 until oi.getPageCount).filter { p =>
+              val (pageFirst, pageLast) = (oi.getFirstRowIndex(p), oi.getLastRowIndex(p, rows))
+              local.exists { case (from, until) => from <= pageLast && until > pageFirst }
+            }
+            RowRanges.create(rows, java.util.stream.IntStream.of(pages: _*).iterator(), oi)
+          }
+          val pages = file.readFilteredRowGroup(b, selected)
+          val store = new ColumnReadStoreImpl(pages, new GroupRecordConverter(schema).getRootConverter, schema,
+            footer.getCreatedBy)
+          val column = new Column(store.getColumnReader(descriptor), descriptor.getMaxDefinitionLevel)
+          val rowIndexes = selected.iterator()
+          while (rowIndexes.hasNext) read(first + rowIndexes.nextLong(), column)
+        }
+        first += rows
       }
     }
 

@@ -62,7 +62,11 @@ private[shard] object ColumnarRollup {
   def is(bytes: Array[Byte]): Boolean =
     bytes.length >= 4 && new String(bytes, 0, 4, StandardCharsets.US_ASCII) == "PAR1"
 
-  def encode(state: ShardState, segmentParts: Int = SegmentParts): Array[Byte] = {
+  /**
+   * The rollup of `state`, summarized in segments of `segmentParts` parts, in pages of at most
+   * `pageRows` rows (by default a segment's: a segment's stats are then read from a page or two).
+   */
+  def encode(state: ShardState, segmentParts: Int = SegmentParts, pageRows: Int = 0): Array[Byte] = {
     Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
     val codec = BinaryStatsCodec(state.schema)
     val ids = state.schema.columns.map(_.id)
@@ -80,7 +84,7 @@ private[shard] object ColumnarRollup {
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
     val metadata = Map(StateKey -> Json.mapper.writeValueAsString(header),
       SegmentsKey -> Json.mapper.writeValueAsString(segments), SegmentPartsKey -> segmentParts.toString)
-    ParquetBytes.write(schema, metadata, RowGroupBytes) { write =>
+    ParquetBytes.write(schema, metadata, RowGroupBytes, if (pageRows > 0) pageRows else segmentParts) { write =>
       rows.foreach(row => write(group(schema, row, codec)))
     }
   }
@@ -109,7 +113,8 @@ private[shard] object ColumnarRollup {
       val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec, columns.partsWithStats(segmentParts))
       val ids = header.schema.columns.map(_.id).toArray
       val present = reader.fileSchema.getFields.asScala.map(_.getName).toSet
-      val stats = new EncodedStats(codec, ids, i => statsVector(bytes, n.toInt, statsColumn(ids(i)), present),
+      val stats = new EncodedStats(codec, ids, n.toInt, i => statsVector(bytes, n.toInt, statsColumn(ids(i)), present),
+        (i, ks) => statsSegments(bytes, n.toInt, statsColumn(ids(i)), present, segmentParts, ks), segmentParts,
         i => segments.lift(i / segmentParts).flatten)
       ShardState(header.name, header.shardId, ShardState.FormatVersion, header.schema, header.since, header.upper,
         seqNo, columns.batches(stats))
@@ -149,7 +154,7 @@ private[shard] object ColumnarRollup {
    * holds no stats: its parts' stats of that column are absent, so readers assume anything.
    */
   private def statsVector(bytes: Array[Byte], n: Int, name: String, present: Set[String]): StatsVector = {
-    def none = { val b = new StatsVector.Builder(0); (0 until n).foreach(_ => b.addNone()); b.result() }
+    def none = StatsVector.absent(0, n)
     if (!present(name)) none
     else try {
       val builder = new StatsVector.Builder(n)
@@ -165,6 +170,33 @@ private[shard] object ColumnarRollup {
       val v = builder.result()
       if (v.size == n) v else none
     } catch { case NonFatal(_) => none }
+  }
+
+  /**
+   * The stats bytes of column `name` of the parts of segments `ks` (ascending; segments of
+   * `segmentParts` of the `n` rows), one vector per segment, read from the pages holding them
+   * only. A segment whose bytes cannot be read (the column is missing, a page is damaged) holds
+   * no stats, as [[statsVector]] has it for a whole column.
+   */
+  private def statsSegments(bytes: Array[Byte], n: Int, name: String, present: Set[String], segmentParts: Int,
+      ks: Array[Int]): Array[StatsVector] = {
+    def rows(k: Int) = (k.toLong * segmentParts, math.min(n.toLong, (k + 1).toLong * segmentParts))
+    def none(k: Int) = StatsVector.absent(k * segmentParts, (rows(k)._2 - rows(k)._1).toInt)
+    if (!present(name)) ks.map(none)
+    else try {
+      val builders = ks.map(k => k -> new StatsVector.Builder(segmentParts, k * segmentParts)).toMap
+      val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
+      try reader.rowsOf(name, ks.toSeq.map(rows)) { (row, c) =>
+        builders.get((row / segmentParts).toInt) match {
+          case Some(b) => if (c.present) c.bytes(b.add) else { c.skip(); b.addNone() }
+          case None => c.skip()
+        }
+      } finally reader.close()
+      ks.map { k =>
+        val v = builders(k).result()
+        if (v.size == rows(k)._2 - rows(k)._1) v else none(k)
+      }
+    } catch { case NonFatal(_) => ks.map(none) }
   }
 
   private def messageType(ids: Seq[Int]): MessageType = {

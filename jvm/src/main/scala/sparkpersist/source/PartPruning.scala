@@ -13,7 +13,8 @@ import sparkpersist.shard.PartMeta
  * Turns the filter of a [[ScanRequest]] into the scan's [[PartSelection]]: the condition is
  * compiled once ([[PartFilter]]) and each part is kept iff its statistics admit a row for which
  * the condition is true or raises. A part without statistics is kept. Parts read from a columnar
- * rollup are decided a segment at a time first ([[SegmentSkipping]]).
+ * rollup are decided a segment at a time first ([[SegmentSkipping]]): the segments of a scan's
+ * parts are decided before its parts, so only the kept segments' stats are read.
  */
 object PartPruning {
 
@@ -34,12 +35,14 @@ object PartPruning {
     val python = mode != PushdownMode.Soft && Interpreter.tabledCalls(condition, monotoneUdfs).nonEmpty
     // The decision that ran (the two-pass one when Python functions are called), for its segment counts.
     val ran = new java.util.concurrent.atomic.AtomicReference(decision)
-    val tabled = Option.when(python) { (parts: IndexedSeq[PartMeta]) =>
-      val among = decideAmong(parts, condition, schema, mzNow)
-      ran.set(among)
-      (p: PartMeta) => p.stats.forall(among.admits)
+    val among = (parts: IndexedSeq[PartMeta]) => {
+      val chosen = if (python) decideAmong(parts, condition, schema, mzNow) else decision
+      ran.set(chosen)
+      chosen.prepare(parts.iterator.flatMap(_.stats))
+      (p: PartMeta) => p.stats.forall(chosen.admits)
     }
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), tabled, () => ran.get.segments)
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), Some(among),
+      () => ran.get.segments)
   }
 
   /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */
@@ -57,6 +60,7 @@ object PartPruning {
       mzNow: ResultSpec): SegmentSkipping = {
     val recording = new UdfTable.Recording
     val first = decide(condition, schema, mzNow, recording)
+    first.prepare(parts.iterator.flatMap(_.stats))
     parts.foreach(_.stats.foreach(first.admits))
     decide(condition, schema, mzNow, UdfProbes.evaluate(SparkSession.active, recording))
   }

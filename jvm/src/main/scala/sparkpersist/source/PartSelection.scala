@@ -15,8 +15,9 @@ final case class PartSelection(condition: Option[Expression], mode: PushdownMode
     segments: () => (Int, Int) = () => (0, 0)) {
 
   /**
-   * The decision over the candidate `parts` of a scan: `admits`, or when the filter calls
-   * functions evaluated ahead of the decision ([[UdfProbes]]), a decision made once for them.
+   * The decision over the candidate `parts` of a scan: `admits`, or a decision made once for
+   * them (their segments decided first, [[SegmentSkipping.prepare]]; functions the filter calls
+   * evaluated ahead, [[UdfProbes]]).
    */
   def admitsAmong(parts: IndexedSeq[PartMeta]): PartMeta => Boolean = among.fold(admits)(_(parts))
 

@@ -2,7 +2,7 @@ package sparkpersist.source
 
 import java.util.concurrent.ConcurrentHashMap
 
-import sparkpersist.stats.{PartStats, StatsSegment}
+import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
 
 /**
  * The part decision of one scan over parts read from a columnar rollup: each segment of parts
@@ -17,6 +17,23 @@ final class SegmentSkipping(keep: PartStats => Boolean) {
   private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
   /** The segment decided last and its decision: consecutive parts share a segment. */
   @volatile private var last: (StatsSegment, Boolean) = (null, false)
+
+  /**
+   * Decides the segments of the parts with these stats on their summaries, before any part is
+   * decided, and tells the rollup the parts of the kept segments will be read
+   * ([[EncodedColumns.want]]): their columns' stats bytes are then loaded for those segments
+   * only, not for every part. Parts without a segment are left to [[admits]].
+   */
+  def prepare(stats: Iterator[PartStats]): Unit = {
+    var last: StatsSegment = null
+    stats.foreach(_.columns match {
+      case e: EncodedColumns => e.segment.foreach { segment =>
+        if (!(segment eq last) && segmentKept(segment)) e.want()
+        last = segment
+      }
+      case _ =>
+    })
+  }
 
   /** Whether a part with these stats may hold a row the filter keeps. */
   def admits(stats: PartStats): Boolean = StatsSegment.of(stats) match {

@@ -1,39 +1,90 @@
 package sparkpersist.stats
 
+import java.util.concurrent.atomic.AtomicReferenceArray
+
 import scala.collection.immutable.AbstractMap
 
 /**
- * The stats of many parts' columns as their encoded bytes ([[StatsVector]]s, one per column,
- * as a columnar rollup stores them), typed by `codec`: what [[EncodedColumns]] decode from.
- * A column's vector is loaded (`load`, by the column's index in `ids`) when a part's stats of
- * that column are first read, once for all parts: opening a shard reads no column's stats, and a
- * query reads the columns its filter references.
+ * The stats of many parts' columns as their encoded bytes ([[StatsVector]]s, as a columnar
+ * rollup stores them), typed by `codec`: what [[EncodedColumns]] decode from. A column's bytes
+ * are loaded when a part's stats of that column are first read: those of every part at once
+ * (`load`), or, for parts of the segments a decision said it will read ([[want]]), the bytes of
+ * those segments only (`loadSegments`), so a filter whose segment summaries rule out all but a
+ * few segments reads a few segments' bytes. Opening a shard reads no column's stats.
  *
- * @param load     the vector of the column at this index of `ids`; a column whose bytes cannot be
- *                 read must load as a vector without stats (readers then assume anything)
- * @param segments the summary of each part's segment (see [[StatsSegment]]), by part; None for a
- *                 part no summary covers
+ * @param parts        the number of parts (rows of the rollup)
+ * @param load         the vector of all parts of the column at this index of `ids`
+ * @param loadSegments the vectors of the given segments (ascending) of the column at this index,
+ *                     one per segment, each over that segment's parts
+ * @param segmentParts the parts per segment (the last one may hold fewer)
+ * @param segments     the summary of each part's segment (see [[StatsSegment]]), by part; None
+ *                     for a part no summary covers
+ * A column whose bytes cannot be read must load as vectors without stats (readers then assume anything).
  */
 final class EncodedStats(
     private[stats] val codec: BinaryStatsCodec,
     ids: Array[Int],
+    parts: Int,
     load: Int => StatsVector,
+    loadSegments: (Int, Array[Int]) => Array[StatsVector],
+    segmentParts: Int,
     segments: Int => Option[StatsSegment]) {
   private val index: Map[Int, Int] = ids.zipWithIndex.toMap
-  private val loaded = new java.util.concurrent.atomic.AtomicReferenceArray[StatsVector](ids.length)
+  /** Each column's vector of all parts, once loaded whole. */
+  private val whole = new AtomicReferenceArray[StatsVector](ids.length)
+  /** Each column's vectors of single segments, by segment, once loaded (null: none yet). */
+  private val bySegment = new AtomicReferenceArray[AtomicReferenceArray[StatsVector]](ids.length)
+  /** The segments decisions said they will read (guarded by this). */
+  private val wanted = new java.util.BitSet()
 
-  /** The vector of the column at index `i` of the column ids, loaded on first use (once, under a lock). */
-  private[stats] def vector(i: Int): StatsVector = {
-    val v = loaded.get(i)
-    if (v != null) v
+  /**
+   * Says that the parts of part `part`'s segment will be decided on their own stats: a column's
+   * first load then reads the bytes of the wanted segments only.
+   */
+  private[stats] def want(part: Int): Unit = synchronized { wanted.set(part / segmentParts) }
+
+  /** The vector holding part `part`'s bytes of the column at index `i` of the column ids, loaded on first use. */
+  private[stats] def vector(i: Int, part: Int): StatsVector = {
+    val w = whole.get(i)
+    if (w != null) return w
+    val k = part / segmentParts
+    val segs = bySegment.get(i)
+    val s = if (segs == null) null else segs.get(k)
+    if (s != null) s
     else synchronized {
-      if (loaded.get(i) == null) loaded.set(i, load(i))
-      loaded.get(i)
+      if (whole.get(i) == null && !segmentLoaded(i, k)) {
+        if (wanted.get(k)) loadWanted(i) else whole.set(i, load(i))
+      }
+      if (whole.get(i) != null) whole.get(i) else bySegment.get(i).get(k)
     }
   }
 
-  /** How many columns' vectors were loaded so far. */
-  private[sparkpersist] def loadedColumns: Int = ids.indices.count(loaded.get(_) != null)
+  private def segmentLoaded(i: Int, k: Int): Boolean = {
+    val segs = bySegment.get(i)
+    segs != null && segs.get(k) != null
+  }
+
+  /** Loads, in one read, the column's bytes of every wanted segment not loaded yet (under the lock). */
+  private def loadWanted(i: Int): Unit = {
+    if (bySegment.get(i) == null) {
+      bySegment.set(i, new AtomicReferenceArray[StatsVector]((parts + segmentParts - 1) / segmentParts))
+    }
+    val segs = bySegment.get(i)
+    val missing = wanted.stream().filter(k => k < segs.length() && segs.get(k) == null).toArray
+    loadSegments(i, missing).zip(missing).foreach { case (v, k) => segs.set(k, v) }
+  }
+
+  /** How many columns' bytes were loaded so far, whole or for some segments. */
+  private[sparkpersist] def loadedColumns: Int = ids.indices.count(i => whole.get(i) != null || bySegment.get(i) != null)
+
+  /** How many parts' bytes of each column were loaded so far, by column id: what decisions read. */
+  private[sparkpersist] def loadedParts: Map[Int, Int] = ids.indices.map { i =>
+    val w = whole.get(i)
+    val segs = bySegment.get(i)
+    ids(i) -> (if (w != null) w.size
+      else if (segs == null) 0
+      else (0 until segs.length()).iterator.map(k => Option(segs.get(k)).fold(0)(_.size)).sum)
+  }.toMap
 
   /** Part `part`'s stats over `rows` rows, decoded column by column when a column is first read. */
   def part(part: Int, rows: Long, bytes: Long, trimmed: Set[Int]): PartStats =
@@ -71,18 +122,24 @@ final class EncodedColumns private[stats] (
 
   def updated[V >: ColumnStats](key: Int, value: V): Map[Int, V] = Map.from(iterator).updated(key, value)
 
+  /** Says this part will be decided on its own stats (see [[EncodedStats.want]]). */
+  def want(): Unit = source.want(part)
+
   /** How many columns were decoded so far (what a filter read). */
   private[sparkpersist] def decodedColumns: Int = Option(decoded).map(_.count(_ != null)).getOrElse(0)
 
-  /** How many columns' stats bytes the rollup these stats come from has loaded so far (for all its parts). */
+  /** How many columns' stats bytes the rollup these stats come from has loaded so far (for all its parts or some segments). */
   private[sparkpersist] def loadedColumns: Int = source.loadedColumns
+
+  /** How many parts' stats bytes of each column that rollup has loaded so far, by column id. */
+  private[sparkpersist] def loadedParts: Map[Int, Int] = source.loadedParts
 
   /** Whether these bytes are typed as `codec` types them (so they can be written as they are). */
   private[stats] def encodedUnder(codec: BinaryStatsCodec): Boolean = source.codec.sameTypes(codec)
 
   /** The column entries of [[BinaryStatsCodec.columnEntries]]: the bytes as read. */
   private[stats] def entries: Seq[(Int, Array[Byte])] =
-    source.columnIds.indices.flatMap(i => source.vector(i).bytes(part).map(source.columnIds(i) -> _))
+    source.columnIds.indices.flatMap(i => source.vector(i, part).bytes(part).map(source.columnIds(i) -> _))
 
   private def column(i: Int): Option[ColumnStats] = {
     var cache = decoded
@@ -92,7 +149,7 @@ final class EncodedColumns private[stats] (
     }
     var c = cache(i)
     if (c == null) {
-      val v = source.vector(i)
+      val v = source.vector(i, part)
       c = if (v.length(part) == 0) None
         else source.codec.decodeColumn(source.columnIds(i), v.data, v.offset(part), v.length(part), rows)
       cache(i) = c

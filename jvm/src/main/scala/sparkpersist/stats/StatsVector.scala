@@ -2,29 +2,33 @@ package sparkpersist.stats
 
 /**
  * One column's stats bytes (entries of [[BinaryStatsCodec.columnEntries]]) for a sequence of
- * parts, back to back in one array, as a columnar rollup's binary column holds them: part `i`'s
- * bytes are `data(offsets(i)) until data(offsets(i + 1))`, none (empty) when the part has no
- * stats for the column. An encoded column's stats are never empty (they start with a null count
- * and end a field list), so empty means absent.
+ * parts, parts `first` to `first + size - 1` of a rollup (all of them, or one segment's), back to
+ * back in one array, as a columnar rollup's binary column holds them: the bytes of the `i`-th
+ * are `data(offsets(i)) until data(offsets(i + 1))`, none (empty) when the part has no stats for
+ * the column. An encoded column's stats are never empty (they start with a null count and end a
+ * field list), so empty means absent.
  */
-final class StatsVector private (private[stats] val data: Array[Byte], offsets: Array[Int]) {
+final class StatsVector private (private[stats] val data: Array[Byte], offsets: Array[Int], val first: Int) {
 
   /** The number of parts. */
   def size: Int = offsets.length - 1
 
-  private[stats] def offset(part: Int): Int = offsets(part)
+  /** Whether part `part` (of the rollup) is one of these. */
+  def holds(part: Int): Boolean = part >= first && part - first < size
 
-  private[stats] def length(part: Int): Int = offsets(part + 1) - offsets(part)
+  private[stats] def offset(part: Int): Int = offsets(part - first)
+
+  private[stats] def length(part: Int): Int = offsets(part - first + 1) - offsets(part - first)
 
   /** Part `part`'s bytes; None when it has no stats for the column. */
   def bytes(part: Int): Option[Array[Byte]] =
-    if (length(part) == 0) None else Some(java.util.Arrays.copyOfRange(data, offsets(part), offsets(part + 1)))
+    if (length(part) == 0) None else Some(java.util.Arrays.copyOfRange(data, offset(part), offset(part) + length(part)))
 }
 
 object StatsVector {
 
-  /** Collects the bytes of parts one after another. */
-  final class Builder(expectedParts: Int) {
+  /** Collects the bytes of parts one after another, from part `first` on. */
+  final class Builder(expectedParts: Int, first: Int = 0) {
     private var data = new Array[Byte](math.max(64, expectedParts * 16))
     private val offsets = Array.newBuilder[Int]
     private var end = 0
@@ -47,6 +51,9 @@ object StatsVector {
     /** The next part has no stats for the column. */
     def addNone(): this.type = add(Array.emptyByteArray, 0, 0)
 
-    def result(): StatsVector = new StatsVector(java.util.Arrays.copyOf(data, end), offsets.result())
+    def result(): StatsVector = new StatsVector(java.util.Arrays.copyOf(data, end), offsets.result(), first)
   }
+
+  /** `parts` parts from part `first` on, none with stats (a column whose bytes cannot be read). */
+  def absent(first: Int, parts: Int): StatsVector = new StatsVector(Array.emptyByteArray, new Array[Int](parts + 1), first)
 }

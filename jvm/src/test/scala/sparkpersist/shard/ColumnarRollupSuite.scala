@@ -14,7 +14,7 @@ import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 import sparkpersist.interpret.{Analyzed, LocalSpark, MzNowSpec}
 import sparkpersist.shard.ShardFixtures._
 import sparkpersist.source.{PartPruning, PushdownMode}
-import sparkpersist.stats.{EncodedColumns, EveryStatsShape, StatsGen}
+import sparkpersist.stats.{BinaryStatsCodec, EncodedColumns, EveryStatsShape, StatsGen}
 
 /**
  * Columnar rollups ([[ColumnarRollup]]): exact round trips of every state and stats shape, JSON
@@ -234,5 +234,67 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     val undecoded = read.parts.drop(64).map(_.stats.get.columns.asInstanceOf[EncodedColumns])
     assert(undecoded.forall(_.decodedColumns === 0))
     assert(read.parts.take(64).map(_.stats.get.columns.asInstanceOf[EncodedColumns].decodedColumns).forall(_ === 1))
+  }
+
+  /** Each column's parts whose stats bytes were loaded so far, by column name. */
+  private def loaded(s: ShardState): Map[String, Int] = s.parts.next().stats.get.columns.asInstanceOf[EncodedColumns]
+    .loadedParts.map { case (id, n) => eventSchema.columnById(id).get.name -> n }.filter(_._2 > 0)
+
+  /** Decides the parts of `s` as a scan does: its segments first, then its parts. */
+  private def scanDecision(s: ShardState, sql: String): Vector[Boolean] = {
+    val decision = PartPruning.decide(analyzed(sql, ansi = true), eventSchema, MzNowSpec.at(0L))
+    val parts = s.parts.toVector
+    decision.prepare(parts.iterator.flatMap(_.stats))
+    parts.map(p => p.stats.forall(decision.admits))
+  }
+
+  test("a decision that decides segments first loads the stats bytes of its kept segments only") {
+    val state = events(12, 50)
+    val read = StateCodec.decodeRollup("r", ColumnarRollup.encode(state, segmentParts = 64), state.seqNo)
+    // 600 parts in segments of 64: `id < 1000000` keeps the first segment only (batch 0's 50 parts).
+    assert(scanDecision(read, "id < 1000000").count(identity) === 50)
+    assert(loaded(read) === Map("id" -> 64))
+    // Another filter on the same state loads its own kept segments of its columns; the decisions stay exact.
+    val sql = "score > 1.9 AND id > 5000000"
+    val eager = state.parts.toVector.map(p => p.stats.forall(PartPruning.decide(analyzed(sql, ansi = true),
+      eventSchema, MzNowSpec.at(0L)).admits))
+    assert(scanDecision(read, sql) === eager)
+    // Segments 3 to 9 hold parts of batches 5 on (ids above 5e6; every segment has some score above 1.9):
+    // their `id` bytes are loaded beside segment 0's, for 6 segments of 64 parts and the last one of 24.
+    assert(loaded(read)("id") === 64 + 6 * 64 + 24)
+    // A part of a segment no decision wanted loads its column whole (as a rollup write reads them all).
+    val again = ColumnarRollup.encode(read, segmentParts = 64)
+    assert(loaded(read)("id") === 600)
+    assert(StateCodec.decodeRollup("r2", again, state.seqNo) === state)
+  }
+
+  test("decisions over segments loaded one by one equal decoded ones, for rollups of any page size") {
+    val state = events(12, 50)
+    forAll(Gen.oneOf(16, 64, 100, 1024), Gen.oneOf(0, 7, 20000), Gen.oneOf(filters), minSuccessful(12)) {
+      (segmentParts, pageRows, sql) =>
+        // pageRows 20000: the pages of rollups written before pages were cut at segments.
+        val read = StateCodec.decodeRollup("r", ColumnarRollup.encode(state, segmentParts, pageRows), state.seqNo)
+        val eager = state.parts.toVector.map(p => p.stats.forall(PartPruning.decide(analyzed(sql, ansi = true),
+          eventSchema, MzNowSpec.at(0L)).admits))
+        assert(scanDecision(read, sql) === eager, s"$sql, segments of $segmentParts, pages of $pageRows")
+    }
+  }
+
+  test("a damaged stats page read for a few segments leaves only their parts' stats of that column absent") {
+    val state = events(12, 50)
+    val body = ColumnarRollup.encode(state, segmentParts = 64)
+    // Flip one byte of the last segment's `id` stats bytes (inside its page), found by its bytes' position.
+    val entry = BinaryStatsCodec(eventSchema).columnEntries(state.parts.toSeq.last.stats.get).toMap.apply(1)
+    val at = body.indexOfSlice(entry)
+    assert(at > 0)
+    val damaged = body.clone()
+    damaged(at + entry.length / 2) = (damaged(at + entry.length / 2) ^ 0x01).toByte
+    val read = StateCodec.decodeRollup("r", damaged, state.seqNo)
+    // `id > 11400000` keeps the last segment (parts 576 to 599) on its summary: its page fails its checksum, so
+    // its 24 parts have no `id` stats and are kept; the other segments were ruled out whole, as undamaged.
+    val kept = scanDecision(read, "id > 11400000")
+    assert(kept.take(576).count(identity) === 0)
+    assert(kept.drop(576).forall(identity))
+    assert(read.parts.drop(576).forall(_.stats.get.columns.get(1).isEmpty))
   }
 }
