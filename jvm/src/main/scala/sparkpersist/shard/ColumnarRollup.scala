@@ -43,7 +43,9 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  * `sparkpersist.segmentParts` rows ([[SegmentParts]] as written), in the binary stats encoding (base64; null for a segment without parts with stats).
  *
  * Opening reads the footer and the parts' metadata columns only (a projection): each `s<id>`
- * column is read, for all parts at once, when a filter first reads that column's stats. A
+ * column is read when a filter first reads that column's stats, for all parts at once, or, when
+ * a scan decided its segments first, for the parts of its kept segments only (pages hold at most
+ * a segment's rows, and the column chunks' offset indexes locate them). A
  * segment's summary is written again as read when its parts are the same (the rollup's segments
  * before the appended batches), and summarized again otherwise.
  */

@@ -101,13 +101,15 @@ final class PersistScan(
     case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from))
   }
 
+  /** The visible parts, run after run: what the filter decides. */
+  private val candidates: IndexedSeq[PartMeta] = visible.flatten
+
   /**
-   * Which visible parts (in the order of `visible.flatten`) the filter rules out, by position:
-   * a shard of a million parts is decided without a set of parts or a copy of their list.
+   * Which `candidates` the filter rules out, by position: a shard of a million parts is decided
+   * without a set of its parts.
    */
   private val (ruledOut: java.util.BitSet, pruningNanos: Long) = {
     val start = System.nanoTime()
-    val candidates = visible.flatten
     val admits = selection.admitsAmong(candidates)
     val out = PartDecisions.ruledOutPositions(candidates.size, i => admits(candidates(i)),
       PersistConf.ParallelDecisionParts.get(spark.sessionState.conf))
@@ -136,10 +138,7 @@ final class PersistScan(
   /** The parts read only to verify, in soft mode, that skipping them was sound (by identity: hashing parts is costly). */
   private val verified: java.util.Set[PartMeta] = {
     val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-    if (selection.mode == PushdownMode.Soft) {
-      val candidates = visible.flatten
-      ruledOut.stream().forEach(i => out.add(candidates(i)))
-    }
+    if (selection.mode == PushdownMode.Soft) ruledOut.stream().forEach(i => out.add(candidates(i)))
     out
   }
 
