@@ -70,6 +70,7 @@ private[interpret] object ValueSpecs {
   /** Bounds of a type with a value order; JSON documents of a VARIANT or JSON text column. */
   private final class RangeSpecs(dataType: DataType) extends ValueSpecs {
     private val ord = ValueOrdering.of(dataType).orNull
+    private val valueClass = ValueOrdering.valueClass(dataType)
     private val holdsJson = PartSpecs.holdsJson(dataType)
 
     protected def values(stats: ColumnStats, count: Long): Values = stats.nested match {
@@ -85,7 +86,7 @@ private[interpret] object ValueSpecs {
       else {
         val lo = stats.lower.get
         val hi = stats.upper.get
-        if (ValueOrdering.isValueOf(lo, dataType) && ValueOrdering.isValueOf(hi, dataType) &&
+        if (valueClass != null && valueClass.isInstance(lo) && valueClass.isInstance(hi) &&
             ord.lteq(lo, hi)) Values.Within(lo, hi)
         else Values.All
       }

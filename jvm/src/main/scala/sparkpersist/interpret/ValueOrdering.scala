@@ -28,17 +28,26 @@ object ValueOrdering {
   }
 
   /** Whether `v` is an internal value of `dt` (to reject corrupt statistics). */
-  def isValueOf(v: Any, dt: DataType): Boolean = dt match {
-    case BooleanType => v.isInstanceOf[Boolean]
-    case ByteType => v.isInstanceOf[Byte]
-    case ShortType => v.isInstanceOf[Short]
-    case IntegerType | DateType | _: YearMonthIntervalType => v.isInstanceOf[Int]
-    case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => v.isInstanceOf[Long]
-    case FloatType => v.isInstanceOf[Float]
-    case DoubleType => v.isInstanceOf[Double]
-    case _: DecimalType => v.isInstanceOf[Decimal]
-    case _: StringType => v.isInstanceOf[UTF8String]
-    case BinaryType => v.isInstanceOf[Array[Byte]]
-    case _ => false
+  def isValueOf(v: Any, dt: DataType): Boolean = {
+    val c = valueClass(dt)
+    c != null && c.isInstance(v)
+  }
+
+  /**
+   * The class of `dt`'s internal values (boxed), or null for types without one here: resolved
+   * once per column, so checking a part's bounds costs no type dispatch.
+   */
+  def valueClass(dt: DataType): Class[_] = dt match {
+    case BooleanType => classOf[java.lang.Boolean]
+    case ByteType => classOf[java.lang.Byte]
+    case ShortType => classOf[java.lang.Short]
+    case IntegerType | DateType | _: YearMonthIntervalType => classOf[java.lang.Integer]
+    case LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType => classOf[java.lang.Long]
+    case FloatType => classOf[java.lang.Float]
+    case DoubleType => classOf[java.lang.Double]
+    case _: DecimalType => classOf[Decimal]
+    case _: StringType => classOf[UTF8String]
+    case BinaryType => classOf[Array[Byte]]
+    case _ => null
   }
 }

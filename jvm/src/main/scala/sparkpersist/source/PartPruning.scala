@@ -38,7 +38,7 @@ object PartPruning {
     val among = (parts: IndexedSeq[PartMeta]) => {
       val chosen = if (python) decideAmong(parts, condition, schema, mzNow) else decision
       ran.set(chosen)
-      chosen.prepare(parts.iterator.flatMap(_.stats))
+      chosen.prepare(parts)
       (p: PartMeta) => p.stats.forall(chosen.admits)
     }
     PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), Some(among),
@@ -60,7 +60,7 @@ object PartPruning {
       mzNow: ResultSpec): SegmentSkipping = {
     val recording = new UdfTable.Recording
     val first = decide(condition, schema, mzNow, recording)
-    first.prepare(parts.iterator.flatMap(_.stats))
+    first.prepare(parts)
     parts.foreach(_.stats.foreach(first.admits))
     decide(condition, schema, mzNow, UdfProbes.evaluate(SparkSession.active, recording))
   }

@@ -29,7 +29,15 @@ final class EncodedStats(
     loadSegments: (Int, Array[Int]) => Array[StatsVector],
     segmentParts: Int,
     segments: Int => Option[StatsSegment]) {
-  private val index: Map[Int, Int] = ids.zipWithIndex.toMap
+  /**
+   * The index in `ids` of each column id, -1 for none: no boxed map lookup per read. Column ids
+   * are numbered from 1 as columns are added; ids past 65535 (none in practice) are searched.
+   */
+  private val index: Array[Int] = {
+    val out = Array.fill(math.min(65536, if (ids.isEmpty) 0 else math.max(0, ids.max) + 1))(-1)
+    ids.zipWithIndex.foreach { case (id, i) => if (id >= 0 && id < out.length) out(id) = i }
+    out
+  }
   /** Each column's vector of all parts, once loaded whole. */
   private val whole = new AtomicReferenceArray[StatsVector](ids.length)
   /** Each column's vectors of single segments, by segment, once loaded (null: none yet). */
@@ -92,7 +100,7 @@ final class EncodedStats(
 
   private[stats] def columnIds: Array[Int] = ids
 
-  private[stats] def indexOf(id: Int): Int = index.getOrElse(id, -1)
+  private[stats] def indexOf(id: Int): Int = if (id >= 0 && id < index.length) index(id) else ids.indexOf(id)
 }
 
 /**

@@ -244,7 +244,7 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
   private def scanDecision(s: ShardState, sql: String): Vector[Boolean] = {
     val decision = PartPruning.decide(analyzed(sql, ansi = true), eventSchema, MzNowSpec.at(0L))
     val parts = s.parts.toVector
-    decision.prepare(parts.iterator.flatMap(_.stats))
+    decision.prepare(parts)
     parts.map(p => p.stats.forall(decision.admits))
   }
 

@@ -130,7 +130,7 @@ object OpenShardBench {
       val parts = state.parts.toIndexedSeq
       Bench.timedMs {
         // As a scan decides: segments first, so only the kept segments' stats are read.
-        decision.prepare(parts.iterator.flatMap(_.stats))
+        decision.prepare(parts)
         parts.size - PartDecisions.ruledOut(parts, (p: PartMeta) => p.stats.forall(decision.admits),
           parallelFrom = if (parallel) 1 else 0).size
       }
