@@ -126,6 +126,12 @@ object PersistConf {
     "A scan that sees at least this many parts decides which ones its filter rules out in parallel, " +
       "over the driver's cores (the same parts as one by one); 0: always one by one.", min = 0)
 
+  val VectorizedDecision = bool(Prefix + "read.vectorizedDecision", true,
+    "Decide the conjuncts of a filter that compare columns of simple types (numbers, booleans, " +
+      "dates, timestamps, intervals) with constants over the parts' bounds as primitives, read " +
+      "straight from a columnar rollup's stats bytes, and interpret only what they leave " +
+      "undecided: the same parts, faster. false: interpret the whole filter for every part.")
+
   val OpenShards = long(Prefix + "catalog.openShards", 16L,
     "How many shards a persist catalog keeps open between queries, the most recently used: the " +
       "driver holds their newest state, and a query on one reads only the state versions committed " +

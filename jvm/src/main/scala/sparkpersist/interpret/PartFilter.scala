@@ -11,11 +11,15 @@ import sparkpersist.stats.PartStats
 /**
  * A filter condition compiled once for deciding many parts: [[keep]] is false only when the
  * condition is provably false or null, and error-free, for every row the part's statistics
- * admit. Built by [[PartFilter.compile]]; the pruning rule calls `keep` once per part.
+ * admit. Built by [[PartFilter.compile]]; the pruning rule calls `keep` once per part. The
+ * conjuncts a [[VectorFilter]] compiles are decided over the part's bounds as primitives first;
+ * the interpreter decides only the parts they leave undecided.
  *
- * Thread-safe: it holds no mutable state.
+ * Thread-safe: each thread fills bounds of its own.
  */
-final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs]) {
+final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vector: Option[VectorFilter]) {
+  private val bounds: ThreadLocal[sparkpersist.stats.PartBounds] =
+    vector.map(v => ThreadLocal.withInitial(() => v.bounds())).orNull
 
   /** The spec of the condition over one part. */
   def spec(stats: PartStats): ResultSpec = {
@@ -31,8 +35,16 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs]) {
   /** Whether the part may hold a row for which the condition is true or raises. */
   def keep(stats: PartStats): Boolean =
     try {
-      val s = spec(stats)
-      s.mayBeTrue || s.mayFail
+      val decided = if (bounds == null) VectorFilter.Undecided else {
+        val b = bounds.get()
+        b.fill(stats)
+        vector.get.decide(b)
+      }
+      if (decided != VectorFilter.Undecided) decided == VectorFilter.Kept
+      else {
+        val s = spec(stats)
+        s.mayBeTrue || s.mayFail
+      }
     } catch {
       // A defect in the interpreter or corrupt statistics must never drop a part.
       case NonFatal(_) => true
@@ -53,6 +65,7 @@ object PartFilter {
    * @param mzNow     the spec of `mz_now()`: [[MzNowSpec.at]] or [[MzNowSpec.since]]
    * @param monotoneUdfs user functions declared monotone, by lower-case name
    * @param udfTable     the values of the declared Python functions ([[UdfTable]])
+   * @param vectorized   decide the conjuncts a [[VectorFilter]] compiles over primitives first
    */
   def compile(
       condition: Expression,
@@ -60,7 +73,8 @@ object PartFilter {
       schema: ShardSchema,
       mzNow: ResultSpec,
       monotoneUdfs: Map[String, Direction] = Map.empty,
-      udfTable: UdfTable = UdfTable.Empty): PartFilter = {
+      udfTable: UdfTable = UdfTable.Empty,
+      vectorized: Boolean = true): PartFilter = {
     // One slot per column read, per cast of a string column read, per point lookup, per parse_json.
     val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
     def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
@@ -76,7 +90,8 @@ object PartFilter {
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
       (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs,
       (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)), udfTable)
-    new PartFilter(root, slots.values.toArray)
+    new PartFilter(root, slots.values.toArray,
+      if (vectorized) VectorFilter.compile(condition, columnIds, schema, mzNow) else None)
   }
 }
 

@@ -49,7 +49,8 @@ object PartPruning {
   def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec,
       udfTable: UdfTable = UdfTable.Empty): SegmentSkipping =
     new SegmentSkipping(
-      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable).keep)
+      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable,
+        vectorized = PersistConf.VectorizedDecision.get(SQLConf.get)).keep)
 
   /**
    * The decision over `parts` of a condition calling declared monotone Python functions, in two

@@ -108,6 +108,9 @@ final class BinaryStatsCodec(private val columnTypes: Map[Int, DataType]) {
         .flatMap(StatsConsistency.column(_, rows))
     }
 
+  /** The type column `id`'s stats are written with, if it is a column of this codec. */
+  private[stats] def typeOf(id: Int): Option[DataType] = columnTypes.get(id)
+
   /** Whether `other` types every column as this codec does (so their column entries agree). */
   private[stats] def sameTypes(other: BinaryStatsCodec): Boolean = (this eq other) || columnTypes == other.columnTypes
 

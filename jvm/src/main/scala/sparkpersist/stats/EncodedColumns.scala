@@ -130,6 +130,18 @@ final class EncodedColumns private[stats] (
 
   def updated[V >: ColumnStats](key: Int, value: V): Map[Int, V] = Map.from(iterator).updated(key, value)
 
+  /**
+   * Reads column `id`'s null count and bounds into column `k` of `out` straight from the bytes,
+   * as [[get]] would describe them, without decoding them into objects.
+   */
+  private[stats] def entry(id: Int, out: PartBounds, k: Int): Unit = {
+    val i = source.indexOf(id)
+    val v = if (i < 0) null else source.vector(i, part)
+    val written = source.codec.typeOf(id)
+    if (v == null || v.length(part) == 0 || written.isEmpty) out.unknown(k)
+    else out.entry(k, v.data, v.offset(part), v.length(part), rows, written.get)
+  }
+
   /** Says this part will be decided on its own stats (see [[EncodedStats.want]]). */
   def want(): Unit = source.want(part)
 

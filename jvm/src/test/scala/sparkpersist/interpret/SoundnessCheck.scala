@@ -43,8 +43,11 @@ final class SoundnessCheck(spark: SparkSession) {
       (i, lookup) => Some(new MemberSpecs(i, lookup)(stats)))
   }
 
-  /** Stats of the part as the writer would collect them (optionally truncating strings). */
-  private def partStats(c: PartCase): PartStats = {
+  /**
+   * Stats of the part as the writer would collect them (optionally truncating strings), keyed by
+   * the column's position in [[SoundnessGen.columns]].
+   */
+  def partStats(c: PartCase): PartStats = {
     val columns = attrs.indices.filterNot(c.dropStats).map { i =>
       val dt = attrs(i).dataType
       val values = c.part.rows.map(_(i)).filter(_ != null)

@@ -1,0 +1,225 @@
+package sparkpersist.interpret
+
+import org.apache.spark.sql.catalyst.expressions
+import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.types.DataType
+
+import sparkpersist.schema.ShardSchema
+import sparkpersist.stats.{BoundKeys, PartBounds}
+
+/**
+ * The part of a filter condition that can be decided over parts' bounds as primitives
+ * ([[PartBounds]]), without building specs: comparisons (`=`, `<`, `<=`, `>`, `>=`) of a column
+ * of a simple type ([[BoundKeys]]) with a constant (`mz_now()` and constant expressions, as the
+ * interpreter values them), `IS [NOT] NULL` of such a column, and AND, OR and NOT of those. It
+ * decides them exactly as the interpreter does (the same rules on the same bounds; see
+ * [[VectorFilterSuite]]), at a few nanoseconds per part.
+ *
+ * The condition's top-level conjuncts split into those compiled here and the rest. For one
+ * part, [[decide]] answers:
+ *  - [[VectorFilter.RuledOut]]: the compiled conjuncts are false or null for every row, and
+ *    cannot raise (a comparison of a column with a non-raising constant never does), and the
+ *    rest cannot raise for any row either (it is built of columns, constants, comparisons, `IN`
+ *    and boolean logic) or is empty: the condition is false or null, error-free;
+ *  - [[VectorFilter.Kept]]: the compiled conjuncts are the whole condition and may be true, and
+ *    none of them is a point lookup that a membership filter could refine: the interpreter keeps
+ *    the part too;
+ *  - [[VectorFilter.Undecided]]: the interpreter must decide ([[PartFilter]] then does).
+ */
+final class VectorFilter private (
+    root: VectorFilter.Node,
+    columnIds: Array[Int],
+    columnTypes: Array[DataType],
+    whole: Boolean,
+    restCannotRaise: Boolean) {
+  import VectorFilter._
+
+  /** The decision for a part whose bounds of the columns read ([[bounds]]) are in `b`. */
+  def decide(b: PartBounds): Int = {
+    val r = root.eval(b)
+    if ((r & MayBeTrue) == 0) (if (restCannotRaise) RuledOut else Undecided)
+    else if (whole) Kept
+    else Undecided
+  }
+
+  /** A holder of the bounds this filter reads, to fill part after part (one per thread). */
+  def bounds(): PartBounds = new PartBounds(columnIds, columnTypes)
+}
+
+object VectorFilter {
+  val RuledOut = 0
+  val Kept = 1
+  val Undecided = 2
+
+  /** Result bits of a node for one part: whether it may be true, whether it may be false. */
+  private val MayBeTrue = 1
+  private val MayBeFalse = 2
+  private val Both = MayBeTrue | MayBeFalse
+
+  /**
+   * The compiled conjuncts of `condition` (analyzed, boolean), if any; `columnIds`, `schema` and
+   * `mzNow` as for [[PartFilter.compile]].
+   */
+  def compile(condition: Expression, columnIds: AttributeMap[Int], schema: ShardSchema,
+      mzNow: ResultSpec): Option[VectorFilter] = {
+    val columns = scala.collection.mutable.LinkedHashMap.empty[Int, DataType]
+    def slot(a: Attribute): Option[Int] =
+      for {
+        id <- columnIds.get(a)
+        column <- schema.columnById(id) if column.dataType == a.dataType && BoundKeys.supports(a.dataType)
+      } yield {
+        columns.getOrElseUpdate(id, a.dataType)
+        columns.keysIterator.indexOf(id)
+      }
+    val compiler = new Compiler(slot, mzNow)
+    val conjuncts = splitConjuncts(condition).map(c => c -> compiler.node(c))
+    val (compiled, rest) = conjuncts.partition(_._2.isDefined)
+    if (compiled.isEmpty) None
+    else {
+      val root = compiled.map(_._2.get).reduce[Node](new AndNode(_, _))
+      val lookups = compiled.exists(_._1.exists(e => MemberNodes.lookup(e).isDefined))
+      Some(new VectorFilter(root, columns.keys.toArray, columns.values.toArray,
+        whole = rest.isEmpty && !lookups, restCannotRaise = rest.forall(c => cannotRaise(c._1))))
+    }
+  }
+
+  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
+    case expressions.And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
+    case other => Seq(other)
+  }
+
+  /**
+   * Whether `e` raises for no row: columns, constants and `mz_now()` combined by comparisons,
+   * `IN`, null tests and boolean logic, none of which raises on values of their (analyzed) types.
+   */
+  def cannotRaise(e: Expression): Boolean = e match {
+    case _: Attribute | _: Literal | _: MzNow => true
+    case _: expressions.And | _: expressions.Or | _: expressions.Not | _: expressions.IsNull |
+         _: expressions.IsNotNull | _: EqualTo | _: EqualNullSafe | _: LessThan | _: LessThanOrEqual |
+         _: GreaterThan | _: GreaterThanOrEqual | _: expressions.In | _: InSet =>
+      e.children.forall(cannotRaise)
+    case _ => false
+  }
+
+  private final class Compiler(slot: Attribute => Option[Int], mzNow: ResultSpec) {
+
+    def node(e: Expression): Option[Node] = e match {
+      case expressions.And(l, r) => for (a <- node(l); b <- node(r)) yield new AndNode(a, b)
+      case expressions.Or(l, r) => for (a <- node(l); b <- node(r)) yield new OrNode(a, b)
+      case expressions.Not(c) => node(c).map(new NotNode(_))
+      case expressions.IsNull(a: Attribute) => slot(a).map(new IsNullNode(_, negated = false))
+      case expressions.IsNotNull(a: Attribute) => slot(a).map(new IsNullNode(_, negated = true))
+      case EqualTo(l, r) => compare(Eq, Eq, l, r)
+      case LessThan(l, r) => compare(Lt, Gt, l, r)
+      case LessThanOrEqual(l, r) => compare(LtEq, GtEq, l, r)
+      case GreaterThan(l, r) => compare(Gt, Lt, l, r)
+      case GreaterThanOrEqual(l, r) => compare(GtEq, LtEq, l, r)
+      case _ => None
+    }
+
+    /** `l op r` with a column on one side and a constant on the other (`flipped`: the op with sides swapped). */
+    private def compare(op: Int, flipped: Int, l: Expression, r: Expression): Option[Node] = (l, r) match {
+      case (a: Attribute, c) => slot(a).flatMap(k => constant(c, a.dataType).map(_(op, k)))
+      case (c, a: Attribute) => slot(a).flatMap(k => constant(c, a.dataType).map(_(flipped, k)))
+      case _ => None
+    }
+
+    /**
+     * The node comparing a column with the constant `c` of type `dt`, as the interpreter values
+     * `c` (a range for `mz_now()` over a continuous read): None if `c` reads a column, may raise,
+     * or is not a range of `dt`'s values.
+     */
+    private def constant(c: Expression, dt: DataType): Option[(Int, Int) => Node] =
+      if (c.references.nonEmpty || c.dataType != dt) None
+      else {
+        val spec = Interpreter.compile(c, _ => None, mzNow).eval(Array.empty)
+        if (spec.fallible) None
+        else spec.values match {
+          case Values.Within(lo, hi) if BoundKeys.isValueOf(dt, lo) && BoundKeys.isValueOf(dt, hi) =>
+            val (klo, khi) = (BoundKeys.key(dt, lo), BoundKeys.key(dt, hi))
+            if (klo > khi) None else Some((op, k) => new CompareNode(op, k, klo, khi))
+          case Values.Empty => Some((_, _) => NullNode)
+          case _ => None
+        }
+      }
+  }
+
+  // ---- nodes: each gives MayBeTrue and MayBeFalse bits for one part ----
+
+  private[interpret] abstract class Node {
+    def eval(b: PartBounds): Int
+  }
+
+  private val Eq = 0
+  private val Lt = 1
+  private val LtEq = 2
+  private val Gt = 3
+  private val GtEq = 4
+
+  /**
+   * `column op [klo, khi]` (the column on the left): the interpreter's comparison of two ranges
+   * (`Compare`), null (neither bit) when the column has no values in the part.
+   */
+  private final class CompareNode(op: Int, k: Int, klo: Long, khi: Long) extends Node {
+    def eval(b: PartBounds): Int = {
+      val f = b.flags(k)
+      if ((f & PartBounds.HasValues) == 0) 0
+      else if ((f & PartBounds.Bounded) == 0) Both
+      else {
+        val l = b.lower(k)
+        val h = b.upper(k)
+        val mayBeTrue = op match {
+          case Eq => l <= khi && klo <= h
+          case Lt => l < khi
+          case LtEq => l <= khi
+          case Gt => klo < h
+          case _ => klo <= h
+        }
+        val mayBeFalse = op match {
+          case Eq => !(l == h && klo == khi && l == klo)
+          case Lt => h >= klo
+          case LtEq => h > klo
+          case Gt => khi >= l
+          case _ => khi > l
+        }
+        (if (mayBeTrue) MayBeTrue else 0) | (if (mayBeFalse) MayBeFalse else 0)
+      }
+    }
+  }
+
+  /** A comparison with a null constant: null for every row. */
+  private object NullNode extends Node {
+    def eval(b: PartBounds): Int = 0
+  }
+
+  private final class IsNullNode(k: Int, negated: Boolean) extends Node {
+    def eval(b: PartBounds): Int = {
+      val f = b.flags(k)
+      val nulls = if ((f & PartBounds.MayBeNull) != 0) MayBeTrue else 0
+      val values = if ((f & PartBounds.HasValues) != 0) MayBeFalse else 0
+      if (negated) swap(nulls | values) else nulls | values
+    }
+  }
+
+  private final class AndNode(l: Node, r: Node) extends Node {
+    def eval(b: PartBounds): Int = {
+      val x = l.eval(b)
+      val y = r.eval(b)
+      (x & y & MayBeTrue) | ((x | y) & MayBeFalse)
+    }
+  }
+
+  private final class OrNode(l: Node, r: Node) extends Node {
+    def eval(b: PartBounds): Int = {
+      val x = l.eval(b)
+      val y = r.eval(b)
+      ((x | y) & MayBeTrue) | (x & y & MayBeFalse)
+    }
+  }
+
+  private final class NotNode(c: Node) extends Node {
+    def eval(b: PartBounds): Int = swap(c.eval(b))
+  }
+
+  private def swap(bits: Int): Int = ((bits & MayBeTrue) << 1) | ((bits & MayBeFalse) >> 1)
+}
