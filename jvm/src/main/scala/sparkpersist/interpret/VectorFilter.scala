@@ -37,7 +37,7 @@ final class VectorFilter private (
   /** The decision for a part whose bounds of the columns read ([[bounds]]) are in `b`. */
   def decide(b: PartBounds): Int = {
     val r = root.eval(b)
-    if ((r & MayBeTrue) == 0) (if (restCannotRaise) RuledOut else Undecided)
+    if ((r & (MayBeTrue | MayFail)) == 0) (if (restCannotRaise) RuledOut else Undecided)
     else if (whole) Kept
     else Undecided
   }
@@ -51,9 +51,10 @@ object VectorFilter {
   val Kept = 1
   val Undecided = 2
 
-  /** Result bits of a node for one part: whether it may be true, whether it may be false. */
+  /** Result bits of a node for one part: whether it may be true, be false, raise. */
   private val MayBeTrue = 1
   private val MayBeFalse = 2
+  private val MayFail = 4
   private val Both = MayBeTrue | MayBeFalse
 
   /**
@@ -119,26 +120,42 @@ object VectorFilter {
 
     /** `l op r` with a column on one side and a constant on the other (`flipped`: the op with sides swapped). */
     private def compare(op: Int, flipped: Int, l: Expression, r: Expression): Option[Node] = (l, r) match {
-      case (a: Attribute, c) => slot(a).flatMap(k => constant(c, a.dataType).map(_(op, k)))
-      case (c, a: Attribute) => slot(a).flatMap(k => constant(c, a.dataType).map(_(flipped, k)))
+      case (a: Attribute, c) => slot(a).flatMap(k => constant(c, a.dataType).map(column(op, k, _)))
+      case (c, a: Attribute) => slot(a).flatMap(k => constant(c, a.dataType).map(column(flipped, k, _)))
+      case (f, c) if c.references.isEmpty => mapped(op, f, c)
+      case (c, f) if c.references.isEmpty => mapped(flipped, f, c)
       case _ => None
     }
 
+    private def column(op: Int, k: Int, c: Option[(Long, Long)]): Node =
+      c.fold[Node](NullNode) { case (klo, khi) => new CompareNode(op, k, klo, khi) }
+
     /**
-     * The node comparing a column with the constant `c` of type `dt`, as the interpreter values
-     * `c` (a range for `mz_now()` over a continuous read): None if `c` reads a column, may raise,
-     * or is not a range of `dt`'s values.
+     * `f(column) op c`, for `f` a [[ColumnFunction]] and `c` not null (`f` is evaluated, and may
+     * raise, even when `c` is null).
      */
-    private def constant(c: Expression, dt: DataType): Option[(Int, Int) => Node] =
-      if (c.references.nonEmpty || c.dataType != dt) None
+    private def mapped(op: Int, f: Expression, c: Expression): Option[Node] =
+      for {
+        (a, function) <- ColumnFunction.of(f)
+        k <- slot(a)
+        (klo, khi) <- constant(c, f.dataType).flatten
+      } yield new MappedCompareNode(op, k, function, klo, khi)
+
+    /**
+     * The keys of the range of values of the constant `c` of type `dt`, as the interpreter
+     * values `c` (a range for `mz_now()` over a continuous read), `Some(None)` when it is null:
+     * None if `c` reads a column, may raise, or is not a range of `dt`'s values.
+     */
+    private def constant(c: Expression, dt: DataType): Option[Option[(Long, Long)]] =
+      if (c.references.nonEmpty || c.dataType != dt || !BoundKeys.supports(dt)) None
       else {
         val spec = Interpreter.compile(c, _ => None, mzNow).eval(Array.empty)
         if (spec.fallible) None
         else spec.values match {
           case Values.Within(lo, hi) if BoundKeys.isValueOf(dt, lo) && BoundKeys.isValueOf(dt, hi) =>
             val (klo, khi) = (BoundKeys.key(dt, lo), BoundKeys.key(dt, hi))
-            if (klo > khi) None else Some((op, k) => new CompareNode(op, k, klo, khi))
-          case Values.Empty => Some((_, _) => NullNode)
+            if (klo > khi) None else Some(Some((klo, khi)))
+          case Values.Empty => Some(None)
           case _ => None
         }
       }
@@ -187,6 +204,48 @@ object VectorFilter {
     }
   }
 
+  /**
+   * `f(column) op [klo, khi]`: as [[CompareNode]] on `f`'s values at the column's bounds, each
+   * comparison of `f(x)` with a constant answered by comparing `x` with where `f` reaches it
+   * ([[ColumnFunction.reaches]]); may raise where the interpreter's `MonotoneCall` says so.
+   */
+  private final class MappedCompareNode(op: Int, k: Int, f: ColumnFunction, klo: Long, khi: Long) extends Node {
+    // The least column values at which f reaches klo, passes klo, reaches khi, passes khi.
+    private val geLo = f.reaches(klo, strictly = false)
+    private val gtLo = f.reaches(klo, strictly = true)
+    private val geHi = f.reaches(khi, strictly = false)
+    private val gtHi = f.reaches(khi, strictly = true)
+
+    def eval(b: PartBounds): Int = {
+      val flags = b.flags(k)
+      if ((flags & PartBounds.HasValues) == 0) 0
+      else if ((flags & PartBounds.Bounded) == 0) Both | (if (f.unboundedFails) MayFail else 0)
+      else {
+        val l = b.lower(k)
+        val h = b.upper(k)
+        if (l < f.okFrom || h > f.okTo) Both | (if (f.failureFails) MayFail else 0)
+        else {
+          // f(l) < v iff l is below reaches(v, false); f(l) <= v iff l is below reaches(v, true); likewise for h.
+          val mayBeTrue = op match {
+            case Eq => gtHi.below(l) && !geLo.below(h)
+            case Lt => geHi.below(l)
+            case LtEq => gtHi.below(l)
+            case Gt => !gtLo.below(h)
+            case _ => !geLo.below(h)
+          }
+          val mayBeFalse = op match {
+            case Eq => !(klo == khi && !geLo.below(l) && gtLo.below(h))
+            case Lt => !geLo.below(h)
+            case LtEq => !gtLo.below(h)
+            case Gt => gtHi.below(l)
+            case _ => geHi.below(l)
+          }
+          (if (mayBeTrue) MayBeTrue else 0) | (if (mayBeFalse) MayBeFalse else 0)
+        }
+      }
+    }
+  }
+
   /** A comparison with a null constant: null for every row. */
   private object NullNode extends Node {
     def eval(b: PartBounds): Int = 0
@@ -205,7 +264,7 @@ object VectorFilter {
     def eval(b: PartBounds): Int = {
       val x = l.eval(b)
       val y = r.eval(b)
-      (x & y & MayBeTrue) | ((x | y) & MayBeFalse)
+      (x & y & MayBeTrue) | ((x | y) & (MayBeFalse | MayFail))
     }
   }
 
@@ -213,7 +272,7 @@ object VectorFilter {
     def eval(b: PartBounds): Int = {
       val x = l.eval(b)
       val y = r.eval(b)
-      ((x | y) & MayBeTrue) | (x & y & MayBeFalse)
+      ((x | y) & (MayBeTrue | MayFail)) | (x & y & MayBeFalse)
     }
   }
 
@@ -221,5 +280,5 @@ object VectorFilter {
     def eval(b: PartBounds): Int = swap(c.eval(b))
   }
 
-  private def swap(bits: Int): Int = ((bits & MayBeTrue) << 1) | ((bits & MayBeFalse) >> 1)
+  private def swap(bits: Int): Int = ((bits & MayBeTrue) << 1) | ((bits & MayBeFalse) >> 1) | (bits & MayFail)
 }

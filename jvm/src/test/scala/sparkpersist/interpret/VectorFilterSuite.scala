@@ -32,7 +32,7 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     test(s"random predicates: the same decision from heap stats and bytes, sound, and the interpreter's (ansi=$ansi)") {
       val check = new SoundnessCheck(spark)
       var parts, vectorized, ruledOut, kept, finer = 0
-      forAll(sample, minSuccessful(300)) { c =>
+      forAll(sample, minSuccessful(org.scalactic.anyvals.PosInt.from(Cases).get)) { c =>
         val analyzedCondition = try Some(analyzed(c.sql, ansi, c.zone)) catch { case NonFatal(_) => None }
         analyzedCondition.foreach { withMz =>
           val condition = analyzed.withMzNow(withMz)
@@ -158,6 +158,17 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     assert(decide(window, part(60, 69), MzNowSpec.since(100 * day)) == VectorFilter.RuledOut)
     assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.since(100 * day)) == VectorFilter.Kept)
     assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
+    // The interpreter's own shape: mz_now() <= ts + INTERVAL 30 DAYS, through the function's thresholds.
+    val shifted = LessThanOrEqual(MzNow(), TimestampAddInterval(ts, Literal(30 * day, DayTimeIntervalType()), Some("UTC")))
+    assert(decide(shifted, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
+    assert(decide(shifted, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
+    assert(decide(shifted, part(60, 69), MzNowSpec.since(100 * day)) == VectorFilter.RuledOut)
+    // Near the end of time, ts + 30 days overflows: the part may raise, and is kept.
+    val end = PartStats(10, 1, Map(1 -> ColumnStats(0, Some(0L), Some(Long.MaxValue - day))))
+    assert(decide(shifted, end, MzNowSpec.at(100 * day)) == VectorFilter.Kept)
+    assert(decide(And(shifted, EqualTo(s, Literal("US"))), end, MzNowSpec.at(100 * day)) == VectorFilter.Undecided)
+    assert(PartFilter.compile(shifted, smallIds, small, MzNowSpec.at(Long.MaxValue)).keep(end))
+    assert(decide(shifted, PartStats(10, 1, Map.empty), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
     // A constant that may raise is not compiled.
     val overflow = TimestampAddInterval(MzNow(), Literal(Long.MaxValue, DayTimeIntervalType()), Some("UTC"))
     assert(VectorFilter.compile(LessThan(ts, overflow), smallIds, small, MzNowSpec.at(day)).isEmpty)
@@ -166,6 +177,9 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
 
 object VectorFilterSuite {
   import org.scalacheck.Gen
+
+  /** Cases per ANSI mode (`-Dsparkpersist.vectorCases=N` for a longer run). */
+  private val Cases = sys.props.get("sparkpersist.vectorCases").map(_.toInt).getOrElse(300)
 
   /** Constants (SQL) of each column's type that its generated values often meet, `mz` among them. */
   private val constants: Seq[(String, Seq[String])] = Seq(
@@ -188,7 +202,14 @@ object VectorFilterSuite {
       flip <- Gen.oneOf(false, true)
     } yield if (flip) s"($c $op $column)" else s"($column $op $c)"),
     2 -> Gen.oneOf(constants.map(_._1)).flatMap(c => Gen.oneOf(s"($c IS NULL)", s"($c IS NOT NULL)")),
-    1 -> Gen.oneOf("(mz <= ts + INTERVAL 30 DAYS)", "(s = 'US')", "(cast(s as int) > 3)", "(i + 1 > 0)"),
+    3 -> (for {
+      f <- Gen.oneOf("ts + INTERVAL 30 DAYS", "ts - INTERVAL '2' HOUR", "ts + INTERVAL '100000000' DAY",
+        "l + 1L", "l * 1000L", "i - 7", "i * -3", "cast(i as bigint)", "unix_millis(ts)", "ts + INTERVAL 1 MONTH",
+        "timestamp_millis(l)", "date_trunc('HOUR', ts)")
+      op <- Gen.oneOf("=", "<", "<=", ">", ">=")
+      c <- Gen.oneOf("mz", "TIMESTAMP'2024-01-01 00:00:00'", "0", "0L", "9223372036854775807L", "-2147483648", "NULL")
+    } yield s"($f $op $c)"),
+    1 -> Gen.oneOf("(s = 'US')", "(cast(s as int) > 3)"),
     1 -> SoundnessGen.predicate)
 
   private def predicate(d: Int): Gen[String] =
