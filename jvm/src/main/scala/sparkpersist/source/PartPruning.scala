@@ -45,12 +45,15 @@ object PartPruning {
       () => ran.get.segments)
   }
 
-  /** The part decision of one scan: `condition` compiled once, deciding segments of parts first. */
+  /**
+   * The part decision of one scan: `condition` compiled once, deciding segments of parts first,
+   * `vectorized` or not ([[PersistConf.VectorizedDecision]]).
+   */
   def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec,
-      udfTable: UdfTable = UdfTable.Empty): SegmentSkipping =
+      udfTable: UdfTable = UdfTable.Empty,
+      vectorized: Boolean = PersistConf.VectorizedDecision.get(SQLConf.get)): SegmentSkipping =
     new SegmentSkipping(
-      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable,
-        vectorized = PersistConf.VectorizedDecision.get(SQLConf.get)).keep)
+      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable, vectorized).keep)
 
   /**
    * The decision over `parts` of a condition calling declared monotone Python functions, in two

@@ -163,6 +163,11 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     assert(decide(shifted, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
     assert(decide(shifted, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
     assert(decide(shifted, part(60, 69), MzNowSpec.since(100 * day)) == VectorFilter.RuledOut)
+    // As the analyzer leaves it: the sum cast to its own type.
+    val cast = LessThanOrEqual(MzNow(), Cast(TimestampAddInterval(ts, Literal(30 * day, DayTimeIntervalType()), Some("UTC")),
+      TimestampType, Some("UTC")))
+    assert(decide(cast, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
+    assert(decide(cast, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
     // Near the end of time, ts + 30 days overflows: the part may raise, and is kept.
     val end = PartStats(10, 1, Map(1 -> ColumnStats(0, Some(0L), Some(Long.MaxValue - day))))
     assert(decide(shifted, end, MzNowSpec.at(100 * day)) == VectorFilter.Kept)

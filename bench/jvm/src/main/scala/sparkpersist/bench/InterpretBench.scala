@@ -39,10 +39,12 @@ object InterpretBench {
       .config("spark.ui.enabled", "false").getOrCreate()
 
   /**
-   * The part decision time at one shard size: `parts` decided in `medianNanos` one by one, in
-   * `parallelMedianNanos` over the machine's cores ([[PartDecisions]]), `kept` kept.
+   * The part decision time at one shard size for one way of deciding (`vectorized`: with
+   * [[sparkpersist.interpret.VectorFilter]], as scans decide; else the interpreter alone):
+   * `parts` decided in `medianNanos` one by one, in `parallelMedianNanos` over the machine's cores
+   * ([[PartDecisions]]), `kept` kept.
    */
-  final case class Decision(parts: Int, kept: Int, medianNanos: Long, parallelMedianNanos: Long) {
+  final case class Decision(parts: Int, kept: Int, medianNanos: Long, parallelMedianNanos: Long, vectorized: Boolean) {
     def nanosPerPart: Double = medianNanos.toDouble / parts
   }
 
@@ -51,7 +53,10 @@ object InterpretBench {
 
   /**
    * Decides the first n of `sizes.max` synthetic parts (one hour each, a few countries per part)
-   * for each n in `sizes`, with [[Predicate]] compiled once: median of [[Runs]] after 20 warm-ups.
+   * for each n in `sizes`, with [[Predicate]] compiled once, by the interpreter alone and with
+   * the vectorized decision, alternating run by run: median of [[Runs]] after 20 warm-ups. Both
+   * must keep the same parts. The stats are objects on the heap, as a JSON rollup or the diffs
+   * after a rollup give them (a columnar rollup's are read from bytes: [[OpenShardBench]]).
    */
   def decisionTimes(spark: SparkSession, sizes: Seq[Int]): Seq[Decision] = {
     val schema = ShardSchema.fromStruct(StructType(Seq(
@@ -77,27 +82,35 @@ object InterpretBench {
         3 -> ColumnStats(0, Some(0L), Some(1000L))))
     }
     val asOf = start + parts * 3600L * 1000000L
-    val filter = PartFilter.compile(condition, AttributeMap(attrs.zip(schema.columns.map(_.id))),
-      schema, MzNowSpec.at(asOf))
+    val filters = Seq(false, true).map { vectorized =>
+      vectorized -> PartFilter.compile(condition, AttributeMap(attrs.zip(schema.columns.map(_.id))),
+        schema, MzNowSpec.at(asOf), vectorized = vectorized)
+    }
 
     println(s"condition: ${condition.sql}")
-    println(s"first part: ${filter.spec(stats(0))}, last part: ${filter.spec(stats(parts - 1))}")
+    val interpreted = filters.head._2
+    println(s"first part: ${interpreted.spec(stats(0))}, last part: ${interpreted.spec(stats(parts - 1))}")
 
-    def decide(n: Int): Int = {
+    val all = scala.collection.immutable.ArraySeq.unsafeWrapArray(stats)
+    def decide(filter: PartFilter, n: Int): Int = {
       var kept = 0
       var i = 0
       while (i < n) { if (filter.keep(stats(i))) kept += 1; i += 1 }
       kept
     }
-    (1 to 20).foreach(_ => decide(parts)) // warm-up
-    val all = scala.collection.immutable.ArraySeq.unsafeWrapArray(stats)
-    def decideInParallel(n: Int): Int = n - PartDecisions.ruledOut(all.take(n), filter.keep, parallelFrom = 1).size
-    (1 to 20).foreach(_ => decideInParallel(parts)) // warm-up
-    sizes.map { n =>
-      val runs = (1 to Runs).map(_ => Bench.timedMs(decide(n)))
-      val parallel = (1 to Runs).map(_ => Bench.timedMs(decideInParallel(n)))
-      assert(parallel.forall(_._1 == runs.head._1), s"parallel decision kept ${parallel.head._1}, one by one ${runs.head._1}")
-      Decision(n, runs.head._1, (Bench.median(runs.map(_._2)) * 1e6).toLong, (Bench.median(parallel.map(_._2)) * 1e6).toLong)
+    def decideInParallel(filter: PartFilter, n: Int): Int =
+      n - PartDecisions.ruledOut(all.take(n), filter.keep, parallelFrom = 1).size
+    for ((_, f) <- filters; _ <- 1 to 20) { decide(f, parts); decideInParallel(f, parts) } // warm-up
+    sizes.flatMap { n =>
+      val timed = Bench.rounds(Runs) { _ =>
+        filters.flatMap { case (v, f) => Seq((v, false) -> Bench.timedMs(decide(f, n)), (v, true) -> Bench.timedMs(decideInParallel(f, n))) }
+      }
+      val kept = timed.values.flatten.map(_._1).toSet
+      assert(kept.size == 1, s"the decisions keep different counts of $n parts: $kept")
+      filters.map { case (v, _) =>
+        def medianNanos(parallel: Boolean) = (Bench.median(timed((v, parallel)).map(_._2)) * 1e6).toLong
+        Decision(n, kept.head, medianNanos(false), medianNanos(true), vectorized = v)
+      }
     }
   }
 

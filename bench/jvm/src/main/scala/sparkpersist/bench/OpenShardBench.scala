@@ -39,12 +39,13 @@ import sparkpersist.source.{PartDecisions, PartPruning}
  */
 object OpenShardBench {
   private val PartsPerBatch = 100
-  val Opens = 10
-  private val WarmUps = 5
-  /** From this many parts on, fewer opens (a JSON open of 1M parts takes a minute). */
+  /** Opens measured: a multiple of the four ways of deciding, each the first decision of an open. */
+  val Opens = 12
+  private val WarmUps = 4
+  /** From this many parts on, fewer opens (a JSON open of 1M parts takes about ten seconds). */
   private val LargeParts = 500000
-  private val LargeOpens = 4
-  private val LargeWarmUps = 1
+  private val LargeOpens = 8
+  private val LargeWarmUps = 4
 
   private val id = AttributeReference("id", LongType, nullable = false)()
   private val score = AttributeReference("score", DoubleType)()
@@ -53,14 +54,25 @@ object OpenShardBench {
   /** Kept or not part by part: scores are random per part. */
   val KeptFilter: Expression = GreaterThan(score, Literal(1.9))
 
+  /** One first decision: of [[SkippedFilter]] ("id") or [[KeptFilter]] ("score"), over the cores or not, vectorized or not. */
+  final case class Way(filter: String, parallel: Boolean, vectorized: Boolean)
+
+  /** The four ways of each filter an open's first decisions cycle through (one way per open). */
+  private val ways: IndexedSeq[(Boolean, Boolean)] =
+    for (vectorized <- IndexedSeq(true, false); parallel <- IndexedSeq(false, true)) yield (parallel, vectorized)
+
   /**
    * One shard size opened with its rollups in `format` ("columnar", as written, or "json", as the
-   * release before); `skippedDecideMs` and `keptDecideMs` are the first decisions on a fresh state.
+   * release before); `decideMs` the median first decision on a fresh state, by [[Way]].
    */
   final case class Row(format: String, parts: Int, batches: Int, stateFiles: Int, stateBytes: Long,
       bytesReadOnOpen: Long, buildMs: Long, firstOpenMs: Double, medianOpenMs: Double, medianOpenCpuMs: Double,
-      skippedDecideMs: Double, keptDecideMs: Double, skippedKept: Int, keptKept: Int,
-      skippedParallelMs: Double = 0, keptParallelMs: Double = 0)
+      decideMs: Map[Way, Double], skippedKept: Int, keptKept: Int) {
+    def skippedDecideMs: Double = decideMs(Way("id", parallel = false, vectorized = true))
+    def keptDecideMs: Double = decideMs(Way("score", parallel = false, vectorized = true))
+    def skippedParallelMs: Double = decideMs(Way("id", parallel = true, vectorized = true))
+    def keptParallelMs: Double = decideMs(Way("score", parallel = true, vectorized = true))
+  }
 
   def main(args: Array[String]): Unit = {
     val rows = measureAll(if (args.isEmpty) Seq(1000, 10000, 100000) else args.toSeq.map(_.toInt))
@@ -124,9 +136,10 @@ object OpenShardBench {
   private def opens(root: File, name: String, batches: Int, conf: Configuration): Row = {
     val threads = ManagementFactory.getThreadMXBean
     val schema = ShardFixtures.eventSchema
-    // One by one, or over the machine's cores as a scan of that many parts decides them (PartDecisions).
-    def decide(state: ShardState, filter: Expression, parallel: Boolean): (Int, Double) = {
-      val decision = PartPruning.decide(filter, schema, MzNowSpec.at(0L))
+    // One by one, or over the machine's cores as a scan of that many parts decides them (PartDecisions),
+    // vectorized (as scans decide) or by the interpreter alone.
+    def decide(state: ShardState, filter: Expression, parallel: Boolean, vectorized: Boolean): (Int, Double) = {
+      val decision = PartPruning.decide(filter, schema, MzNowSpec.at(0L), vectorized = vectorized)
       val parts = state.parts.toIndexedSeq
       Bench.timedMs {
         // As a scan decides: segments first, so only the kept segments' stats are read.
@@ -135,54 +148,63 @@ object OpenShardBench {
           parallelFrom = if (parallel) 1 else 0).size
       }
     }
-    // Even opens decide one by one, odd ones in parallel: each first decision is on a fresh state.
+    // Each open decides both filters one way, cycling through the ways: every first decision is on a fresh state.
     var opened = 0
-    def timedOpen(): (Double, Double, Double, Double, Int, Int) = {
+    def timedOpen(): (Double, Double, Seq[(Way, Double)], Int, Int) = {
       val (start, cpuStart) = (System.nanoTime(), threads.getCurrentThreadCpuTime)
       val state = new ShardStore(root.toURI.toString, conf).open(name).state
       val (openMs, cpuMs) = ((System.nanoTime() - start) / 1e6, (threads.getCurrentThreadCpuTime - cpuStart) / 1e6)
       assert(state.partCount == batches * PartsPerBatch && state.batches.size == batches,
         s"opened ${state.partCount} parts in ${state.batches.size} batches")
-      val parallel = opened % 2 == 1
+      val (parallel, vectorized) = ways(opened % ways.size)
       opened += 1
-      val (skippedKept, skippedMs) = decide(state, SkippedFilter, parallel)
-      val (keptKept, keptMs) = decide(state, KeptFilter, parallel)
-      (openMs, cpuMs, skippedMs, keptMs, skippedKept, keptKept)
+      val (skippedKept, skippedMs) = decide(state, SkippedFilter, parallel, vectorized)
+      val (keptKept, keptMs) = decide(state, KeptFilter, parallel, vectorized)
+      (openMs, cpuMs, Seq(Way("id", parallel, vectorized) -> skippedMs, Way("score", parallel, vectorized) -> keptMs),
+        skippedKept, keptKept)
     }
     val large = batches * PartsPerBatch >= LargeParts
     val first = timedOpen()
+    opened = 0
     (1 to (if (large) LargeWarmUps else WarmUps)).foreach(_ => timedOpen())
-    val timed = (1 to (if (large) LargeOpens else Opens)).map(i => (opened % 2 == 1) -> timedOpen())
-    val runs = timed.map(_._2)
-    val (parallelRuns, oneByOne) = (timed.filter(_._1).map(_._2), timed.filterNot(_._1).map(_._2))
+    val runs = (1 to (if (large) LargeOpens else Opens)).map(_ => timedOpen())
+    assert(runs.forall(r => r._4 == first._4 && r._5 == first._5), "the ways of deciding keep different parts")
     val files = new File(root, s"$name/state").listFiles().toSeq.filter(_.getName.endsWith(".json"))
     val (rollups, versions) = files.partition(_.getName.startsWith("rollup-"))
     val newestRollup = rollups.maxByOption(_.getName)
     val readOnOpen = newestRollup.map(_.length).getOrElse(0L) +
       versions.filter(v => newestRollup.forall(r => v.getName > r.getName.stripPrefix("rollup-"))).map(_.length).sum
     Row("columnar", batches * PartsPerBatch, batches, files.size, files.map(_.length).sum, readOnOpen, 0,
-      first._1, median(runs.map(_._1)), median(runs.map(_._2)), median(oneByOne.map(_._3)), median(oneByOne.map(_._4)),
-      first._5, first._6, median(parallelRuns.map(_._3)), median(parallelRuns.map(_._4)))
+      first._1, median(runs.map(_._1)), median(runs.map(_._2)),
+      runs.flatMap(_._3).groupBy(_._1).map { case (way, ms) => way -> median(ms.map(_._2)) }, first._4, first._5)
   }
 
   private def report(rows: Seq[Row]): Table = {
     import Table.Column
+    def interpreted(r: Row, filter: String, parallel: Boolean) = r.decideMs(Way(filter, parallel, vectorized = false))
     Table(s"Cold open of a shard ($PartsPerBatch parts per batch, 6 columns of stats, one rollup and the " +
       s"$DiffsAfterRollup versions after it; first open, then median of $Opens after $WarmUps warm-ups, " +
-      "its thread CPU time, and the first decisions on the opened state), columnar vs JSON rollups",
+      "its thread CPU time, and the first decisions on the opened state, vectorized and interpreted), " +
+      "columnar vs JSON rollups",
       Seq(Column("rollup", "format"), Column("parts", "parts"), Column("batches", "batches"), Column("files", "stateFiles"),
         Column("state MB", "stateMB"), Column("read MB", "readMB"), Column("build s", "buildSeconds"),
         Column("first ms", "firstOpenMs"), Column("median ms", "medianOpenMs"), Column("cpu ms", "medianOpenCpuMs"),
         Column("decide id ms", "skippedDecideMs", 2), Column("decide score ms", "keptDecideMs", 2),
         Column("parallel id ms", "skippedParallelMs", 2), Column("parallel score ms", "keptParallelMs", 2),
+        Column("interp. id ms", "interpretedSkippedDecideMs", 2), Column("interp. score ms", "interpretedKeptDecideMs", 2),
+        Column("interp. parallel id ms", "interpretedSkippedParallelMs", 2),
+        Column("interp. parallel score ms", "interpretedKeptParallelMs", 2),
+        Column("interp. ÷ vectorized, parallel score", "keptParallelRatio", 2),
         Column("id kept", "skippedKept"), Column("score kept", "keptKept")),
       rows.map(r => Seq[Any](r.format, r.parts, r.batches, r.stateFiles, r.stateBytes / 1e6, r.bytesReadOnOpen / 1e6,
         r.buildMs / 1e3, r.firstOpenMs, r.medianOpenMs, r.medianOpenCpuMs, r.skippedDecideMs, r.keptDecideMs,
-        r.skippedParallelMs, r.keptParallelMs,
-        r.skippedKept, r.keptKept)),
+        r.skippedParallelMs, r.keptParallelMs, interpreted(r, "id", parallel = false), interpreted(r, "score", parallel = false),
+        interpreted(r, "id", parallel = true), interpreted(r, "score", parallel = true),
+        interpreted(r, "score", parallel = true) / r.keptParallelMs, r.skippedKept, r.keptKept)),
       Seq(s"decide id: ${SkippedFilter.sql}; decide score: ${KeptFilter.sql}; first decisions on a fresh open, " +
-        s"one by one (even opens) or over ${Runtime.getRuntime.availableProcessors} cores (odd opens, PartDecisions)",
-        s"from $LargeParts parts on: $LargeOpens opens after $LargeWarmUps warm-up",
+        s"one by one or over ${Runtime.getRuntime.availableProcessors} cores (PartDecisions), with the vectorized " +
+        "decision (as scans decide) or the interpreter alone: each open decides one of the four ways, in turn",
+        s"from $LargeParts parts on: $LargeOpens opens after $LargeWarmUps warm-ups",
         "the machine's load inflates wall times, CPU time less so"))
   }
 }
