@@ -15,9 +15,8 @@ import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
  * may be decided in parallel, [[PartDecisions]]).
  */
 final class SegmentSkipping(keep: PartStats => Boolean) {
+  /** Each segment's decision; parts of many threads read it without writing (no shared cache line written per part). */
   private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
-  /** The segment decided last and its decision: consecutive parts share a segment. */
-  @volatile private var last: (StatsSegment, Boolean) = (null, false)
 
   /**
    * Decides the segments of `parts` on their summaries, before any part is decided, and tells
@@ -57,12 +56,8 @@ final class SegmentSkipping(keep: PartStats => Boolean) {
   }
 
   private def segmentKept(segment: StatsSegment): Boolean = {
-    val (seen, kept) = last
-    if (seen eq segment) kept
-    else {
-      val k = decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary))).booleanValue
-      last = (segment, k)
-      k
-    }
+    val known = decided.get(segment)
+    if (known != null) known.booleanValue
+    else decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary))).booleanValue
   }
 }
