@@ -10,20 +10,21 @@ import sparkpersist.stats.{BoundKeys, PartBounds}
 /**
  * The part of a filter condition that can be decided over parts' bounds as primitives
  * ([[PartBounds]]), without building specs: comparisons (`=`, `<`, `<=`, `>`, `>=`) of a column
- * of a simple type ([[BoundKeys]]) with a constant (`mz_now()` and constant expressions, as the
- * interpreter values them), `IS [NOT] NULL` of such a column, and AND, OR and NOT of those. It
- * decides them exactly as the interpreter does (the same rules on the same bounds; see
- * [[VectorFilterSuite]]), at a few nanoseconds per part.
+ * of a simple type ([[BoundKeys]]), or of a monotone function of one ([[ColumnFunction]]), with a
+ * constant (`mz_now()` and constant expressions, as the interpreter values them), `IS [NOT] NULL`
+ * of such a column, and AND, OR and NOT of those. It decides them as the interpreter does (the
+ * same rules on the same bounds, the same errors; see `VectorFilterSuite`), at a few nanoseconds
+ * per part.
  *
  * The condition's top-level conjuncts split into those compiled here and the rest. For one
  * part, [[decide]] answers:
  *  - [[VectorFilter.RuledOut]]: the compiled conjuncts are false or null for every row, and
- *    cannot raise (a comparison of a column with a non-raising constant never does), and the
- *    rest cannot raise for any row either (it is built of columns, constants, comparisons, `IN`
- *    and boolean logic) or is empty: the condition is false or null, error-free;
- *  - [[VectorFilter.Kept]]: the compiled conjuncts are the whole condition and may be true, and
- *    none of them is a point lookup that a membership filter could refine: the interpreter keeps
- *    the part too;
+ *    cannot raise, and the rest cannot raise for any row either (it is built of columns,
+ *    constants, comparisons, `IN` and boolean logic: [[VectorFilter.cannotRaise]]) or is empty:
+ *    the condition is false or null, error-free;
+ *  - [[VectorFilter.Kept]]: the compiled conjuncts are the whole condition and may be true or
+ *    raise, and none of them is a point lookup that a membership filter could refine: the
+ *    interpreter keeps the part too;
  *  - [[VectorFilter.Undecided]]: the interpreter must decide ([[PartFilter]] then does).
  */
 final class VectorFilter private (
