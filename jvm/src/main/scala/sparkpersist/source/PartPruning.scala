@@ -52,10 +52,8 @@ object PartPruning {
   def decide(condition: Expression, schema: ShardSchema, mzNow: ResultSpec,
       udfTable: UdfTable = UdfTable.Empty,
       vectorized: Boolean = PersistConf.VectorizedDecision.get(SQLConf.get)): SegmentSkipping =
-  {
-    val filter = PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable, vectorized)
-    new SegmentSkipping(filter.keep, filter.columnIds)
-  }
+    new SegmentSkipping(
+      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable, vectorized).keep)
 
   /**
    * The decision over `parts` of a condition calling declared monotone Python functions, in two

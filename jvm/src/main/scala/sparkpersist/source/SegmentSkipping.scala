@@ -12,10 +12,9 @@ import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
  * a row for which the filter is true or raises); the summary admits every row of every part of
  * its segment, so a segment it rules out holds no part it would keep, and the parts of a skipped
  * segment are never decoded. Parts without a segment are decided one by one. Thread-safe (parts
- * may be decided in parallel, [[PartDecisions]]). `columnIds` are the columns `keep` reads: their
- * bytes are loaded for the kept segments when they are decided ([[prepare]]).
+ * may be decided in parallel, [[PartDecisions]]).
  */
-final class SegmentSkipping(keep: PartStats => Boolean, columnIds: Seq[Int] = Nil) {
+final class SegmentSkipping(keep: PartStats => Boolean) {
   /** Each segment's decision; parts of many threads read it without writing (no shared cache line written per part). */
   private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
 
@@ -28,17 +27,12 @@ final class SegmentSkipping(keep: PartStats => Boolean, columnIds: Seq[Int] = Ni
    */
   def prepare(parts: IndexedSeq[PartMeta]): Unit = {
     var last: StatsSegment = null
-    // The rollups met (a shard's parts come from one, or one per rollup read before a change of schema).
-    val rollups = new java.util.IdentityHashMap[AnyRef, EncodedColumns]()
     var i = 0
     while (i < parts.size) {
       parts(i).stats match {
         case Some(PartStats(_, _, e: EncodedColumns, _)) => e.segment match {
           case Some(segment) if !(segment eq last) =>
-            if (segmentKept(segment)) {
-              e.want()
-              rollups.putIfAbsent(e.source, e)
-            }
+            if (segmentKept(segment)) e.want()
             last = segment
           case _ =>
         }
@@ -46,8 +40,6 @@ final class SegmentSkipping(keep: PartStats => Boolean, columnIds: Seq[Int] = Ni
       }
       i += 1
     }
-    // The kept segments' bytes of the columns the filter reads, loaded over the cores.
-    rollups.values().forEach(_.preload(columnIds))
   }
 
   /** Whether a part with these stats may hold a row the filter keeps. */

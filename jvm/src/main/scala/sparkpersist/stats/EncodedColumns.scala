@@ -72,33 +72,14 @@ final class EncodedStats(
     segs != null && segs.get(k) != null
   }
 
-  /**
-   * Loads the column's bytes of every wanted segment not loaded yet (under the lock): in one read,
-   * or, for many segments, in a few reads of consecutive segments over the common pool's threads
-   * (the bytes are in memory; reading them is decoding Parquet pages).
-   */
+  /** Loads, in one read, the column's bytes of every wanted segment not loaded yet (under the lock). */
   private def loadWanted(i: Int): Unit = {
     if (bySegment.get(i) == null) {
       bySegment.set(i, new AtomicReferenceArray[StatsVector]((parts + segmentParts - 1) / segmentParts))
     }
     val segs = bySegment.get(i)
     val missing = wanted.stream().filter(k => k < segs.length() && segs.get(k) == null).toArray
-    val chunks = if (missing.length < EncodedStats.ParallelLoadSegments) Array(missing)
-      else missing.grouped((missing.length + EncodedStats.LoadChunks - 1) / EncodedStats.LoadChunks).toArray
-    val loaded = if (chunks.length == 1) Array(loadSegments(i, missing))
-      else java.util.Arrays.stream(chunks).parallel().map[Array[StatsVector]](loadSegments(i, _)).toArray(n => new Array[Array[StatsVector]](n))
-    chunks.iterator.zip(loaded.iterator).foreach { case (ks, vs) => ks.zip(vs).foreach { case (k, v) => segs.set(k, v) } }
-  }
-
-  /**
-   * Loads, before parts are decided, the bytes of the wanted segments of the columns with these
-   * ids: what deciding their parts would load on first read, but over the machine's cores rather
-   * than in the first deciding thread while the others wait.
-   */
-  private[stats] def preload(columnIds: Seq[Int]): Unit = synchronized {
-    if (!wanted.isEmpty) columnIds.map(indexOf).filter(_ >= 0).foreach { i =>
-      if (whole.get(i) == null) loadWanted(i)
-    }
+    loadSegments(i, missing).zip(missing).foreach { case (v, k) => segs.set(k, v) }
   }
 
   /** How many columns' bytes were loaded so far, whole or for some segments. */
@@ -122,13 +103,6 @@ final class EncodedStats(
   private[stats] def indexOf(id: Int): Int = if (id >= 0 && id < index.length) index(id) else ids.indexOf(id)
 }
 
-private[stats] object EncodedStats {
-  /** From this many segments to load on, a column's segments are loaded in parallel. */
-  val ParallelLoadSegments = 64
-  /** Reads a parallel load is split into: a few per core, as the pool balances them. */
-  val LoadChunks: Int = 4 * Runtime.getRuntime.availableProcessors
-}
-
 /**
  * The stats of one part's columns, decoded lazily: a column's stats are decoded when first read
  * (`get`, as a filter reads the columns it references) and kept; iterating decodes them all. A
@@ -136,8 +110,7 @@ private[stats] object EncodedStats {
  * Reads from several threads are safe: a column decoded twice at once decodes to equal stats.
  */
 final class EncodedColumns private[stats] (
-    /** The rollup's stats these are one part of. */
-    private[sparkpersist] val source: EncodedStats,
+    source: EncodedStats,
     part: Int,
     rows: Long,
     /** The summary of the segment of parts this part belongs to, if the rollup recorded one. */
@@ -171,12 +144,6 @@ final class EncodedColumns private[stats] (
 
   /** Says this part will be decided on its own stats (see [[EncodedStats.want]]). */
   def want(): Unit = source.want(part)
-
-  /**
-   * Loads the bytes of these columns for every part said to be decided ([[want]]) of the rollup
-   * these stats come from, before deciding them (see [[EncodedStats.preload]]).
-   */
-  def preload(columnIds: Seq[Int]): Unit = source.preload(columnIds)
 
   /** How many columns were decoded so far (what a filter read). */
   private[sparkpersist] def decodedColumns: Int = Option(decoded).map(_.count(_ != null)).getOrElse(0)
