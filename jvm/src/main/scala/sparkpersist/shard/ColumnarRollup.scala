@@ -186,16 +186,20 @@ private[shard] object ColumnarRollup {
     def none(k: Int) = StatsVector.absent(k * segmentParts, (rows(k)._2 - rows(k)._1).toInt)
     if (!present(name)) ks.map(none)
     else try {
-      val builders = ks.map(k => k -> new StatsVector.Builder(segmentParts, k * segmentParts)).toMap
+      // By segment, from the first one read (no boxed map lookup per row).
+      val first = if (ks.isEmpty) 0 else ks.head
+      val builders = new Array[StatsVector.Builder](if (ks.isEmpty) 0 else ks.last - first + 1)
+      ks.foreach(k => builders(k - first) = new StatsVector.Builder(segmentParts, k * segmentParts))
       val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
       try reader.rowsOf(name, ks.toSeq.map(rows)) { (row, c) =>
-        builders.get((row / segmentParts).toInt) match {
-          case Some(b) => if (c.present) c.bytes(b.add) else { c.skip(); b.addNone() }
-          case None => c.skip()
-        }
+        val at = (row / segmentParts).toInt - first
+        val b = if (at >= 0 && at < builders.length) builders(at) else null
+        if (b == null) c.skip()
+        else if (c.present) c.bytes(b.add)
+        else { c.skip(); b.addNone() }
       } finally reader.close()
       ks.map { k =>
-        val v = builders(k).result()
+        val v = builders(k - first).result()
         if (v.size == rows(k)._2 - rows(k)._1) v else none(k)
       }
     } catch { case NonFatal(_) => ks.map(none) }
