@@ -91,15 +91,15 @@ object InterpretBench {
     val interpreted = filters.head._2
     println(s"first part: ${interpreted.spec(stats(0))}, last part: ${interpreted.spec(stats(parts - 1))}")
 
-    val all = scala.collection.immutable.ArraySeq.unsafeWrapArray(stats)
     def decide(filter: PartFilter, n: Int): Int = {
       var kept = 0
       var i = 0
       while (i < n) { if (filter.keep(stats(i))) kept += 1; i += 1 }
       kept
     }
+    // By position, as a scan decides its parts.
     def decideInParallel(filter: PartFilter, n: Int): Int =
-      n - PartDecisions.ruledOut(all.take(n), filter.keep, parallelFrom = 1).size
+      n - PartDecisions.ruledOutPositions(n, i => filter.keep(stats(i)), parallelFrom = 1).cardinality
     for ((_, f) <- filters; _ <- 1 to 20) { decide(f, parts); decideInParallel(f, parts) } // warm-up
     sizes.flatMap { n =>
       val timed = Bench.rounds(Runs) { _ =>

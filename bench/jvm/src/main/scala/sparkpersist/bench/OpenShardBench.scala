@@ -15,7 +15,6 @@ import org.apache.spark.sql.types.{DoubleType, LongType}
 import sparkpersist.bench.Bench.median
 import sparkpersist.interpret.MzNowSpec
 import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
-import sparkpersist.shard.PartMeta
 import sparkpersist.source.{PartDecisions, PartPruning}
 
 /**
@@ -147,8 +146,8 @@ object OpenShardBench {
       Bench.timedMs {
         // As a scan decides: segments first, so only the kept segments' stats are read.
         decision.prepare(parts)
-        parts.size - PartDecisions.ruledOut(parts, (p: PartMeta) => p.stats.forall(decision.admits),
-          parallelFrom = if (parallel) 1 else 0).size
+        parts.size - PartDecisions.ruledOutPositions(parts.size, i => parts(i).stats.forall(decision.admits),
+          parallelFrom = if (parallel) 1 else 0).cardinality
       }
     }
     // Each open decides both filters one way, cycling through the ways: every first decision is on a fresh state.
