@@ -58,7 +58,9 @@ def incumbents(doc, ax_files, ax_time):
 def planning(doc, ax_decide, ax_open):
     rs = rows(doc)
     parts = [r["parts"] for r in rs]
-    ax_decide.loglog(parts, [r["decideMs"] for r in rs], "o-", label="decide ms")
+    ax_decide.loglog(parts, [r["decideMs"] for r in rs], "o-", label="decide ms (vectorized)")
+    if all("interpretedDecideMs" in r for r in rs):
+        ax_decide.loglog(parts, [r["interpretedDecideMs"] for r in rs], "s--", label="decide ms (interpreted)")
     ax_decide.loglog(parts, [p * doc["params"]["targetNanosPerPart"] / 1e6 for p in parts], ":",
                      label="target 1 µs/part")
     ax_decide.set(xlabel="parts", ylabel="ms", title="part decision time")

@@ -19,7 +19,9 @@ import sparkpersist.source.ScanReports
  * For each filter, a new session's first query (it opens the shard: the newest rollup and the
  * versions after it, then loads the stats columns the filter reads), then the median of `runs`
  * later queries, with the catalog keeping the shard open (`spark.sparkpersist.catalog.openShards`,
- * the default) and, side by side, reopening it at every query (`openShards = 0`, as before).
+ * the default) and, side by side, with the interpreter deciding every part
+ * (`spark.sparkpersist.read.vectorizedDecision = false`) and reopening it at every query
+ * (`openShards = 0`), as before.
  * Shards are built as [[OpenShardBench]] builds them (batches of 100 parts with six columns of
  * stats; ids ascend, so `id < 1000000` keeps batch 0's parts and segment summaries skip the
  * rest; `score > 1.9` decides every part).
@@ -44,11 +46,14 @@ object ScanPlanningBench {
       s"first query, then the median of $runs with the shard kept open by the catalog and reopened at every query",
       Seq(Column("parts", "parts"), Column("filter", "filter"), Column("parts read", "partsRead"),
         Column("first ms", "firstMs"), Column("kept open ms", "keptOpenMs", 2), Column("kept open cpu ms", "keptOpenCpuMs", 2),
+        Column("interp. ms", "interpretedMs", 2), Column("interp. cpu ms", "interpretedCpuMs", 2),
+        Column("interp. / kept open", "interpretedRatio", 2),
         Column("reopened ms", "reopenedMs", 2), Column("reopened cpu ms", "reopenedCpuMs", 2),
         Column("reopened / kept open", "ratio", 2)),
       rows,
       Seq("first: a new session's first query with that filter (opens the shard, loads the stats columns it reads)",
         "kept open: spark.sparkpersist.catalog.openShards = 16 (default); reopened: = 0, the shard opened at every query",
+        "interp.: kept open, with spark.sparkpersist.read.vectorizedDecision = false (the interpreter decides every part)",
         "cpu: this process's CPU time (Spark's local threads and the part decision over the driver's cores)",
         "the machine's load inflates wall times"))
     table.print()
@@ -65,11 +70,14 @@ object ScanPlanningBench {
         plan(fresh, name, filter)
       }
       val keptOpen = timed(spark.newSession(), name, filter, runs)
+      val interpreting = spark.newSession()
+      interpreting.conf.set(PersistConf.VectorizedDecision.key, "false")
+      val interpreted = timed(interpreting, name, filter, runs)
       val reopening = spark.newSession()
       reopening.conf.set(PersistConf.OpenShards.key, "0")
       val reopened = timed(reopening, name, filter, runs)
-      Seq[Any](parts, filter, partsRead, firstMs, keptOpen._1, keptOpen._2, reopened._1, reopened._2,
-        reopened._1 / keptOpen._1)
+      Seq[Any](parts, filter, partsRead, firstMs, keptOpen._1, keptOpen._2, interpreted._1, interpreted._2,
+        interpreted._1 / keptOpen._1, reopened._1, reopened._2, reopened._1 / keptOpen._1)
     } finally FileUtils.deleteDirectory(new File(root, name))
   }
 
