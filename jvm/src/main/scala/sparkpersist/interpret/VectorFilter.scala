@@ -47,7 +47,7 @@ final class VectorFilter private (
   def bounds(): PartBounds = new PartBounds(columnIds, columnTypes)
 }
 
-object VectorFilter {
+object VectorFilter extends PredicateHelper {
   val RuledOut = 0
   val Kept = 1
   val Undecided = 2
@@ -74,7 +74,7 @@ object VectorFilter {
         columns.keysIterator.indexOf(id)
       }
     val compiler = new Compiler(slot, mzNow)
-    val conjuncts = splitConjuncts(condition).map(c => c -> compiler.node(c))
+    val conjuncts = splitConjunctivePredicates(condition).map(c => c -> compiler.node(c))
     val (compiled, rest) = conjuncts.partition(_._2.isDefined)
     if (compiled.isEmpty) None
     else {
@@ -83,11 +83,6 @@ object VectorFilter {
       Some(new VectorFilter(root, columns.keys.toArray, columns.values.toArray,
         whole = rest.isEmpty && !lookups, restCannotRaise = rest.forall(c => cannotRaise(c._1))))
     }
-  }
-
-  private def splitConjuncts(e: Expression): Seq[Expression] = e match {
-    case expressions.And(l, r) => splitConjuncts(l) ++ splitConjuncts(r)
-    case other => Seq(other)
   }
 
   /**
