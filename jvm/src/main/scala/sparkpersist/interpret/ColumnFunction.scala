@@ -36,20 +36,7 @@ final class ColumnFunction private (
     else new ColumnFunction.Threshold(ColumnFunction.bisect(okFrom, okTo, past), never = false)
   }
 
-  /** `f(x)` as a key, None if it raises or is null. */
-  private def at(x: Long): Option[Long] =
-    try {
-      val arg: Any = if (argType == IntegerType) x.toInt else x
-      template.eval(InternalRow(arg)) match {
-        case i: Int => Some(i.toLong)
-        case l: Long => Some(l)
-        case b: Byte => Some(b.toLong)
-        case s: Short => Some(s.toLong)
-        case _ => None
-      }
-    } catch {
-      case NonFatal(_) => None
-    }
+  private def at(x: Long): Option[Long] = ColumnFunction.evaluate(template, argType, x)
 }
 
 object ColumnFunction {
@@ -82,8 +69,7 @@ object ColumnFunction {
     val template = checked.getOrElse(rebound)
     val raises = entry.raises != Raises.Never
     val (min, max) = if (a.dataType == IntegerType) (Int.MinValue.toLong, Int.MaxValue.toLong) else (Long.MinValue, Long.MaxValue)
-    val probe = new ColumnFunction(template, a.dataType, min, max, failureFails = true, unboundedFails = true)
-    def ok(x: Long): Boolean = probe.at(x).isDefined
+    def ok(x: Long): Boolean = evaluate(template, a.dataType, x).isDefined
     if (template.nullable || !ok(0L)) None
     else {
       // Raising only at the tails: the arguments where f is defined are one range around 0.
@@ -93,6 +79,21 @@ object ColumnFunction {
         failureFails = checked.isEmpty || raises, unboundedFails = raises))
     }
   }
+
+  /** `template` (of one argument, of type `argType`) at `x`, as a key; None if it raises or is null. */
+  private def evaluate(template: Expression, argType: DataType, x: Long): Option[Long] =
+    try {
+      val arg: Any = if (argType == IntegerType) x.toInt else x
+      template.eval(InternalRow(arg)) match {
+        case i: Int => Some(i.toLong)
+        case l: Long => Some(l)
+        case b: Byte => Some(b.toLong)
+        case s: Short => Some(s.toLong)
+        case _ => None
+      }
+    } catch {
+      case NonFatal(_) => None
+    }
 
   /**
    * Argument types whose every value is in the interpreter's domain of monotone functions
