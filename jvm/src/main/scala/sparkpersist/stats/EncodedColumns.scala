@@ -38,6 +38,12 @@ final class EncodedStats(
     ids.zipWithIndex.foreach { case (id, i) => if (id >= 0 && id < out.length) out(id) = i }
     out
   }
+  /**
+   * How each column's bounds were written (by index in `ids`; null for a column the codec does not
+   * type): resolved once, not per part read ([[EncodedColumns.entry]]).
+   */
+  private[stats] val writtenKinds: Array[BoundKeys.Kind] =
+    ids.map(id => codec.typeOf(id).map(BoundKeys.kindOf).orNull)
   /** Each column's vector of all parts, once loaded whole. */
   private val whole = new AtomicReferenceArray[StatsVector](ids.length)
   /** Each column's vectors of single segments, by segment, once loaded (null: none yet). */
@@ -137,9 +143,8 @@ final class EncodedColumns private[stats] (
   private[stats] def entry(id: Int, out: PartBounds, k: Int): Unit = {
     val i = source.indexOf(id)
     val v = if (i < 0) null else source.vector(i, part)
-    val written = source.codec.typeOf(id)
-    if (v == null || v.length(part) == 0 || written.isEmpty) out.unknown(k)
-    else out.entry(k, v.data, v.offset(part), v.length(part), rows, written.get)
+    if (v == null || v.length(part) == 0 || source.writtenKinds(i) == null) out.unknown(k)
+    else out.entry(k, v.data, v.offset(part), v.length(part), rows, source.writtenKinds(i))
   }
 
   /** Says this part will be decided on its own stats (see [[EncodedStats.want]]). */

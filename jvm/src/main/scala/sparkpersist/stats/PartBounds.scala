@@ -78,10 +78,10 @@ final class PartBounds(ids: Array[Int], types: Array[DataType]) {
   private var pos = 0
 
   /**
-   * Column `k` from its entry: `length` bytes of `bytes` at `offset`, written with the column of
-   * type `written` (bounds of another type than the filter's are not read), over `rows` rows.
+   * Column `k` from its entry: `length` bytes of `bytes` at `offset`, its bounds written as
+   * `written` encodes them (bounds of another kind than the filter's are not read), over `rows` rows.
    */
-  private[stats] def entry(k: Int, bytes: Array[Byte], offset: Int, length: Int, rows: Long, written: DataType): Unit = {
+  private[stats] def entry(k: Int, bytes: Array[Byte], offset: Int, length: Int, rows: Long, written: Kind): Unit = {
     data = bytes
     pos = offset
     val end = offset + length
@@ -89,7 +89,7 @@ final class PartBounds(ids: Array[Int], types: Array[DataType]) {
       val nulls = readLong(end)
       if (nulls < 0 || nulls > rows) throw Damaged // StatsConsistency's rule: no stats
       flags(k) = counts(nulls, rows)
-      val typed = BoundKeys.kindOf(written) == kinds(k)
+      val typed = written == kinds(k)
       var lo, hi = 0L
       var found = 0
       var items = readLong(end)
