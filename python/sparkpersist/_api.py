@@ -232,3 +232,29 @@ def gc(spark: SparkSession, shard: str, *, keep_versions: Optional[int] = None,
     with translated_errors():
         result = api.gc(spark._jsparkSession, shard, *args)
     return {str(k): _python(v) for k, v in result.items()}
+
+
+def drop_batch(spark: SparkSession, shard: str, batch: str) -> dict[str, Any]:
+    """Removes one batch of ``shard``, at every time: the way out when its parts cannot be read.
+
+    Use it when a read fails with :class:`UnreadablePartError` and no backup of the part exists (or
+    the part was written by an older sparkpersist with a null inside an array, map or struct level
+    declared NOT NULL, whose values cannot be recovered). The batch is replaced, in one commit, by an
+    empty batch over the same time range: every other batch and the frontiers stay, the batch's
+    rows are gone from every snapshot (history included), and :func:`gc` later deletes its files.
+
+    Args:
+        spark: a classic session with the persist catalog.
+        shard: the shard's name.
+        batch: the batch's id (``persist.<shard>.batches``), or the path of one of its parts as the
+            read error names it.
+
+    Returns:
+        ``shard``, ``batch_id``, ``lower``, ``upper``, ``parts`` and ``rows`` of the dropped batch.
+    """
+    if not isinstance(batch, str) or not batch:
+        raise InvalidInputError(f"batch must be a batch id or a part's path, got {batch!r}")
+    api = _lifecycle(spark, "drop_batch")
+    with translated_errors():
+        result = api.dropBatch(spark._jsparkSession, shard, batch)
+    return {str(k): _python(v) for k, v in result.items()}

@@ -33,6 +33,9 @@ object LifecycleApi {
       : java.util.Map[String, Any] =
     summary(Lifecycle.gc(spark, shard, GcOptions(Option(keepVersions).map(_.intValue), Option(graceMs).map(_.longValue))))
 
+  def dropBatch(spark: SparkSession, shard: String, batchOrPart: String): java.util.Map[String, Any] =
+    summary(Lifecycle.dropBatch(spark, shard, batchOrPart))
+
   private def summary(result: LifecycleResult): java.util.Map[String, Any] = {
     val map = new java.util.LinkedHashMap[String, Any]()
     result.fields.foreach(f => map.put(f.name, f.value))

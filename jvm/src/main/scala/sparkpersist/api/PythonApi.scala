@@ -6,7 +6,7 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.SessionShards
 import sparkpersist.index.IndexColumns
-import sparkpersist.schema.{JsonColumns, ShardSchema}
+import sparkpersist.schema.{JsonColumns, NestedNullability, ShardSchema}
 import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -77,9 +77,10 @@ object PythonApi {
         val dataFields = df.schema.fields.filterNot { f =>
           Seq(Option(timeCol), Option(diffCol)).flatten.exists(_.equalsIgnoreCase(f.name))
         }
-        // Spark's inferred nullability is unreliable across sources: shard columns admit nulls.
+        // A DataFrame's nullability is how its columns were built, not a declaration: shard
+        // columns admit nulls at every depth (NestedNullability).
         val struct = JsonColumns.declare(shard,
-          org.apache.spark.sql.types.StructType(dataFields.map(_.copy(nullable = true))), json)
+          NestedNullability.relaxedSchema(org.apache.spark.sql.types.StructType(dataFields)), json)
         store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil), s"Cannot create shard '$shard'"))
       } else {
         val h = store.open(shard)

@@ -33,6 +33,7 @@ final case class GcOptions(keepVersions: Option[Int] = None, graceMs: Option[Lon
  * {{{
  *   Lifecycle.compact(spark, "events", CompactOptions(retentionMs = Some(30L * 86400000)))
  *   Lifecycle.gc(spark, "events")
+ *   Lifecycle.dropBatch(spark, "events", "<batch id, or the path of one of its parts>")
  * }}}
  */
 object Lifecycle {
@@ -42,6 +43,9 @@ object Lifecycle {
 
   def gc(spark: ApiSession, shard: String, options: GcOptions = GcOptions()): GcResult =
     gc(spark, SessionShards.store(spark), shard, options)
+
+  def dropBatch(spark: ApiSession, shard: String, batchOrPart: String): DroppedBatch =
+    dropBatch(SessionShards.store(spark), shard, batchOrPart)
 
   /** Compacts shard `shard` of `store` (the catalog's own store, for its procedures). */
   def compact(spark: ApiSession, store: ShardStore, shard: String, options: CompactOptions): CompactionResult = {
@@ -65,6 +69,10 @@ object Lifecycle {
     GarbageCollector.collect(store.open(shard), GcSettings(
       options.keepVersions.getOrElse(defaults.keepVersions), options.graceMs.getOrElse(defaults.graceMs)))
   }
+
+  /** Drops the batch of shard `shard` of `store` that `batchOrPart` names ([[BatchRemoval]]). */
+  def dropBatch(store: ShardStore, shard: String, batchOrPart: String): DroppedBatch =
+    BatchRemoval.drop(store.open(shard), batchOrPart)
 
   /** The automatic compaction after a write to `shard`, when the session turns it on. */
   private[compact] def afterWrite(spark: SparkSession, shard: ShardHandle): Option[CompactionResult] = {

@@ -19,6 +19,7 @@ import sparkpersist.source.SystemProcedures
  *   CALL persist.system.compact('events');
  *   CALL persist.system.compact(shard => 'events', retention_ms => 2592000000);
  *   CALL persist.system.gc('events', keep_versions => 5);
+ *   CALL persist.system.drop_batch('events', '<batch id, or the path of one of its parts>');
  * }}}
  *
  * Arguments not given come from the session's configuration, as in [[Lifecycle]]. Each call
@@ -39,12 +40,21 @@ final class LifecycleProcedures extends SystemProcedures {
         "and state versions no longer needed.",
       Seq("shard" -> StringType, "keep_versions" -> IntegerType, "grace_ms" -> LongType),
       args => Lifecycle.gc(SparkSession.active, store, args.string(0),
-        GcOptions(keepVersions = args.int(1), graceMs = args.long(2)))))
+        GcOptions(keepVersions = args.int(1), graceMs = args.long(2)))),
+    new LifecycleProcedure("drop_batch",
+      "Removes one batch of a persist shard (named by its id or by the path of one of its parts) at every " +
+        "time: the way out when its parts cannot be read.",
+      Seq("shard" -> StringType, "batch" -> StringType),
+      args => {
+        if (args.isNull(1)) throw new IllegalArgumentException("drop_batch needs the batch: its id or a part's path.")
+        Lifecycle.dropBatch(store, args.string(0), args.string(1))
+      }))
 }
 
 /** The positional arguments of a call; every argument but the first (the shard) may be null. */
 private final class Arguments(row: InternalRow) {
   def string(i: Int): String = row.getUTF8String(i).toString
+  def isNull(i: Int): Boolean = row.isNullAt(i)
   def long(i: Int): Option[Long] = if (row.isNullAt(i)) None else Some(row.getLong(i))
   def int(i: Int): Option[Int] = if (row.isNullAt(i)) None else Some(row.getInt(i))
   def bool(i: Int): Option[Boolean] = if (row.isNullAt(i)) None else Some(row.getBoolean(i))

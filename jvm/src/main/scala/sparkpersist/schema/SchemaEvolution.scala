@@ -156,13 +156,22 @@ object SchemaEvolution {
     } else checked(replace(schema, c.copy(dataType = newType)), context)
   }
 
-  def changeNullability(schema: ShardSchema, name: String, nullable: Boolean, context: String): ShardSchema = {
-    val c = existing(schema, name, context)
-    if (c.nullable == nullable) schema
-    else if (!nullable) {
-      throw new IllegalArgumentException(s"$context: column '${c.name}' cannot become NOT NULL: parts " +
+  /**
+   * Makes the column at `path` nullable: a top-level column, or a level inside it (names of struct
+   * fields, `element` of an array, `value` of a map; [[NestedNullability.relax]]). Parts already
+   * written are not checked again, so nothing becomes NOT NULL.
+   */
+  def changeNullability(schema: ShardSchema, path: Seq[String], nullable: Boolean, context: String): ShardSchema = {
+    val c = existing(schema, path.head, context)
+    if (!nullable) {
+      throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' cannot become NOT NULL: parts " +
         "already written are not checked again. Only NOT NULL to nullable is accepted.")
-    } else checked(replace(schema, c.copy(nullable = true)), context)
+    }
+    val changed =
+      if (path.size == 1) c.copy(nullable = true)
+      else c.copy(dataType = NestedNullability.relax(c.dataType, path.tail, context,
+        s"'${path.mkString(".")}' names no struct field, array element or map value inside column '${c.name}'"))
+    if (changed == c) schema else checked(replace(schema, changed), context)
   }
 
   def changeComment(schema: ShardSchema, name: String, comment: String, context: String): ShardSchema = {

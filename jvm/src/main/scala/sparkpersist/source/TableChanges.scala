@@ -9,7 +9,8 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 /**
  * `ALTER TABLE` on a persist table: Spark's [[TableChange]]s as changes of the shard's schema
  * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
- * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened; their other changes,
+ * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened, and any level inside a
+ * column (struct field, array element, map value) may lose its NOT NULL; their other changes,
  * column defaults and table properties but [[IndexColumns.Property]] are refused with what to do instead.
  */
 object TableChanges {
@@ -44,8 +45,7 @@ object TableChanges {
       if (names.size > 1) SchemaEvolution.changeFieldType(schema, names, retype.newDataType(), context)
       else SchemaEvolution.changeType(schema, names.head, retype.newDataType(), context)
     case nullability: TableChange.UpdateColumnNullability =>
-      SchemaEvolution.changeNullability(schema, column(nullability.fieldNames(), context), nullability.nullable(),
-        context)
+      SchemaEvolution.changeNullability(schema, nullability.fieldNames().toSeq, nullability.nullable(), context)
     case comment: TableChange.UpdateColumnComment =>
       SchemaEvolution.changeComment(schema, column(comment.fieldNames(), context), comment.newComment(), context)
     case move: TableChange.UpdateColumnPosition =>
@@ -64,7 +64,7 @@ object TableChanges {
   private def column(names: Array[String], context: String): String =
     if (names.length == 1) names.head
     else refuse(context, s"'${names.mkString(".")}' is a field inside a struct: fields inside structs can be " +
-      "added, dropped, renamed and widened, but keep their nullability and comment. Change the struct column " +
+      "added, dropped, renamed, widened and made nullable, but keep their comment. Change the struct column " +
       "instead")
 
   private def position(p: TableChange.ColumnPosition): ColumnPosition = p match {

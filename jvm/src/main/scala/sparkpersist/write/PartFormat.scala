@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{StructField, StructType}
 
-import sparkpersist.schema.{NestedFieldIds, ReservedColumns, ShardSchema}
+import sparkpersist.schema.{NestedFieldIds, NestedNullability, ReservedColumns, ShardSchema}
 import sparkpersist.shard.ShardState
 
 /**
@@ -47,22 +47,27 @@ object PartFormat {
 
   /**
    * The data columns, each carrying its stable column id as field metadata, and each field inside
-   * their structs its id ([[NestedFieldIds]]) where it has one.
+   * their structs its id ([[NestedFieldIds]]) where it has one. With `relaxed`, every level inside
+   * a column is nullable ([[NestedNullability]]).
    */
-  def logicalSchema(schema: ShardSchema): StructType =
+  def logicalSchema(schema: ShardSchema, relaxed: Boolean = false): StructType =
     StructType(schema.columns.map { c =>
-      withId(c.toField.copy(dataType = NestedFieldIds.annotate(c.dataType, c.fieldIds, FieldIdKey)), c.id)
+      val stored = if (relaxed) NestedNullability.relaxed(c.dataType) else c.dataType
+      withId(c.toField.copy(dataType = NestedFieldIds.annotate(stored, c.fieldIds, FieldIdKey)), c.id)
     })
 
   /**
    * The Parquet schema of a part, all fields with ids: the data columns, then `time` and `diff`
-   * unless the part is stamped.
+   * unless the part is stamped. Every level inside a column is optional, whatever the shard
+   * declares ([[NestedNullability]]): a null there is then stored as a null, never as a value left
+   * out of a `required` field, which no reader could read back. Top-level columns keep their
+   * nullability (every writer checks top-level NOT NULL before a row reaches a part).
    */
   def partSchema(schema: ShardSchema, stamped: Boolean): StructType =
-    if (stamped) logicalSchema(schema)
+    if (stamped) logicalSchema(schema, relaxed = true)
     else {
       val Seq(time, diff) = ReservedColumns.fields
-      StructType(logicalSchema(schema).fields ++
+      StructType(logicalSchema(schema, relaxed = true).fields ++
         Seq(withId(time, ReservedColumns.TimeFieldId), withId(diff, ReservedColumns.DiffFieldId)))
     }
 

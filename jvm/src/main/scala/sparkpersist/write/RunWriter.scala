@@ -88,13 +88,17 @@ object RunSpec {
 
 /**
  * Writes one run: the (already sorted) rows of one task, as consecutive parts of at most
- * `maxRowsPerPart` rows each. On failure, every part this attempt started is deleted.
+ * `maxRowsPerPart` rows each, refusing a null inside a column where the shard declares NOT NULL
+ * ([[NotNullInside]]). On failure, every part this attempt started is deleted.
  */
 final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
   private val done = ArrayBuffer.empty[WrittenPart]
   private var current: PartWriter = _
   private var currentPath: Path = _
+  private val notNullInside = NotNullInside.of(spec.schema).orNull
+
   def write(row: InternalRow): Unit = {
+    if (notNullInside != null) notNullInside.check(row)
     if (current == null) {
       currentPath = spec.partPath(partition, attempt, done.size)
       current = new PartWriter(currentPath, spec.conf.value, spec.schema, spec.boundChars, spec.stampTime,

@@ -1,14 +1,16 @@
 package sparkpersist.write
 
 import org.apache.spark.sql.{Column, DataFrame}
-import org.apache.spark.sql.catalyst.expressions.{Attribute, RowOrdering}
+import org.apache.spark.sql.catalyst.analysis.TableOutputResolver
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Expression, RowOrdering}
+import org.apache.spark.sql.catalyst.plans.logical.{LocalRelation, Project}
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.functions.{coalesce, lit, raise_error, unix_millis}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sparkpersist.CatalystColumns
-import org.apache.spark.sql.types.{DataType, LongType, StructField, StructType, TimestampType}
+import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType, TimestampType}
 
-import sparkpersist.schema.{ColumnNames, ReservedColumns, ShardSchema}
+import sparkpersist.schema.{ColumnDef, ColumnNames, ReservedColumns, ShardSchema}
 
 /**
  * Checks a DataFrame against a shard's schema and shapes it as the part layout
@@ -20,7 +22,11 @@ import sparkpersist.schema.{ColumnNames, ReservedColumns, ShardSchema}
  * Columns match the shard's by name, ignoring case: names are distinct ignoring case in shards and
  * must be so in the DataFrame too ([[ColumnNames]]), at every level, so the match is one to one
  * whatever `spark.sql.caseSensitive` says. Once matched, a column is taken by its resolved
- * attribute, never looked up by name again. Types must be equal (nullability aside); a CHAR(n) or
+ * attribute, never looked up by name again. Types must be equal, nullability aside and with the
+ * fields of structs (at any depth, inside arrays and maps too) matched by name ignoring case as
+ * columns are: Spark's own by-name resolution of table writes ([[TableOutputResolver]]) puts them
+ * in the shard's order and checks every level the shard declares NOT NULL
+ * (`NOT_NULL_ASSERT_VIOLATION`, [[sparkpersist.schema.NestedNullability]]). A CHAR(n) or
  * VARCHAR(n) column takes a STRING and gets Spark's own write-side length check (CHAR values are
  * padded), as `INSERT` into Spark's tables does. The time column may also be a data column (an
  * event timestamp that is also the update's time). Any mismatch fails before a single row is
@@ -39,18 +45,21 @@ object WriteInput {
     val fields = df.schema.fields.toSeq
     val timeField = options.timeCol.map(special(shardName, fields, _, ReservedColumns.Time, Seq(LongType, TimestampType)))
     val diffField = options.diffCol.map(special(shardName, fields, _, ReservedColumns.Diff, Seq(LongType)))
-    val matched = check(shardName, schema, fields, (timeField ++ diffField).map(_.name).toSet)
+    val matched = check(shardName, schema, fields, (timeField ++ diffField).map(_.name).toSet, nestedByName = true)
     val attributes = df.queryExecution.analyzed.output
     def attribute(f: StructField): Attribute = attributes(fields.indexOf(f))
     def column(f: StructField): Column = CatalystColumns.column(attribute(f))
+    val inside = resolvedInside(shardName, schema.columns.zip(matched).map { case (c, f) => c -> attribute(f) })
 
     val data = schema.columns.zip(matched).map { case (c, f) =>
       val lengthChecked = c.declaredType != c.dataType && !SQLConf.get.charVarcharAsString
       val notNullChecked = !c.nullable && f.nullable
-      if (!lengthChecked && !notNullChecked && f.name == c.name) column(f)
+      val resolved = inside.get(c.id)
+      if (resolved.isEmpty && !lengthChecked && !notNullChecked && f.name == c.name) column(f)
       else {
+        val stored = resolved.getOrElse(attribute(f))
         val value = CatalystColumns.column(
-          if (lengthChecked) CharVarcharUtils.stringLengthCheck(attribute(f), c.declaredType) else attribute(f))
+          if (lengthChecked) CharVarcharUtils.stringLengthCheck(stored, c.declaredType) else stored)
         (if (notNullChecked) notNull(value, s"column '${c.name}' of the shard is NOT NULL") else value).as(c.name)
       }
     }
@@ -73,12 +82,49 @@ object WriteInput {
   }
 
   /**
+   * The columns whose values need more than a reference to be stored: a struct whose fields come in
+   * another order (at any depth), or a level inside the column that the shard declares NOT NULL
+   * and the DataFrame's type may hold a null in. Each maps (by column id) to Spark's by-name
+   * resolution of a table write into it ([[TableOutputResolver]], names matched ignoring case,
+   * store assignment ANSI: its casts are no-ops, as the types were checked equal), which reorders the
+   * fields and asserts every such level non-null (`NOT_NULL_ASSERT_VIOLATION`, naming the place).
+   * Top-level nullability is checked by [[prepare]] itself.
+   */
+  private def resolvedInside(shardName: String, columns: Seq[(ColumnDef, Attribute)]): Map[Int, Expression] = {
+    val needed = columns.filterNot { case (c, a) => storableAsIs(a.dataType, c.dataType) }
+    if (needed.isEmpty) Map.empty
+    else {
+      val conf = SQLConf.get.clone()
+      conf.setConf(SQLConf.CASE_SENSITIVE, false)
+      conf.setConfString(SQLConf.STORE_ASSIGNMENT_POLICY.key, SQLConf.StoreAssignmentPolicy.ANSI.toString)
+      // The input under the shard's names (same expression ids), so that names match at the top.
+      val input = LocalRelation(needed.map { case (c, a) => a.withName(c.name) })
+      val original = needed.map { case (_, a) => a.exprId -> a }.toMap
+      val expected = needed.map { case (c, a) => AttributeReference(c.name, c.dataType, a.nullable, c.metadata)() }
+      val resolved = TableOutputResolver.resolveOutputColumns(shardName, expected, input, byName = true, conf) match {
+        case Project(list, _) => list
+        case other => other.output
+      }
+      needed.map(_._1.id).zip(resolved.map { e =>
+        val value = e match {
+          case Alias(child, _) => child
+          case other => other
+        }
+        value.transform { case a: Attribute if original.contains(a.exprId) => original(a.exprId) }
+      }).toMap
+    }
+  }
+
+  /**
    * Checks that `fields` are exactly the shard's columns (ignoring case and order) with the
    * shard's types, apart from the time/diff columns named in `special`; returns the field of each
    * shard column, in the shard's order. Names equal ignoring case, in the DataFrame or (for
-   * shards created before the rule) in the shard, fail the write.
+   * shards created before the rule) in the shard, fail the write. Nullability does not count; with
+   * `nestedByName` (a writer that resolves them, [[prepare]]), neither does the order of the fields
+   * of structs, matched by name ignoring case.
    */
-  def check(shardName: String, schema: ShardSchema, fields: Seq[StructField], special: Set[String]): Seq[StructField] = {
+  def check(shardName: String, schema: ShardSchema, fields: Seq[StructField], special: Set[String],
+      nestedByName: Boolean = false): Seq[StructField] = {
     ColumnNames.requireDistinct(StructType(fields), s"Cannot write to shard '$shardName'")
     val shardClashes = ColumnNames.clashes(schema.dataSchema)
     if (shardClashes.nonEmpty) {
@@ -101,12 +147,36 @@ object WriteInput {
     }
     schema.columns.map { c =>
       val f = find(c.name).get
-      if (!DataType.equalsIgnoreNullability(f.dataType, c.dataType)) {
+      if (!(if (nestedByName) sameFields(f.dataType, c.dataType) else DataType.equalsIgnoreNullability(f.dataType, c.dataType))) {
         fail(shardName, s"column '${c.name}' must be ${sql(c.declaredType)}, but the DataFrame's is " +
           s"${sql(f.dataType)}. Cast it to ${sql(c.dataType)}.")
       }
       f
     }
+  }
+
+  /**
+   * Whether values of `input` are values of `stored` as they are: fields of structs in the same
+   * order, and no level inside nullable where `stored` says NOT NULL.
+   */
+  private def storableAsIs(input: DataType, stored: DataType): Boolean = (input, stored) match {
+    case (i: StructType, s: StructType) =>
+      i.length == s.length && i.fields.zip(s.fields).forall { case (f, g) =>
+        f.name.equalsIgnoreCase(g.name) && (g.nullable || !f.nullable) && storableAsIs(f.dataType, g.dataType)
+      }
+    case (ArrayType(i, in), ArrayType(s, sn)) => (sn || !in) && storableAsIs(i, s)
+    case (MapType(ik, iv, in), MapType(sk, sv, sn)) => (sn || !in) && storableAsIs(ik, sk) && storableAsIs(iv, sv)
+    case _ => input == stored
+  }
+
+  /** Whether `input` is `stored` but for nullability and the order of struct fields (matched by name ignoring case). */
+  private def sameFields(input: DataType, stored: DataType): Boolean = (input, stored) match {
+    case (i: StructType, s: StructType) =>
+      i.length == s.length && s.fields.forall(sf => i.fields.find(_.name.equalsIgnoreCase(sf.name))
+        .exists(f => sameFields(f.dataType, sf.dataType)))
+    case (ArrayType(i, _), ArrayType(s, _)) => sameFields(i, s)
+    case (MapType(ik, iv, _), MapType(sk, sv, _)) => sameFields(ik, sk) && sameFields(iv, sv)
+    case _ => input == stored
   }
 
   /**
