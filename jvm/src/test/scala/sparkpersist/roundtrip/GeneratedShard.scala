@@ -1,13 +1,14 @@
 package sparkpersist.roundtrip
 
+import scala.collection.immutable.ListMap
 import scala.util.Random
 
 import org.apache.spark.sql.Row
 import org.apache.spark.sql.catalyst.expressions.RowOrdering
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructField, StructType, VarcharType}
 
 import sparkpersist.PersistConf
-import sparkpersist.schema.StorableTypes
+import sparkpersist.schema.{NestedNullability, StorableTypes}
 
 /**
  * One random shard of the round-trip property: its schema and order key, the batches its rows are
@@ -15,11 +16,19 @@ import sparkpersist.schema.StorableTypes
  * largest part, and the session settings of the write and of the reads. Everything follows from
  * (`seed`, `index`): [[GeneratedShard.apply]] with the same two gives the same shard, and `rand`
  * goes on to draw the shard's filters.
+ *
+ * `schema` is the shard's data as reads return it: every level inside a column nullable, as a shard
+ * created from a DataFrame stores it, top-level columns NOT NULL or not. `declared` is what the shard
+ * is created with: `schema`, but some STRING columns declared VARCHAR(n) (n at least the longest
+ * value), so that batches of STRING go into VARCHAR columns. Each batch's DataFrame has the same
+ * logical types with a nullability of its own at every depth, its top-level columns and the fields
+ * of its structs (at any depth) in an order of its own.
  */
 final case class GeneratedShard(
     seed: Long,
     index: Int,
     schema: StructType,
+    declared: StructType,
     orderBy: Seq[String],
     batches: Seq[GeneratedShard.Batch],
     maxRowsPerPart: Long,
@@ -30,13 +39,15 @@ final case class GeneratedShard(
   /** The shard's name (an identifier), unique per (seed, index). */
   def name: String = s"rt_${java.lang.Long.toUnsignedString(seed)}_$index"
 
-  def rows: Seq[Row] = batches.flatMap(_.rows)
+  /** Every row written, in the shard's layout ([[schema]]). */
+  def rows: Seq[Row] = batches.flatMap(_.shardRows)
 
   /** How to reproduce this shard alone, and what it is. */
   def describe: String =
-    s"seed $seed, shard #$index ($name): schema ${schema.toDDL}; order by [${orderBy.mkString(", ")}]; " +
+    s"seed $seed, shard #$index ($name): schema ${declared.toDDL}; order by [${orderBy.mkString(", ")}]; " +
       s"${rows.size} rows in ${batches.size} batch(es) of ${batches.map(_.partitions).mkString("/")} partition(s) " +
-      s"(${batches.map(b => if (b.insert) "INSERT" else "ShardWriter").mkString("/")}), " +
+      s"(${batches.map(b => if (b.insert) "INSERT" else "ShardWriter").mkString("/")}) with DataFrame schemas " +
+      s"${batches.map(_.schema.toDDL).mkString("; ")}, " +
       s"maxRowsPerPart $maxRowsPerPart; write settings $writeSettings; read settings $readSettings"
 }
 
@@ -44,10 +55,71 @@ object GeneratedShard {
 
   /**
    * The rows of one write, spread over `partitions` input partitions, written with `ShardWriter`
-   * or, if `insert`, with SQL `INSERT INTO persist.<shard> SELECT * FROM <the rows>` (whose tasks
-   * run under the session's SQL settings).
+   * or, if `insert`, with SQL `INSERT INTO persist.<shard> BY NAME SELECT * FROM <the rows>` (whose
+   * tasks run under the session's SQL settings). `rows` have the batch's own `schema`;
+   * `shardRows` are the same rows in the shard's layout.
    */
-  final case class Batch(rows: Seq[Row], partitions: Int, insert: Boolean)
+  final case class Batch(schema: StructType, rows: Seq[Row], shardRows: Seq[Row], partitions: Int, insert: Boolean)
+
+  /** `dt` with a random nullability of its own at every level inside it. */
+  private def nullability(rand: Random, dt: DataType): DataType = dt match {
+    case ArrayType(e, _) => ArrayType(nullability(rand, e), rand.nextBoolean())
+    case MapType(k, v, _) => MapType(nullability(rand, k), nullability(rand, v), rand.nextBoolean())
+    case s: StructType =>
+      StructType(s.fields.map(f => f.copy(dataType = nullability(rand, f.dataType), nullable = rand.nextBoolean())))
+    case other => other
+  }
+
+  /** `dt` with the fields of its structs, at every depth, in a random order. */
+  private def shuffled(rand: Random, dt: DataType): DataType = dt match {
+    case ArrayType(e, n) => ArrayType(shuffled(rand, e), n)
+    case MapType(k, v, n) => MapType(shuffled(rand, k), shuffled(rand, v), n)
+    case s: StructType => StructType(rand.shuffle(s.fields.toSeq).map(f => f.copy(dataType = shuffled(rand, f.dataType))))
+    case other => other
+  }
+
+  /** `value` of type `from` laid out as `to`, the same type with its struct fields (matched by name) in another order. */
+  private def reshaped(value: Any, from: DataType, to: DataType): Any = (value, from, to) match {
+    case (null, _, _) => null
+    case (r: Row, f: StructType, t: StructType) =>
+      Row.fromSeq(t.fields.toSeq.map { tf =>
+        val i = f.fieldIndex(tf.name)
+        reshaped(r.get(i), f(i).dataType, tf.dataType)
+      })
+    case (xs: Seq[_], ArrayType(fe, _), ArrayType(te, _)) => xs.map(reshaped(_, fe, te))
+    case (m: scala.collection.Map[_, _], MapType(fk, fv, _), MapType(tk, tv, _)) =>
+      ListMap(m.toSeq.map { case (k, v) => reshaped(k, fk, tk) -> reshaped(v, fv, tv) }: _*)
+    case _ => value
+  }
+
+  /**
+   * A batch of `n` rows for a shard of `schema`: values drawn for a nullability of the batch's own
+   * inside each column (nulls wherever it allows them), top-level nulls only where the shard allows
+   * them (a NOT NULL column's DataFrame field may still say nullable), then laid out in the batch's
+   * own column and field order.
+   */
+  private def batch(rand: Random, schema: StructType, n: Int): Batch = {
+    val drawn = StructType(schema.fields.map(f => f.copy(dataType = nullability(rand, f.dataType))))
+    val next = new RandomValues(rand).rows(drawn)
+    val shardRows = Seq.fill(n)(next())
+    val framed = StructType(drawn.fields.map(f => if (f.nullable) f else f.copy(nullable = rand.nextBoolean())))
+    val layout = shuffled(rand, framed).asInstanceOf[StructType]
+    Batch(layout, shardRows.map(reshaped(_, framed, layout).asInstanceOf[Row]), shardRows, 1 + rand.nextInt(3),
+      insert = rand.nextInt(3) == 0)
+  }
+
+  /**
+   * `schema` with some STRING columns declared VARCHAR(n), n at least their longest value in `rows`
+   * (in characters, as Spark counts them), so no write trims or refuses one.
+   */
+  private def declared(rand: Random, schema: StructType, rows: Seq[Row]): StructType =
+    StructType(schema.fields.zipWithIndex.map { case (f, i) =>
+      if (f.dataType != StringType || rand.nextInt(3) != 0) f
+      else {
+        val longest = rows.iterator.map(_.get(i)).collect { case s: String => s.codePointCount(0, s.length) }.maxOption
+        f.copy(dataType = VarcharType(math.max(1, longest.getOrElse(0)) + rand.nextInt(3)))
+      }
+    })
 
   private val timeZones = IndexedSeq("UTC", "America/Los_Angeles", "Asia/Kathmandu", "Pacific/Chatham",
     "Europe/Berlin", "Australia/Lord_Howe", "America/St_Johns")
@@ -79,15 +151,14 @@ object GeneratedShard {
     def pick[T](xs: T*): T = xs(rand.nextInt(xs.size))
     // Fields with an empty name holding a collated string inside an array or map are refused
     // (Spark's schema JSON loses their collation; WriteBoundarySuite): they get a name here.
-    val schema = GeneratedShard.storable(RandomTypes.schema(rand, maxColumns = 8, maxDepth = 1 + rand.nextInt(4)))
+    val generated = GeneratedShard.storable(RandomTypes.schema(rand, maxColumns = 8, maxDepth = 1 + rand.nextInt(4)))
+    val schema = StructType(generated.fields.map(f => f.copy(dataType = NestedNullability.relaxed(f.dataType))))
     val orderable = schema.fields.filter(f => RowOrdering.isOrderable(f.dataType)).map(_.name)
     val orderBy = if (orderable.nonEmpty && rand.nextBoolean()) Seq(orderable(rand.nextInt(orderable.length))) else Nil
-    val next = new RandomValues(rand).rows(schema)
-    val rows = Seq.fill(1 + rand.nextInt(1 + rand.nextInt(maxRows)))(next())
-    val cuts = Seq.fill(rand.nextInt(2))(rand.nextInt(rows.size + 1)).sorted
-    val batches = (0 +: cuts).zip(cuts :+ rows.size).map { case (from, until) =>
-      Batch(rows.slice(from, until), 1 + rand.nextInt(3), insert = rand.nextInt(3) == 0)
-    }.filter(_.rows.nonEmpty)
+    val total = 2 + rand.nextInt(1 + rand.nextInt(maxRows))
+    val count = math.min(2 + rand.nextInt(3), total)
+    val sizes = Seq.tabulate(count)(i => total / count + (if (i < total % count) 1 else 0))
+    val batches = sizes.map(batch(rand, schema, _))
     val rebase = Seq("CORRECTED", "LEGACY", "EXCEPTION")
     val write = Map(
       "spark.sql.session.timeZone" -> pick(timeZones: _*),
@@ -108,6 +179,7 @@ object GeneratedShard {
       "spark.sql.parquet.enableNestedColumnVectorizedReader" -> pick("true", "false"),
       "spark.sql.parquet.datetimeRebaseModeInRead" -> pick(rebase: _*),
       "spark.sql.parquet.int96RebaseModeInRead" -> pick(rebase: _*))
-    GeneratedShard(seed, index, schema, orderBy, batches, 5L + rand.nextInt(36), write, read, rand)
+    GeneratedShard(seed, index, schema, declared(rand, schema, batches.flatMap(_.shardRows)), orderBy, batches,
+      5L + rand.nextInt(36), write, read, rand)
   }
 }

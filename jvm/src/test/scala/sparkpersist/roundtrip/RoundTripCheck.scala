@@ -19,7 +19,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * The round-trip property for one [[GeneratedShard]], in `spark` (a session with the sparkpersist
  * extension and its catalog registered as `persist`):
  *
- *  1. the shard is created and its batches written (`ShardWriter`, or SQL `INSERT`) under the
+ *  1. the shard is created and its batches written (`ShardWriter`, or SQL `INSERT … BY NAME`),
+ *     each with its own nullability at every depth, column and struct field order, under the
  *     shard's write settings; then, under its read settings, `SELECT * FROM persist.<shard>`
  *     returns exactly the rows of the DataFrames written (as multisets of [[Canonical]] rows),
  *     with pushdown `on` and `off`;
@@ -47,7 +48,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     val filters = RandomPredicates(shard.rand, shard.schema, expected, predicatesPerShard)
     val store = SessionShards.store(spark)
     try {
-      val handle = store.create(shard.name, ShardSchema.fromStruct(shard.schema, shard.orderBy))
+      val handle = store.create(shard.name, ShardSchema.fromStruct(shard.declared, shard.orderBy))
       if (report.attempt("write")(write(shard, handle))) {
         SessionSettings(spark, shard.readSettings)(read(shard, source, expected, filters, report))
         SessionSettings(spark, Map("spark.sql.session.timeZone" -> "UTC"))(checkStats(shard, handle, report))
@@ -62,10 +63,10 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
   private def write(shard: GeneratedShard, handle: ShardHandle): Unit =
     SessionSettings(spark, shard.writeSettings + (PersistConf.MaxRowsPerPart.key -> shard.maxRowsPerPart.toString)) {
       shard.batches.foreach { b =>
-        val rows = dataFrame(shard.schema, b.rows, b.partitions)
+        val rows = dataFrame(b.schema, b.rows, b.partitions)
         if (b.insert) {
           rows.createOrReplaceTempView(s"${shard.name}_batch")
-          try spark.sql(s"INSERT INTO persist.${shard.name} SELECT * FROM ${shard.name}_batch")
+          try spark.sql(s"INSERT INTO persist.${shard.name} BY NAME SELECT * FROM ${shard.name}_batch")
           finally spark.catalog.dropTempView(s"${shard.name}_batch")
         } else ShardWriter.write(rows, handle, WriteOptions())
       }
@@ -205,7 +206,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
 
     def outcome(rows: Int, filters: Int): RoundTripOutcome = {
       val found = mismatches.result()
-      RoundTripOutcome(schemas = 1, rows = rows, columns = shard.schema.length, values = values, stats = stats,
+      RoundTripOutcome(schemas = 1, batches = shard.batches.size, rows = rows, columns = shard.schema.length, values = values, stats = stats,
         predicates = filters, parts = parts, partsPruned = partsPruned, features = features, mismatchCount = count,
         mismatches = if (found.isEmpty) Nil else s"${shard.describe}:" +: found.map("  " + _))
     }

@@ -1,7 +1,7 @@
 package sparkpersist.roundtrip
 
 /**
- * What round-trip checks did and found: shards (schemas) written, rows, top-level columns whose
+ * What round-trip checks did and found: shards (schemas) written, batches written to them, rows, top-level columns whose
  * values were compared, single values compared, stats checked (a column's or nested value's stats
  * in one part, or a part's schema and row count), filters run (each in every pushdown mode),
  * parts written and parts pruned, schemas refused as they must be, the features exercised
@@ -10,6 +10,7 @@ package sparkpersist.roundtrip
  */
 final case class RoundTripOutcome(
     schemas: Long = 0,
+    batches: Long = 0,
     rows: Long = 0,
     columns: Long = 0,
     values: Long = 0,
@@ -23,11 +24,11 @@ final case class RoundTripOutcome(
     mismatches: Seq[String] = Nil) {
 
   def +(o: RoundTripOutcome): RoundTripOutcome = RoundTripOutcome(
-    schemas + o.schemas, rows + o.rows, columns + o.columns, values + o.values, stats + o.stats,
+    schemas + o.schemas, batches + o.batches, rows + o.rows, columns + o.columns, values + o.values, stats + o.stats,
     predicates + o.predicates, parts + o.parts, partsPruned + o.partsPruned, refusals + o.refusals,
     features ++ o.features, mismatchCount + o.mismatchCount, mismatches ++ o.mismatches)
 
   def summary: String =
-    s"$schemas schemas, $rows rows, $columns columns, $values values compared, $stats stats checked, " +
+    s"$schemas schemas, $batches batches, $rows rows, $columns columns, $values values compared, $stats stats checked, " +
       s"$predicates filters, $parts parts ($partsPruned pruned), $refusals refusals, $mismatchCount mismatches"
 }

@@ -158,8 +158,8 @@ class AlterTableSuite extends PersistSparkSession {
       assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
         "in the shard's order key (id) and cannot be dropped.")
       assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a COMMENT 'x'") === "Cannot alter table persist.t: " +
-        "'s.a' is a field inside a struct: fields inside structs can be added, dropped, renamed and widened, but " +
-        "keep their nullability and comment. Change the struct column instead.")
+        "'s.a' is a field inside a struct: fields inside structs can be added, dropped, renamed, widened and made " +
+        "nullable, but keep their comment. Change the struct column instead.")
       assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a TYPE STRING") === "Cannot alter table persist.t: " +
         "field 's.a' cannot change type from INT to STRING. A shard column's type may only widen without changing " +
         "any value: tinyint/smallint/int to a wider integer type, float to double, and decimal(p, s) to " +

@@ -5,8 +5,9 @@ import java.nio.file.Files
 import sparkpersist.roundtrip.{Coverage, RoundTripOutcome, RoundTripRun}
 
 /**
- * The round-trip property of `RoundTripPropertySuite` (issue 20), at length: `schemas` random
- * shards of seed `seed`, each written and read back under random session settings and checked
+ * The round-trip property of `RoundTripPropertySuite` (issues 20 and 29), at length: `schemas`
+ * random shards of seed `seed`, each written in 2-4 batches of their own nullability, column and
+ * struct field order (3 on average) and read back under random session settings and checked
  * value for value, stats against their part files, and `filters` random filters per shard in
  * every pushdown mode; then `schemas / 10` schemas holding a type no part can store, which must be
  * refused. Unlike the suite it runs with Spark's code generation on, as users do.
@@ -34,11 +35,11 @@ object RoundTripSoak {
     spark.stop()
 
     val table = Table(s"Round trip soak: $schemas random schemas, seed $seed",
-      Seq(Table.Column("schemas", "schemas"), Table.Column("rows", "rows"), Table.Column("columns checked", "columns"),
+      Seq(Table.Column("schemas", "schemas"), Table.Column("batches", "batches"), Table.Column("rows", "rows"), Table.Column("columns checked", "columns"),
         Table.Column("values compared", "values"), Table.Column("stats checked", "stats"),
         Table.Column("filters checked", "filters"), Table.Column("parts", "parts"), Table.Column("parts pruned", "partsPruned"),
         Table.Column("refusals", "refusals"), Table.Column("mismatches", "mismatches"), Table.Column("minutes", "minutes")),
-      Seq(Seq[Any](outcome.schemas, outcome.rows, outcome.columns, outcome.values, outcome.stats, outcome.predicates,
+      Seq(Seq[Any](outcome.schemas, outcome.batches, outcome.rows, outcome.columns, outcome.values, outcome.stats, outcome.predicates,
         outcome.parts, outcome.partsPruned, outcome.refusals, outcome.mismatchCount,
         wallMs / 60000)),
       Seq(f"Each filter runs with pushdown on, soft (failing on violations) and off; ${cpuMs / 60000}%.1f CPU minutes.",
