@@ -18,17 +18,20 @@ import sparkpersist.schema.{NestedNullability, StorableTypes}
  * goes on to draw the shard's filters.
  *
  * `schema` is the shard's data as reads return it: every level inside a column nullable, as a shard
- * created from a DataFrame stores it, top-level columns NOT NULL or not. `declared` is what the shard
- * is created with: `schema`, but some STRING columns declared VARCHAR(n) (n at least the longest
- * value), so that batches of STRING go into VARCHAR columns. Each batch's DataFrame has the same
- * logical types with a nullability of its own at every depth, its top-level columns and the fields
- * of its structs (at any depth) in an order of its own.
+ * created from a DataFrame stores it, top-level columns NOT NULL or not. Each batch's DataFrame has
+ * the same logical types with a nullability of its own at every depth, its top-level columns and
+ * the fields of its structs (at any depth) in an order of its own. The shard is created either as a
+ * user's first write creates it (`createdByWriter`: from the first batch's DataFrame, whose layout
+ * is then `schema`'s and whose nullability inside may say NOT NULL where later batches hold nulls),
+ * or from `declared`: `schema`, but some STRING columns declared VARCHAR(n) (n at least the longest
+ * value), so that batches of STRING go into VARCHAR columns.
  */
 final case class GeneratedShard(
     seed: Long,
     index: Int,
     schema: StructType,
     declared: StructType,
+    createdByWriter: Boolean,
     orderBy: Seq[String],
     batches: Seq[GeneratedShard.Batch],
     maxRowsPerPart: Long,
@@ -44,7 +47,7 @@ final case class GeneratedShard(
 
   /** How to reproduce this shard alone, and what it is. */
   def describe: String =
-    s"seed $seed, shard #$index ($name): schema ${declared.toDDL}; order by [${orderBy.mkString(", ")}]; " +
+    s"seed $seed, shard #$index ($name): schema ${declared.toDDL}${if (createdByWriter) " (created by its first write)" else ""}; order by [${orderBy.mkString(", ")}]; " +
       s"${rows.size} rows in ${batches.size} batch(es) of ${batches.map(_.partitions).mkString("/")} partition(s) " +
       s"(${batches.map(b => if (b.insert) "INSERT" else "ShardWriter").mkString("/")}) with DataFrame schemas " +
       s"${batches.map(_.schema.toDDL).mkString("; ")}, " +
@@ -98,12 +101,12 @@ object GeneratedShard {
    * them (a NOT NULL column's DataFrame field may still say nullable), then laid out in the batch's
    * own column and field order.
    */
-  private def batch(rand: Random, schema: StructType, n: Int): Batch = {
+  private def batch(rand: Random, schema: StructType, n: Int, inShardLayout: Boolean): Batch = {
     val drawn = StructType(schema.fields.map(f => f.copy(dataType = nullability(rand, f.dataType))))
     val next = new RandomValues(rand).rows(drawn)
     val shardRows = Seq.fill(n)(next())
     val framed = StructType(drawn.fields.map(f => if (f.nullable) f else f.copy(nullable = rand.nextBoolean())))
-    val layout = shuffled(rand, framed).asInstanceOf[StructType]
+    val layout = if (inShardLayout) framed else shuffled(rand, framed).asInstanceOf[StructType]
     Batch(layout, shardRows.map(reshaped(_, framed, layout).asInstanceOf[Row]), shardRows, 1 + rand.nextInt(3),
       insert = rand.nextInt(3) == 0)
   }
@@ -158,7 +161,11 @@ object GeneratedShard {
     val total = 2 + rand.nextInt(1 + rand.nextInt(maxRows))
     val count = math.min(2 + rand.nextInt(3), total)
     val sizes = Seq.tabulate(count)(i => total / count + (if (i < total % count) 1 else 0))
-    val batches = sizes.map(batch(rand, schema, _))
+    val createdByWriter = rand.nextBoolean()
+    val batches = sizes.zipWithIndex.map { case (n, i) =>
+      val b = batch(rand, schema, n, inShardLayout = createdByWriter && i == 0)
+      if (createdByWriter && i == 0) b.copy(insert = false) else b
+    }
     val rebase = Seq("CORRECTED", "LEGACY", "EXCEPTION")
     val write = Map(
       "spark.sql.session.timeZone" -> pick(timeZones: _*),
@@ -179,7 +186,7 @@ object GeneratedShard {
       "spark.sql.parquet.enableNestedColumnVectorizedReader" -> pick("true", "false"),
       "spark.sql.parquet.datetimeRebaseModeInRead" -> pick(rebase: _*),
       "spark.sql.parquet.int96RebaseModeInRead" -> pick(rebase: _*))
-    GeneratedShard(seed, index, schema, declared(rand, schema, batches.flatMap(_.shardRows)), orderBy, batches,
-      5L + rand.nextInt(36), write, read, rand)
+    GeneratedShard(seed, index, schema, if (createdByWriter) schema else declared(rand, schema, batches.flatMap(_.shardRows)),
+      createdByWriter, orderBy, batches, 5L + rand.nextInt(36), write, read, rand)
   }
 }

@@ -10,6 +10,7 @@ import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.{DataType, StructType}
 
 import sparkpersist.{PersistConf, SessionShards}
+import sparkpersist.api.PythonApi
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
 import sparkpersist.source.ScanReports
@@ -48,8 +49,9 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     val filters = RandomPredicates(shard.rand, shard.schema, expected, predicatesPerShard)
     val store = SessionShards.store(spark)
     try {
-      val handle = store.create(shard.name, ShardSchema.fromStruct(shard.declared, shard.orderBy))
-      if (report.attempt("write")(write(shard, handle))) {
+      if (!shard.createdByWriter) store.create(shard.name, ShardSchema.fromStruct(shard.declared, shard.orderBy))
+      if (report.attempt("write")(write(shard))) {
+        val handle = store.open(shard.name)
         SessionSettings(spark, shard.readSettings)(read(shard, source, expected, filters, report))
         SessionSettings(spark, Map("spark.sql.session.timeZone" -> "UTC"))(checkStats(shard, handle, report))
       }
@@ -60,15 +62,18 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     report.outcome(expected.size, filters.size)
   }
 
-  private def write(shard: GeneratedShard, handle: ShardHandle): Unit =
+  /** Writes the batches; a shard `createdByWriter` is created by the first, as the Python writer creates one. */
+  private def write(shard: GeneratedShard): Unit =
     SessionSettings(spark, shard.writeSettings + (PersistConf.MaxRowsPerPart.key -> shard.maxRowsPerPart.toString)) {
-      shard.batches.foreach { b =>
+      shard.batches.zipWithIndex.foreach { case (b, i) =>
         val rows = dataFrame(b.schema, b.rows, b.partitions)
-        if (b.insert) {
+        if (shard.createdByWriter && i == 0) {
+          PythonApi.write(rows, shard.name, null, null, null, shard.orderBy.asJava, null, null, null, false)
+        } else if (b.insert) {
           rows.createOrReplaceTempView(s"${shard.name}_batch")
           try spark.sql(s"INSERT INTO persist.${shard.name} BY NAME SELECT * FROM ${shard.name}_batch")
           finally spark.catalog.dropTempView(s"${shard.name}_batch")
-        } else ShardWriter.write(rows, handle, WriteOptions())
+        } else ShardWriter.write(rows, SessionShards.store(spark).open(shard.name), WriteOptions())
       }
     }
 
