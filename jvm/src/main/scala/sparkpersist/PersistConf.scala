@@ -83,8 +83,14 @@ object PersistConf {
     s => Option(s.trim).filter(_.nonEmpty)))
 
   val AsOf = optionalLong(Prefix + "asOf",
-    "Time (epoch ms) that batch reads and mz_now() use. Unset: the latest time complete in every " +
-      "shard the query reads (min upper - 1). Must satisfy since <= asOf < upper.")
+    "Time (epoch ms) that batch reads of every shard and mz_now() use. Unset: as " +
+      "read.consistency says. Must satisfy since <= asOf < upper in every shard the query reads.")
+
+  val ReadConsistency = choice(Prefix + "read.consistency", "latest", Seq("latest", "consistent"),
+    "Without asOf, the time each shard of a query is read as of. `latest`: each shard at its own " +
+      "latest complete time (upper - 1), as Spark table formats read each table's latest snapshot; " +
+      "mz_now() is the latest of those. `consistent`: every shard at the latest time complete in all " +
+      "of them (min upper - 1), with a warning naming each shard behind the others.")
 
   val MonotoneUdfs = register(Entry[Option[Map[String, String]]](Prefix + "udf.monotone", None,
     "User functions declared monotone, as `name:up` or `name:down` pairs separated by commas: " +

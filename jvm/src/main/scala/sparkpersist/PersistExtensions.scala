@@ -2,18 +2,20 @@ package sparkpersist
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkpersist.catalyst.{MzNowFunction, PrunePersistParts}
+import sparkpersist.catalyst.{MzNowFunction, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
 /**
  * The `spark.sql.extensions` entry point:
- * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()` and the
- * optimizer rule that prunes the parts of persist scans ([[PrunePersistParts]]).
+ * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()`, the
+ * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), and the optimizer rule that
+ * prunes the parts of persist scans ([[PrunePersistParts]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
+    extensions.injectPostHocResolutionRule(_ => PinQueryTime)
   }
 }

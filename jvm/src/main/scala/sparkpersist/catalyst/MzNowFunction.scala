@@ -14,8 +14,9 @@ object MzNowFunction {
     "", // arguments
     // Spark checks the layout of these two: a leading newline and 4 spaces, a trailing newline and 2.
     "\n    Examples:\n      > SELECT * FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 30 DAYS;\n  ",
-    "\n    The as-of is spark.sparkpersist.asOf when set, else the latest time complete in every " +
-      "persist shard the query reads (upper - 1). Pruning and row filtering use the same value.\n  ",
+    "\n    The time is spark.sparkpersist.asOf when set, else the latest time complete in the persist " +
+      "shards the query reads (the largest upper - 1; with spark.sparkpersist.read.consistency=consistent, " +
+      "the smallest). One value per query: pruning and row filtering use the same.\n  ",
     "datetime_funcs", "0.1.0", "", "scala_udf")
 
   def build(args: Seq[Expression]): Expression = {

@@ -1,6 +1,6 @@
 package sparkpersist.catalyst
 
-import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
@@ -16,11 +16,14 @@ import sparkpersist.stream.ShardStreamRead
  * relations into scans, so it sees `Filter(condition, relation of a persist table)`. For the
  * whole plan it
  *
- *  1. resolves the query's as-of ([[QueryAsOf]]) over every persist table in the plan,
- *  2. replaces `mz_now()` by that time (in a micro-batch of a streaming read of a shard, by the
- *     micro-batch's as-of: its end offset - 1), so pruning and row filtering agree, and
- *  3. hands each persist relation a [[ScanRequest]]: the as-of, and the filter directly above
- *     it; the scan decides its parts from it when it is built (per the pushdown mode then).
+ *  1. takes the as-of of each persist table that [[PinQueryTime]] pinned when the query was
+ *     analyzed, or resolves it ([[QueryAsOf]]) for the tables of a plan it did not pin (the batch
+ *     side of a streaming query),
+ *  2. replaces a `mz_now()` left in the plan by the query's time (in a micro-batch of a streaming
+ *     read of a shard, by the micro-batch's as-of: its end offset - 1), so pruning and row
+ *     filtering agree, and
+ *  3. hands each persist relation a [[ScanRequest]]: its shard's as-of, and the filter directly
+ *     above it; the scan decides its parts from it when it is built (per the pushdown mode then).
  *
  * The request is recomputed from the plan on every run (a condition is never left behind by a
  * filter that moved) and a relation whose request is unchanged is returned as is, so the rule
@@ -34,10 +37,12 @@ object PrunePersistParts extends Rule[LogicalPlan] {
     val hasMzNow = plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[MzNow])))
     if (tables.isEmpty && !hasMzNow) return plan
 
-    val asOf = QueryAsOf.resolve(conf, tables.map(_.shard.state))
+    val asOf = QueryAsOf.resolve(conf, tables.filterNot(_.request.pinned).map(_.shard.state))
     // A micro-batch of a streaming read of shards reads as of its end offset - 1; mz_now() is that
-    // time (the latest, over several streams, so it lies in every stream's pruning range).
-    val now = ShardStreamRead.asOfs(plan).maxOption.orElse(asOf)
+    // time (the latest, over several streams, so it lies in every stream's pruning range). Else the
+    // time chosen for the whole query when it was analyzed, where a relation here was pinned then.
+    val pinnedNow = tables.find(_.request.pinned).map(_.request.now)
+    val now = ShardStreamRead.asOfs(plan).maxOption.orElse(pinnedNow.getOrElse(asOf.now))
     val withNow =
       if (!hasMzNow) plan
       else plan.transformAllExpressions {
@@ -46,24 +51,31 @@ object PrunePersistParts extends Rule[LogicalPlan] {
     request(withNow, asOf)
   }
 
-  private def request(plan: LogicalPlan, asOf: Option[Long]): LogicalPlan = plan match {
+  private def request(plan: LogicalPlan, asOf: QueryAsOf): LogicalPlan = plan match {
     case f @ Filter(condition, PersistRelation(r, t)) =>
-      val child = withRequest(r, t, ScanRequest(asOf, Some(condition)))
+      val child = withRequest(r, t, Some(condition), asOf)
       if (child eq r) f else f.copy(child = child)
-    case PersistRelation(r, t) => withRequest(r, t, ScanRequest(asOf, None))
+    case PersistRelation(r, t) => withRequest(r, t, None, asOf)
     case other => other.mapChildren(request(_, asOf))
   }
 
-  private def withRequest(r: DataSourceV2Relation, t: PersistTable, req: ScanRequest): DataSourceV2Relation =
+  /** `r` asking for `condition`, at the time [[PinQueryTime]] pinned, else the one resolved here. */
+  private def withRequest(r: DataSourceV2Relation, t: PersistTable, condition: Option[Expression],
+      asOf: QueryAsOf): DataSourceV2Relation = {
+    val req =
+      if (t.request.pinned) t.request.copy(condition = condition)
+      else ScanRequest(asOf.asOf(t.shard.name), condition)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
+  }
+}
 
-  private object PersistRelation {
-    def unapply(plan: LogicalPlan): Option[(DataSourceV2Relation, PersistTable)] = plan match {
-      case r: DataSourceV2Relation => r.table match {
-        case t: PersistTable => Some((r, t))
-        case _ => None
-      }
+/** A relation of a persist table. */
+private[catalyst] object PersistRelation {
+  def unapply(plan: LogicalPlan): Option[(DataSourceV2Relation, PersistTable)] = plan match {
+    case r: DataSourceV2Relation => r.table match {
+      case t: PersistTable => Some((r, t))
       case _ => None
     }
+    case _ => None
   }
 }
