@@ -23,10 +23,10 @@ object PinQueryTime extends Rule[LogicalPlan] {
     val relations = plan.collectWithSubqueries { case PersistRelation(_, t) => t }
     if (relations.isEmpty) plan
     else AnalysisHelper.allowInvokingTransformsInAnalyzer {
-      val time = QueryAsOf.resolve(conf, relations.map(_.shard.state))
+      val time = QueryAsOf.resolve(conf, relations)
       plan.transformUpWithSubqueries {
         case PersistRelation(r, t) =>
-          val pinned = ScanRequest(time.asOf(t.shard.name), None, pinned = true, now = time.now)
+          val pinned = ScanRequest(time.of(t), None, pinned = true, now = time.now)
           if (t.request == pinned) r else r.copy(table = t.withRequest(pinned))
       }
     }

@@ -37,7 +37,7 @@ object PrunePersistParts extends Rule[LogicalPlan] {
     val hasMzNow = plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[MzNow])))
     if (tables.isEmpty && !hasMzNow) return plan
 
-    val asOf = QueryAsOf.resolve(conf, tables.filterNot(_.request.pinned).map(_.shard.state))
+    val asOf = QueryAsOf.resolve(conf, tables.filterNot(_.request.pinned))
     // A micro-batch of a streaming read of shards reads as of its end offset - 1; mz_now() is that
     // time (the latest, over several streams, so it lies in every stream's pruning range). Else the
     // time chosen for the whole query when it was analyzed, where a relation here was pinned then.
@@ -64,7 +64,7 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       asOf: QueryAsOf): DataSourceV2Relation = {
     val req =
       if (t.request.pinned) t.request.copy(condition = condition)
-      else ScanRequest(asOf.asOf(t.shard.name), condition)
+      else ScanRequest(asOf.of(t), condition)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
   }
 }

@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import sparkpersist.PersistConf
 import sparkpersist.index.IndexColumns
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{NoSuchShard, ShardStore}
+import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
 
 /**
  * The catalog that shows persist shards to SQL. Register it with
@@ -82,6 +82,20 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _)
         new PersistTable(shard, state.schema, view, tableName, properties)
     }
+  }
+
+  /** `FROM persist.t VERSION AS OF n` ([[TimeTravel]]). */
+  override def loadTable(ident: Identifier, version: String): Table =
+    travelled(ident, "VERSION AS OF")(TimeTravel.ofVersion(_, version))
+
+  /** `FROM persist.t TIMESTAMP AS OF ts` ([[TimeTravel]]); Spark passes microseconds since the epoch. */
+  override def loadTable(ident: Identifier, timestamp: Long): Table =
+    travelled(ident, "TIMESTAMP AS OF")(TimeTravel.ofTimestamp(_, timestamp))
+
+  private def travelled(ident: Identifier, what: String)(asOf: ShardHandle => Long): Table = loadTable(ident) match {
+    case t: PersistTable => t.travelledTo(asOf(t.shard))
+    case other => throw new UnsupportedOperationException(s"${other.name()} cannot be read $what: it shows the " +
+      "shard's metadata as it is now. Read persist.<shard> or persist.<shard>.updates as of a time instead.")
   }
 
   override def createTable(

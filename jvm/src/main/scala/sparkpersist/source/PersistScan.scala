@@ -3,7 +3,7 @@ package sparkpersist.source
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters}
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, Statistics, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsReportStatistics}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.execution.WholeStageCodegenExec
@@ -94,7 +94,7 @@ final class PersistScan(
      */
     val from: Long = Long.MinValue,
     /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
-    stream: Option[String => MicroBatchStream] = None) extends Scan with Batch {
+    stream: Option[String => MicroBatchStream] = None) extends Scan with Batch with SupportsReportStatistics {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
@@ -161,6 +161,10 @@ final class PersistScan(
   }
 
   override def toBatch: Batch = this
+
+  /** The bytes and rows this scan reads, for Spark's planner ([[ScanStatistics]]). */
+  override def estimateStatistics(): Statistics = ScanStatistics.of(parts, asOf,
+    if (view == TableView.Updates) state.schema.updatesSchema else state.schema.dataSchema, readSchema)
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))

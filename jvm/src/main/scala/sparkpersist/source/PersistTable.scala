@@ -23,15 +23,22 @@ import sparkpersist.write.PersistWriteBuilder
  * stream (`spark.readStream.table`, see [[MicroBatchStreams]]).
  *
  * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
- * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it.
+ * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it. `travel`
+ * is the as-of a `TIMESTAMP AS OF` or `VERSION AS OF` read asks for ([[TimeTravel]]), which the
+ * query's own choice of time leaves as it is.
  */
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
-    tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset)
+    tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset,
+    val travel: Option[Long] = None)
   extends Table with SupportsRead with SupportsWrite {
 
   /** This table, its scans serving `newRequest`. */
   def withRequest(newRequest: ScanRequest): PersistTable =
-    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest)
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest, travel)
+
+  /** This table read as of `asOf` whatever the query's other reads ([[TimeTravel]]). */
+  def travelledTo(asOf: Long): PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, ScanRequest(Some(asOf), None), Some(asOf))
 
   override def name(): String = tableName
 

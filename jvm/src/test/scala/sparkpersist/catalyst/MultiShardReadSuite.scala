@@ -71,6 +71,32 @@ class MultiShardReadSuite extends QueryTest with PersistSparkSession {
     checkAnswer(sql("SELECT count(*) FROM persist.lagging l JOIN persist.ahead a ON l.k = a.k"), Seq(Row(5L)))
   }
 
+  test("a scan reports the bytes and rows it reads: a small shard is broadcast, row counts exact where the state knows") {
+    writeDf(spark.range(100).selectExpr("id AS k", "concat('n', id) AS name"), "small_dim", Nil)
+    writeDf(spark.range(5000).selectExpr("id % 100 AS k", "id AS v"), "big_fact", Seq("k"), maxRowsPerPart = Some(500))
+    withSQLConf("spark.sql.adaptive.enabled" -> "false") {
+      val joined = sql("SELECT count(*) FROM persist.big_fact f JOIN persist.small_dim d ON f.k = d.k")
+      val joins = joined.queryExecution.executedPlan.collect {
+        case j: org.apache.spark.sql.execution.joins.BroadcastHashJoinExec => j
+      }
+      assert(joins.size === 1, joined.queryExecution.executedPlan)
+      checkAnswer(joined, Row(5000L))
+    }
+    def stats(q: String) = sql(q).queryExecution.optimizedPlan.collectLeaves().head.stats
+    val dim = stats("SELECT * FROM persist.small_dim")
+    val bytes = store.open("small_dim").state.parts.map(_.bytes).sum
+    assert(dim.sizeInBytes === BigInt(bytes) && dim.rowCount === Some(BigInt(100)))
+    assert(stats("SELECT k FROM persist.small_dim").sizeInBytes < BigInt(bytes), "a projection reads a share of the bytes")
+    val pruned = stats("SELECT * FROM persist.big_fact WHERE k = 7")
+    val fact = store.open("big_fact").state
+    assert(pruned.rowCount.exists(_ < BigInt(5000)) && pruned.sizeInBytes < BigInt(fact.parts.map(_.bytes).sum),
+      s"pruned parts are not counted: $pruned")
+    val df = spark.createDataFrame(Seq(Row(1L, "n1", -1L)).asJava,
+      StructType(Seq(StructField("k", LongType), StructField("name", StringType), StructField("d", LongType))))
+    ShardWriter.write(df, store.open("small_dim"), WriteOptions(diffCol = Some("d")))
+    assert(stats("SELECT * FROM persist.small_dim").rowCount === None, "with retractions, the row count is not known")
+  }
+
   test("random histories over 2-4 shards: joins, unions, IN/EXISTS subqueries and aggregates equal plain Spark's") {
     val histories = sys.props.get("sparkpersist.multishard.histories").map(_.toInt).getOrElse(8)
     (0 until histories).foreach(h => history(new Random(3000L + h), s"h$h"))
@@ -129,11 +155,11 @@ class MultiShardReadSuite extends QueryTest with PersistSparkSession {
   }
 
   private def writeDf(df: org.apache.spark.sql.DataFrame, shard: String, orderBy: Seq[String],
-      timeCol: Option[String] = None): Unit = {
+      timeCol: Option[String] = None, maxRowsPerPart: Option[Long] = None): Unit = {
     if (!store.exists(shard)) {
       val fields = df.schema.fields.filterNot(f => timeCol.contains(f.name))
       store.create(shard, ShardSchema.fromStruct(StructType(fields.map(_.copy(nullable = true))), orderBy))
     }
-    ShardWriter.write(df, store.open(shard), WriteOptions(timeCol = timeCol))
+    ShardWriter.write(df, store.open(shard), WriteOptions(timeCol = timeCol, maxRowsPerPart = maxRowsPerPart))
   }
 }
