@@ -41,6 +41,7 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: O
  * @param output ordinals, in `reader.schema`, of the columns the scan returns
  * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
  * @param complete whether the scan reads every visible part (see [[Consolidation]])
+ * @param runtime  what the scan's runtime filter changed since: `complete`, and the soft check
  * @param filters   filters handed to Parquet when reading parts straight (never for a part read
  *                  only to be verified); consolidation tasks hand it their key range instead
  * @param from      the earliest time read (a read of the updates from a time on; never consolidated)
@@ -55,6 +56,7 @@ final class PersistReaderFactory(
     output: IndexedSeq[Int],
     softCheck: Option[SoftCheck] = None,
     complete: Boolean = true,
+    runtime: RuntimeDecision = new RuntimeDecision,
     filters: Seq[Filter] = Nil,
     columnar: Boolean = false,
     from: Long = Long.MinValue) extends PartitionReaderFactory {
@@ -73,7 +75,7 @@ final class PersistReaderFactory(
     val parts = partition.asInstanceOf[PartsPartition]
     require(columnar && parts.share.isEmpty, "columnar reads are straight reads")
     val open = new OpenFiles
-    val check = softCheck.map(c => new c.Run)
+    val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
     val batches = parts.files.flatMap { file =>
       val read = reader.batchesOf(file, asOf, open, if (file.verify) Nil else filters)
       check.fold(read)(c => read.map { batch =>
@@ -87,7 +89,7 @@ final class PersistReaderFactory(
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
     val parts = partition.asInstanceOf[PartsPartition]
     val open = new OpenFiles
-    val check = softCheck.map(c => new c.Run)
+    val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
     def updates(file: PartFile): Iterator[InternalRow] = {
       val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters, from)
       check.fold(rows)(_(file, rows))
@@ -100,7 +102,7 @@ final class PersistReaderFactory(
         new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
           val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
           check.fold(kept)(_(file, kept))
-        }, complete)
+        }, complete && runtime.complete)
       case (None, ReadMode.Updates) =>
         parts.files.flatMap(updates)
       case (None, _) =>

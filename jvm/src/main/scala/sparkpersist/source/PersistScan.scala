@@ -3,7 +3,9 @@ package sparkpersist.source
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
-import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, Statistics, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsReportStatistics}
+import org.apache.spark.sql.catalyst.expressions.And
+import org.apache.spark.sql.connector.expressions.NamedReference
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, Statistics, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsReportStatistics, SupportsRuntimeV2Filtering}
 import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.execution.WholeStageCodegenExec
@@ -94,7 +96,8 @@ final class PersistScan(
      */
     val from: Long = Long.MinValue,
     /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
-    stream: Option[String => MicroBatchStream] = None) extends Scan with Batch with SupportsReportStatistics {
+    stream: Option[String => MicroBatchStream] = None)
+  extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
@@ -116,49 +119,137 @@ final class PersistScan(
     (out, System.nanoTime() - start)
   }
 
-  /** The runs of the parts this scan reads, each in run order. */
-  val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
-    var at = 0
-    visible.map { run =>
-      val from = at
-      at += run.size
-      val first = ruledOut.nextSetBit(from)
-      if (selection.mode != PushdownMode.On || first < 0 || first >= at) run
-      else {
-        val kept = Vector.newBuilder[PartMeta]
-        (first - from until run.size).foreach(i => if (!ruledOut.get(from + i)) kept += run(i))
-        run.take(first - from) ++ kept.result()
+  /** Whether the session reads in soft mode: every part read, every part ruled out verified. */
+  private val softMode: Boolean = PushdownMode.of(spark.sessionState.conf) == PushdownMode.Soft
+
+  /**
+   * What the scan reads: the runs of `candidates` but those at the positions `skipped`, the parts at
+   * the positions `verify` marked to be verified ([[SoftCheck]]), and the metrics. Decided when the
+   * scan is built, and again when runtime filters arrive ([[filter]]).
+   */
+  private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long) {
+    /** The runs of the parts this scan reads, each in run order. */
+    val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
+      var at = 0
+      visible.map { run =>
+        val from = at
+        at += run.size
+        val first = skipped.nextSetBit(from)
+        if (first < 0 || first >= at) run
+        else {
+          val kept = Vector.newBuilder[PartMeta]
+          (first - from until run.size).foreach(i => if (!skipped.get(from + i)) kept += run(i))
+          run.take(first - from) ++ kept.result()
+        }
+      }.filter(_.nonEmpty)
+    }
+
+    lazy val parts: IndexedSeq[PartMeta] = runs.flatten
+
+    /** The parts read only to verify that skipping them was sound (by identity: hashing parts is costly). */
+    val verified: java.util.Set[PartMeta] = {
+      val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+      verify.stream().forEach(i => out.add(candidates(i)))
+      out
+    }
+
+    val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
+      parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
+      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned)
+
+    /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+    lazy val consolidation: Option[ConsolidationPlan] =
+      if (mode != ReadMode.ConsolidatedSnapshot) None
+      else Some(ConsolidationPlan(runs, state.schema, consolidationTasks(parts)))
+
+    /** The tasks of this reading, planned once: Spark asks again for each copy of the plan node. */
+    lazy val inputPartitions: Array[InputPartition] = {
+      def straight(files: Seq[PartFile]): Seq[InputPartition] =
+        PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
+      def partFile(part: PartMeta): PartFile =
+        PartFile.of(shard.partUri(part), part, verify = verified.contains(part),
+          visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
+      consolidation match {
+        case Some(plan) =>
+          (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
+            straight(plan.straight.map(partFile))).toArray
+        case None => straight(parts.map(partFile)).toArray
       }
-    }.filter(_.nonEmpty)
+    }
   }
+
+  /** What the scan's own filter decided: skip the parts it ruled out, or in soft mode verify them. */
+  private val decided: Reading = {
+    val none = new java.util.BitSet
+    if (selection.mode == PushdownMode.On) new Reading(ruledOut, none, 0)
+    else if (selection.mode == PushdownMode.Soft) new Reading(none, ruledOut, 0)
+    else new Reading(none, none, 0)
+  }
+
+  /** What the scan reads now: [[decided]], narrowed by runtime filters once they arrived. */
+  @volatile private var reading: Reading = decided
+
+  /** The runs of the parts this scan reads, each in run order. */
+  def runs: IndexedSeq[IndexedSeq[PartMeta]] = reading.runs
 
   /** The parts this scan reads. */
-  lazy val parts: IndexedSeq[PartMeta] = runs.flatten
+  def parts: IndexedSeq[PartMeta] = reading.parts
 
-  /** The parts read only to verify, in soft mode, that skipping them was sound (by identity: hashing parts is costly). */
-  private val verified: java.util.Set[PartMeta] = {
-    val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-    if (selection.mode == PushdownMode.Soft) ruledOut.stream().forEach(i => out.add(candidates(i)))
-    out
-  }
+  def metrics: ScanMetrics = reading.metrics
 
-  val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
-    parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
-    segmentsSkipped = selection.segments()._2)
+  /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+  def consolidation: Option[ConsolidationPlan] = reading.consolidation
 
   /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
   private val softViolations: Option[LongAccumulator] =
-    if (selection.mode == PushdownMode.Soft && selection.condition.isDefined) {
-      Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}"))
-    } else None
+    if (softMode) Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}")) else None
 
+  /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
   val mode: ReadMode = view match {
     case TableView.Updates => ReadMode.Updates
-    case _ if parts.exists(_.hasRetractions) =>
+    case _ if decided.parts.exists(_.hasRetractions) =>
       require(from == Long.MinValue, s"a snapshot of shard '${shard.name}' from time $from on holds retractions")
       ReadMode.ConsolidatedSnapshot
     case _ => ReadMode.Snapshot
   }
+
+  /** The data columns a join's runtime filter may narrow this scan by ([[RuntimeFiltering]]). */
+  override def filterAttributes(): Array[NamedReference] =
+    if (asOf.isEmpty || view != TableView.Snapshot) Array.empty
+    else RuntimeFiltering.attributes(readSchema, state.schema.columns.map(_.name).toSet)
+
+  /**
+   * Narrows the parts read by the values a join's other side holds ([[RuntimeFiltering]]): parts
+   * whose statistics admit none of them are skipped (mode `on`) or read and verified against the
+   * filter and the runtime predicate together (mode `soft`); the scan's report counts them.
+   */
+  override def filter(predicates: Array[Predicate]): Unit = {
+    val conf = spark.sessionState.conf
+    val runtimeMode = PushdownMode.of(conf)
+    for {
+      t <- asOf if runtimeMode != PushdownMode.Off
+      condition <- RuntimeFiltering.condition(predicates, readSchema)
+    } {
+      val admits = PartPruning.select(condition, state.schema, t, runtimeMode).admitsAmong(candidates)
+      val out = new java.util.BitSet
+      (0 until candidates.size).foreach(i => if (!ruledOut.get(i) && !admits(candidates(i))) out.set(i))
+      val both = ruledOut.clone().asInstanceOf[java.util.BitSet]
+      both.or(out)
+      val none = new java.util.BitSet
+      reading = if (runtimeMode == PushdownMode.On) new Reading(if (selection.mode == PushdownMode.On) both else out,
+        if (selection.mode == PushdownMode.Soft) ruledOut else none, out.cardinality)
+      else new Reading(if (selection.mode == PushdownMode.On) ruledOut else none,
+        if (selection.mode == PushdownMode.On) out else both, out.cardinality)
+      runtime.complete = reading.parts.size == candidates.size
+      if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
+        runtime.softCheck = softViolations.map(v => new SoftCheck(shard.name, selection.condition.fold(condition)(And(_, condition)),
+          reader.schema, PersistConf.SoftFailOnViolation.get(conf), v))
+      }
+    }
+  }
+
+  /** What the runtime filter changed for the reader factory, built before it arrives. */
+  private val runtime = new RuntimeDecision
 
   override def toBatch: Batch = this
 
@@ -169,13 +260,8 @@ final class PersistScan(
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))
 
-  /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
-  lazy val consolidation: Option[ConsolidationPlan] =
-    if (mode != ReadMode.ConsolidatedSnapshot) None
-    else Some(ConsolidationPlan(runs, state.schema, consolidationTasks))
-
-  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads). */
-  private def consolidationTasks: Int = {
+  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads of `parts`). */
+  private def consolidationTasks(parts: IndexedSeq[PartMeta]): Int = {
     val conf = spark.sessionState.conf
     PersistConf.ConsolidationTasks.get(conf) match {
       case 0 =>
@@ -197,19 +283,7 @@ final class PersistScan(
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key)))
-    inputPartitions.clone()
-  }
-
-  /** The tasks of this scan, planned once: Spark asks again for each copy of the plan node. */
-  private lazy val inputPartitions: Array[InputPartition] = {
-    def straight(files: Seq[PartFile]): Seq[InputPartition] =
-      PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
-    consolidation match {
-      case Some(plan) =>
-        (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
-          straight(plan.straight.map(partFile))).toArray
-      case None => straight(parts.map(partFile)).toArray
-    }
+    reading.inputPartitions.clone()
   }
 
   /** The parallelism Spark's file scans split their files for (`SparkSession.leafNodeDefaultParallelism`). */
@@ -219,12 +293,16 @@ final class PersistScan(
 
   override def createReaderFactory(): PartitionReaderFactory = readerFactory
 
-  /** Built once (it broadcasts the Hadoop configuration): Spark asks again for each copy of the plan node. */
-  private lazy val readerFactory: PartitionReaderFactory = {
+  /** The reader of this scan's parts (it broadcasts the Hadoop configuration). */
+  private lazy val reader: PartFileReader = {
     val dataColumns =
       if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
-    val reader = PartFileReader(spark, state.schema, dataColumns)
+    PartFileReader(spark, state.schema, dataColumns)
+  }
+
+  /** Built once: Spark asks again for each copy of the plan node, and before the runtime filters arrive ([[runtime]]). */
+  private lazy val readerFactory: PartitionReaderFactory = {
     val softCheck = for {
       condition <- selection.condition
       violations <- softViolations
@@ -233,16 +311,13 @@ final class PersistScan(
     val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
       readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
-      complete = parts.size == visible.map(_.size).sum, filters = readable, columnar = columnar(reader), from = from)
+      complete = decided.parts.size == candidates.size, runtime = runtime, filters = readable,
+      columnar = columnar(reader), from = from)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
 
   override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
-
-  private def partFile(part: PartMeta): PartFile =
-    PartFile.of(shard.partUri(part), part, verify = verified.contains(part),
-      visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
 
   /**
    * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
@@ -254,7 +329,7 @@ final class PersistScan(
     val conf = spark.sessionState.conf
     PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
       conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
-      asOf.forall(t => parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
-      parts.forall(_.minTime >= from)
+      asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
+      decided.parts.forall(_.minTime >= from)
   }
 }

@@ -4,7 +4,8 @@ import org.apache.spark.sql.connector.metric.{CustomMetric, CustomSumMetric, Cus
 
 /**
  * What a persist scan could have read and what it reads: parts and bytes in the shard and read,
- * parts the filter ruled out (in soft mode they are read anyway, to be verified), and the time
+ * parts the filter ruled out (in soft mode they are read anyway, to be verified), the parts the
+ * runtime filters of a join ruled out on top of those ([[RuntimeFiltering]]), and the time
  * the part decision took. Reported as driver metrics of the scan (SQL UI), kept on the scan for
  * EXPLAIN and [[ScanReports]]. Task metrics: soft-mode violations ([[ScanMetrics.SoftViolations]]),
  * and the row groups of the parts opened and read once Parquet applied the scan's filters.
@@ -17,7 +18,9 @@ final case class ScanMetrics(
     partsPruned: Long = 0,
     pruningNanos: Long = 0,
     /** Segments of parts the filter ruled out whole, on their summaries ([[SegmentSkipping]]). */
-    segmentsSkipped: Long = 0) {
+    segmentsSkipped: Long = 0,
+    /** Parts the runtime filters ruled out besides ([[RuntimeFiltering]]). */
+    partsRuntimePruned: Long = 0) {
   def partsSkipped: Long = partsTotal - partsKept
   def bytesSkipped: Long = bytesTotal - bytesKept
 
@@ -28,7 +31,8 @@ final case class ScanMetrics(
     ScanMetrics.value(ScanMetrics.BytesKept, bytesKept),
     ScanMetrics.value(ScanMetrics.PartsPruned, partsPruned),
     ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000),
-    ScanMetrics.value(ScanMetrics.SegmentsSkipped, segmentsSkipped))
+    ScanMetrics.value(ScanMetrics.SegmentsSkipped, segmentsSkipped),
+    ScanMetrics.value(ScanMetrics.PartsRuntimePruned, partsRuntimePruned))
 }
 
 object ScanMetrics {
@@ -39,6 +43,7 @@ object ScanMetrics {
   val PartsPruned = "persistPartsPruned"
   val PruningMicros = "persistPruningMicros"
   val SegmentsSkipped = "persistSegmentsSkipped"
+  val PartsRuntimePruned = "persistPartsRuntimePruned"
   val SoftViolations = "persistSoftViolations"
   val RowGroupsTotal = "persistRowGroupsTotal"
   val RowGroupsRead = "persistRowGroupsRead"
@@ -46,7 +51,7 @@ object ScanMetrics {
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
     new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
-    new PartsPrunedMetric, new SegmentsSkippedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
+    new PartsPrunedMetric, new SegmentsSkippedMetric, new PartsRuntimePrunedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
     new RowGroupsReadMetric)
 
   /** A task's metrics: the row groups in the parts it opened and read, its soft-mode violations. */
@@ -72,6 +77,8 @@ class PartsReadMetric extends PersistSumMetric(ScanMetrics.PartsKept, "persist p
 class BytesTotalMetric extends PersistSumMetric(ScanMetrics.BytesTotal, "persist bytes in the shard")
 class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist bytes read")
 class PartsPrunedMetric extends PersistSumMetric(ScanMetrics.PartsPruned, "persist parts pruned by the filter")
+class PartsRuntimePrunedMetric extends PersistSumMetric(ScanMetrics.PartsRuntimePruned,
+  "persist parts pruned by runtime filters")
 class SegmentsSkippedMetric extends PersistSumMetric(ScanMetrics.SegmentsSkipped,
   "persist segments of parts skipped on their summaries")
 class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")

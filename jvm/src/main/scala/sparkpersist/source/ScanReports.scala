@@ -28,6 +28,7 @@ final case class ScanReport(
     "parts_read" -> metrics.partsKept,
     "parts_pruned" -> metrics.partsPruned,
     "segments_skipped" -> metrics.segmentsSkipped,
+    "parts_runtime_pruned" -> metrics.partsRuntimePruned,
     "bytes_total" -> metrics.bytesTotal,
     "bytes_read" -> metrics.bytesKept,
     "pruning_ms" -> metrics.pruningNanos / 1e6,
@@ -45,7 +46,7 @@ object ScanReports {
   private val bySession = Collections.synchronizedMap(new java.util.WeakHashMap[SparkSession, Latest]())
 
   /**
-   * Records `report` for `scan` (once per scan) under the running execution of `spark`. A scan
+   * Records `report` for `scan` (its latest, once per scan) under the running execution of `spark`. A scan
    * planned outside any execution (its plan forced before the action) starts a group of its own,
    * so it never joins an older query's scans.
    */
@@ -54,9 +55,10 @@ object ScanReports {
     bySession.synchronized {
       val latest = Option(bySession.get(spark)).filter(l => executionId.contains(l.executionId))
         .getOrElse(Latest(executionId.getOrElse(""), Vector.empty))
-      if (!latest.reports.exists(_._1 eq scan)) {
-        bySession.put(spark, latest.copy(reports = latest.reports :+ (scan -> report)))
-      }
+      // A scan planned again (after its runtime filters) replaces its report in place.
+      val at = latest.reports.indexWhere(_._1 eq scan)
+      val reports = if (at < 0) latest.reports :+ (scan -> report) else latest.reports.updated(at, scan -> report)
+      bySession.put(spark, latest.copy(reports = reports))
     }
   }
 

@@ -97,6 +97,32 @@ class MultiShardReadSuite extends QueryTest with PersistSparkSession {
     assert(stats("SELECT * FROM persist.small_dim").rowCount === None, "with retractions, the row count is not known")
   }
 
+  test("runtime filters: a join's dimension keys skip the fact parts whose bounds admit none of them") {
+    writeDf(spark.range(100).selectExpr("id AS k", "concat('n', id) AS name"), "rt_dim", Nil)
+    writeDf(spark.range(10000).repartition(2).selectExpr("id % 100 AS k", "id AS v"), "rt_fact", Seq("k"),
+      maxRowsPerPart = Some(500))
+    val fact = store.open("rt_fact").state
+    assert(fact.partCount === 20)
+    spark.range(100).selectExpr("id AS k", "concat('n', id) AS name").createOrReplaceTempView("rt_dim_plain")
+    spark.range(10000).selectExpr("id % 100 AS k", "id AS v").createOrReplaceTempView("rt_fact_plain")
+    val q = "SELECT count(*), sum(v) FROM {f} f JOIN {d} d ON f.k = d.k WHERE d.name IN ('n5', 'n64')"
+    val expected = sql(q.replace("{f}", "rt_fact_plain").replace("{d}", "rt_dim_plain")).collect().map(_.toString).toSeq
+    // Parts holding k = 5 or k = 64: each run is sorted by k in parts of 500 rows (5 keys each).
+    val k = fact.schema.column("k").get.id
+    val holding = fact.parts.count(p => p.stats.exists(_.columns.get(k).exists(c => Seq(5L, 64L).exists(v =>
+      c.lower.forall(_.asInstanceOf[Long] <= v) && c.upper.forall(v <= _.asInstanceOf[Long])))))
+    assert(holding >= 2 && holding <= 6, s"$holding parts hold a key")
+    val (rows, reports) = inEveryMode(q.replace("{f}", "persist.rt_fact").replace("{d}", "persist.rt_dim"))
+    assert(rows === expected)
+    val onFact = reports("on").find(_.shard == "rt_fact").get.metrics
+    assert((onFact.partsKept, onFact.partsRuntimePruned) === (holding, 20 - holding), onFact)
+    val softFact = reports("soft").find(_.shard == "rt_fact").get.metrics
+    assert((softFact.partsKept, softFact.partsRuntimePruned) === (20, 20 - holding), softFact)
+    assert(reports("off").find(_.shard == "rt_fact").get.metrics.partsRuntimePruned === 0)
+    val plan = sql(q.replace("{f}", "persist.rt_fact").replace("{d}", "persist.rt_dim")).queryExecution.executedPlan.toString
+    assert(plan.contains("dynamicpruning"), plan)
+  }
+
   test("random histories over 2-4 shards: joins, unions, IN/EXISTS subqueries and aggregates equal plain Spark's") {
     val histories = sys.props.get("sparkpersist.multishard.histories").map(_.toInt).getOrElse(8)
     (0 until histories).foreach(h => history(new Random(3000L + h), s"h$h"))
