@@ -55,6 +55,19 @@ def incumbents(doc, ax_files, ax_time):
     ax_time.set_title("query time (log scale)")
 
 
+def join(doc, ax_files, ax_time):
+    rs = rows(doc)
+    systems = [r["system"] for r in rs]
+    ax_files.bar(systems, [int(r["files"].split("/")[0]) for r in rs])
+    ax_files.axhline(doc["params"]["partsHoldingAMatch"], linestyle=":", color="gray",
+                     label="parts holding a matching key")
+    ax_files.set(ylabel="fact files read", title=f"fact files read of {doc['params']['parts']}")
+    ax_files.legend()
+    ax_time.bar([f"{s}\nwall" for s in systems], [r["wallMs"] for r in rs])
+    ax_time.bar([f"{s}\nCPU" for s in systems], [r["cpuMs"] for r in rs], alpha=0.6)
+    ax_time.set(ylabel="ms (median)", title="star join: wall and process CPU")
+
+
 def planning(doc, ax_decide, ax_open):
     rs = rows(doc)
     parts = [r["parts"] for r in rs]
@@ -124,7 +137,7 @@ def reads(doc, ax_time, ax_cpu, key="read"):
         ax.set_xticklabels(labels, fontsize=8)
 
 
-PLOTS = {"history": history, "incumbents": incumbents, "planning": planning, "write": write,
+PLOTS = {"history": history, "incumbents": incumbents, "join": join, "planning": planning, "write": write,
          "compaction": compaction, "consolidated_read": reads, "restart": restart}
 
 
