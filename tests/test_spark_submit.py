@@ -81,7 +81,7 @@ def check_scenario(result: dict) -> None:
     assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": mode, "parts_total": 2,
                     "parts_read": 2 if read_all else 1, "parts_pruned": 1, "bytes_total": bytes1 + bytes2,
                     "bytes_read": bytes1 + bytes2 if read_all else bytes2, "soft_violations": 0,
-                    "segments_skipped": 0}
+                    "segments_skipped": 0, "parts_runtime_pruned": 0}
 
 
 def test_spark_submit_local(tmp_path: Path) -> None:
