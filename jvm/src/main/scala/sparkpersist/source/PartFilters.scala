@@ -27,8 +27,21 @@ object PartFilters {
    * Not strings of a non-binary collation either (Parquet compares bytes).
    */
   def toParquet(predicate: Predicate, schema: ShardSchema): Option[sources.Filter] =
-    DataSourceFilters.toV1(predicate).filter(_.references.forall(name =>
+    if (!printable(predicate)) None
+    else DataSourceFilters.toV1(predicate).filter(_.references.forall(name =>
       schema.column(name).exists(c => c.name == name && comparesAsParquet(c.dataType))))
+
+  /**
+   * Whether Spark can print `predicate`, as it does every predicate a scan accepts (its pushdown
+   * logs them): Spark 4.1's `LiteralValue.toString` fails an assertion on a BINARY null
+   * (`bin IN (X'01', NULL)`), which fails the whole query. Such a predicate stays a post-scan
+   * filter only.
+   */
+  private def printable(predicate: org.apache.spark.sql.connector.expressions.Expression): Boolean =
+    predicate match {
+      case l: org.apache.spark.sql.connector.expressions.Literal[_] => !(l.dataType() == BinaryType && l.value() == null)
+      case other => other.children().forall(printable)
+    }
 
   private def comparesAsParquet(dataType: DataType): Boolean = dataType match {
     case FloatType | DoubleType => false
