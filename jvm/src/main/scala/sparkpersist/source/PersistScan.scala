@@ -255,7 +255,8 @@ final class PersistScan(
 
   /** The bytes and rows this scan reads, for Spark's planner ([[ScanStatistics]]). */
   override def estimateStatistics(): Statistics = ScanStatistics.of(parts, asOf,
-    if (view == TableView.Updates) state.schema.updatesSchema else state.schema.dataSchema, readSchema)
+    if (view == TableView.Updates) state.schema.updatesSchema else state.schema.dataSchema, readSchema,
+    name => state.schema.column(name).filter(_.name == name).map(_.id))
 
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))

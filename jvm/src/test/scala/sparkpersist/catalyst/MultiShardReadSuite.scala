@@ -87,6 +87,10 @@ class MultiShardReadSuite extends QueryTest with PersistSparkSession {
     val bytes = store.open("small_dim").state.parts.map(_.bytes).sum
     assert(dim.sizeInBytes === BigInt(bytes) && dim.rowCount === Some(BigInt(100)))
     assert(stats("SELECT k FROM persist.small_dim").sizeInBytes < BigInt(bytes), "a projection reads a share of the bytes")
+    val k = dim.attributeStats.collectFirst { case (a, c) if a.name == "k" => c }.getOrElse(fail(s"no stats of k: $dim"))
+    assert((k.nullCount, k.min, k.max) === (Some(BigInt(0)), Some(0L), Some(99L)), k)
+    val name = dim.attributeStats.collectFirst { case (a, c) if a.name == "name" => c }.get
+    assert((name.nullCount, name.min, name.max) === (Some(BigInt(0)), None, None), "string bounds may be truncated")
     val pruned = stats("SELECT * FROM persist.big_fact WHERE k = 7")
     val fact = store.open("big_fact").state
     assert(pruned.rowCount.exists(_ < BigInt(5000)) && pruned.sizeInBytes < BigInt(fact.parts.map(_.bytes).sum),
