@@ -178,13 +178,22 @@ final class PersistScan(
     }
   }
 
-  /** What the scan's own filter decided: skip the parts it ruled out, or in soft mode verify them. */
-  private val decided: Reading = {
-    val none = new java.util.BitSet
-    if (selection.mode == PushdownMode.On) new Reading(ruledOut, none, 0)
-    else if (selection.mode == PushdownMode.Soft) new Reading(none, ruledOut, 0)
-    else new Reading(none, none, 0)
+  /**
+   * The reading of `decisions`, each the positions a decision ruled out and the mode it was made in:
+   * in mode `on` they are skipped, in mode `soft` read and verified.
+   */
+  private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long): Reading = {
+    val (skipped, verify) = (new java.util.BitSet, new java.util.BitSet)
+    decisions.foreach {
+      case (out, PushdownMode.On) => skipped.or(out)
+      case (out, PushdownMode.Soft) => verify.or(out)
+      case _ =>
+    }
+    new Reading(skipped, verify, runtimePruned)
   }
+
+  /** What the scan's own filter decided. */
+  private val decided: Reading = readingOf(Seq(ruledOut -> selection.mode), 0)
 
   /** What the scan reads now: [[decided]], narrowed by runtime filters once they arrived. */
   @volatile private var reading: Reading = decided
@@ -233,13 +242,7 @@ final class PersistScan(
       val admits = PartPruning.select(condition, state.schema, t, runtimeMode).admitsAmong(candidates)
       val out = new java.util.BitSet
       (0 until candidates.size).foreach(i => if (!ruledOut.get(i) && !admits(candidates(i))) out.set(i))
-      val both = ruledOut.clone().asInstanceOf[java.util.BitSet]
-      both.or(out)
-      val none = new java.util.BitSet
-      reading = if (runtimeMode == PushdownMode.On) new Reading(if (selection.mode == PushdownMode.On) both else out,
-        if (selection.mode == PushdownMode.Soft) ruledOut else none, out.cardinality)
-      else new Reading(if (selection.mode == PushdownMode.On) ruledOut else none,
-        if (selection.mode == PushdownMode.On) out else both, out.cardinality)
+      reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality)
       runtime.complete = reading.parts.size == candidates.size
       if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
         runtime.softCheck = softViolations.map(v => new SoftCheck(shard.name, selection.condition.fold(condition)(And(_, condition)),
