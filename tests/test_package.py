@@ -16,11 +16,11 @@ def test_bundled_jar_is_the_built_one() -> None:
     assert jar.name.startswith("sparkpersist_2.13-") and jar.suffix == ".jar"
     with zipfile.ZipFile(jar) as z:
         assert "sparkpersist/api/PythonApi.class" in z.namelist()
-        assert "sparkpersist/source/PersistCatalog.class" in z.namelist()
+        assert "sparkpersist/catalog/PersistCatalog.class" in z.namelist()
 
 
 def test_session_registers_catalog_and_root(spark, root) -> None:
-    assert spark.conf.get("spark.sql.catalog.persist") == "sparkpersist.source.PersistCatalog"
+    assert spark.conf.get("spark.sql.catalog.persist") == "sparkpersist.catalog.PersistCatalog"
     assert spark.conf.get("spark.sparkpersist.root") == str(root)
     assert sparkpersist.jar_path() in spark.sparkContext.getConf().get("spark.jars")
 

@@ -41,7 +41,7 @@ def submit_app(master: str, workdir: Path, conf: Optional[Mapping[str, str]] = N
     command = [spark_script("spark-submit"), "--master", master,
                "--jars", sparkpersist.jar_path(),
                "--conf", "spark.sql.extensions=sparkpersist.PersistExtensions",
-               "--conf", "spark.sql.catalog.persist=sparkpersist.source.PersistCatalog",
+               "--conf", "spark.sql.catalog.persist=sparkpersist.catalog.PersistCatalog",
                "--conf", f"spark.sql.catalog.persist.root={root}",
                "--conf", "spark.ui.enabled=false"]
     for key, value in {**run_conf(), **(conf or {})}.items():

@@ -37,7 +37,7 @@ def test_command_line_carries_extensions_catalog_root_and_address() -> None:
     confs = [value for flag, value in pairs if flag == "--conf"]
     assert confs == [
         "spark.sql.extensions=sparkpersist.PersistExtensions",
-        "spark.sql.catalog.persist=sparkpersist.source.PersistCatalog",
+        "spark.sql.catalog.persist=sparkpersist.catalog.PersistCatalog",
         "spark.sparkpersist.root=/data/shards",
         "spark.sql.warehouse.dir=/elsewhere",  # a user conf replaces the default in place
         "spark.hadoop.javax.jdo.option.ConnectionURL="

@@ -16,7 +16,7 @@ ROOT_KEY = "spark.sparkpersist.root"
 EXTENSIONS = "sparkpersist.PersistExtensions"
 """The ``spark.sql.extensions`` entry point."""
 
-CATALOG_CLASS = "sparkpersist.source.PersistCatalog"
+CATALOG_CLASS = "sparkpersist.catalog.PersistCatalog"
 """The catalog plugin registered as ``spark.sql.catalog.persist``."""
 
 

@@ -113,7 +113,7 @@ def main(argv: list[str]) -> None:
     if mode == "unsafe":
         conf["spark.hadoop.fs.s3a.create.conditional.enabled"] = "false"
     if mode == "latency":
-        conf["spark.sql.catalog.persist_local"] = "sparkpersist.source.PersistCatalog"
+        conf["spark.sql.catalog.persist_local"] = "sparkpersist.catalog.PersistCatalog"
         conf["spark.sql.catalog.persist_local.root"] = Path(args[1]).resolve().as_uri()
     spark = sparkpersist.session(root, master="local[2]", app_name=f"s3a-{mode}", **conf)
     spark.sparkContext.setLogLevel("ERROR")

@@ -6,8 +6,9 @@ import java.nio.file.Files
 import org.apache.spark.SparkConf
 import org.apache.spark.sql.test.SharedSparkSession
 
+import sparkpersist.catalog.PersistCatalog
+import sparkpersist.scan.{ScanReport, ScanReports}
 import sparkpersist.shard.ShardStore
-import sparkpersist.source.{PersistCatalog, ScanReport, ScanReports}
 
 /**
  * A suite's one Spark session with sparkpersist installed as users install it: the extension

@@ -4,10 +4,10 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
-import sparkpersist.SessionShards
+import sparkpersist.catalog.SessionShards
 import sparkpersist.index.IndexColumns
+import sparkpersist.scan.ScanReports
 import sparkpersist.schema.{JsonColumns, NestedNullability, ShardSchema}
-import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

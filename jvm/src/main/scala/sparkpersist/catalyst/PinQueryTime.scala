@@ -3,7 +3,8 @@ package sparkpersist.catalyst
 import org.apache.spark.sql.catalyst.plans.logical.{AnalysisHelper, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 
-import sparkpersist.source.ScanRequest
+import sparkpersist.plan.ScanRequest
+
 
 /**
  * Chooses the times a batch query reads when it is analyzed, over the whole query, its subqueries

@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.TimestampType
 
+import sparkpersist.catalog.PersistTable
 import sparkpersist.interpret.MzNow
-import sparkpersist.source.{PersistTable, ScanRequest}
+import sparkpersist.plan.ScanRequest
 import sparkpersist.stream.ShardStreamRead
 
 /**

@@ -4,7 +4,7 @@ import org.apache.spark.internal.Logging
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
-import sparkpersist.source.PersistTable
+import sparkpersist.catalog.PersistTable
 
 /**
  * The times a query reads its persist tables as of, and its one `mz_now()`.

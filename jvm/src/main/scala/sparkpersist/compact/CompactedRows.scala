@@ -5,8 +5,9 @@ import scala.collection.mutable
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Greatest, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
 
+import sparkpersist.consolidate.{MergeKey, RunMerge}
+import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
-import sparkpersist.source.{MergeKey, OpenFiles, PartFile, PartFileReader, RunMerge}
 
 /**
  * The rows of the one sorted run that replaces a [[MergeGroup]], computed in its task: the

@@ -3,7 +3,8 @@ package sparkpersist.compact
 import org.apache.spark.sql.{SparkSession => ApiSession}
 import org.apache.spark.sql.classic.SparkSession
 
-import sparkpersist.{PersistConf, SessionShards}
+import sparkpersist.PersistConf
+import sparkpersist.catalog.SessionShards
 import sparkpersist.shard.{ShardHandle, ShardStore}
 import sparkpersist.write.WriteInput
 

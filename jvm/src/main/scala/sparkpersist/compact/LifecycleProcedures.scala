@@ -9,8 +9,8 @@ import org.apache.spark.sql.connector.read.{LocalScan, Scan}
 import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, LongType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
+import sparkpersist.catalog.SystemProcedures
 import sparkpersist.shard.ShardStore
-import sparkpersist.source.SystemProcedures
 
 /**
  * The SQL form of the lifecycle, as Spark's DSv2 procedures of the persist catalog:

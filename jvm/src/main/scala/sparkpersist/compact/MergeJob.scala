@@ -3,9 +3,9 @@ package sparkpersist.compact
 import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.sql.classic.SparkSession
 
+import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
-import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.stats.MembershipFilter
 import sparkpersist.write.{BatchCommit, RunSpec, RunWriter, WrittenPart}
 

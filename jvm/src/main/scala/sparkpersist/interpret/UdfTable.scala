@@ -39,7 +39,7 @@ object UdfTable {
 
   /**
    * Knows no value and records every point asked for: the first pass of a two-pass decision
-   * (see `sparkpersist.source.UdfProbes`). Thread-safe.
+   * (see `sparkpersist.plan.UdfProbes`). Thread-safe.
    */
   final class Recording extends UdfTable {
     private val asked = new ConcurrentHashMap[Function, java.util.Set[IndexedSeq[Any]]]()

@@ -11,8 +11,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkpersist.interpret.{MzNow, MzNowSpec}
+import sparkpersist.plan.{PartPruning, PartSelection, PushdownMode, ScanRequest, TableView}
+import sparkpersist.scan.PersistScan
 import sparkpersist.shard.{ShardHandle, ShardState}
-import sparkpersist.source.{PartPruning, PartSelection, PersistScan, PushdownMode, ScanRequest, TableView}
 
 /**
  * A streaming read of one shard (`spark.readStream.table("persist.events")`), in micro-batches

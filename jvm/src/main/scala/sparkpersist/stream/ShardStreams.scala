@@ -6,11 +6,12 @@ import org.apache.spark.sql.connector.write.streaming.StreamingWrite
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import sparkpersist.plan.{ScanRequest, TableView}
+import sparkpersist.scan.MicroBatchStreams
 import sparkpersist.shard.{ShardHandle, ShardState}
-import sparkpersist.source.{MicroBatchStreams, ScanRequest, TableView}
 import sparkpersist.write.StreamingWrites
 
-/** The streaming reads and writes of shards, as the tables of `source` and `write` find them (ServiceLoader). */
+/** The streaming reads and writes of shards, as the tables of `catalog` and `scan` and the writer of `write` find them (ServiceLoader). */
 final class ShardStreams extends MicroBatchStreams with StreamingWrites {
   override def open(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
       options: CaseInsensitiveStringMap): MicroBatchStream =

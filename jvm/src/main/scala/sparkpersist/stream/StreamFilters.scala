@@ -5,7 +5,9 @@ import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan, Project
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 
-import sparkpersist.source.{PersistTable, ScanRequest}
+import sparkpersist.catalog.PersistTable
+import sparkpersist.plan.ScanRequest
+
 
 /**
  * Hands the filter a streaming query applies to a persist stream to the stream's table, so its

@@ -3,7 +3,7 @@ package sparkpersist.catalyst
 import org.apache.spark.sql.functions.{col, date_format, lit, timestamp_millis, when}
 import org.apache.spark.sql.internal.SQLConf
 
-import sparkpersist.source.ScanReports
+import sparkpersist.scan.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}
 

@@ -3,8 +3,8 @@ package sparkpersist.catalyst
 import org.apache.spark.sql.functions.{col, lit, parse_json}
 
 import sparkpersist.api.PythonApi
+import sparkpersist.scan.ScanReports
 import sparkpersist.schema.JsonColumns
-import sparkpersist.source.ScanReports
 import sparkpersist.stats.JsonStats
 import sparkpersist.{PersistConf, PersistSparkSession}
 

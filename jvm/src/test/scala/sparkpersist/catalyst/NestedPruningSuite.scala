@@ -3,7 +3,7 @@ package sparkpersist.catalyst
 import org.apache.spark.sql.functions.{array, col, lit, map, struct, when}
 import org.apache.spark.sql.internal.SQLConf
 
-import sparkpersist.source.ScanReports
+import sparkpersist.scan.ScanReports
 import sparkpersist.stats.{ArrayStats, ColumnStats}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}

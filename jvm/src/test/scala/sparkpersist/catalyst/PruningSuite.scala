@@ -6,8 +6,9 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
 
+import sparkpersist.plan.SoftPushdownViolation
+import sparkpersist.scan.ScanReports
 import sparkpersist.shard.{BatchMeta, RunMeta}
-import sparkpersist.source.{ScanReports, SoftPushdownViolation}
 import sparkpersist.stats.ColumnStats
 import sparkpersist.write.{ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}

@@ -8,11 +8,11 @@ import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 import org.apache.spark.sql.types._
 
-import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
+import sparkpersist.plan.InvalidAsOf
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
-import sparkpersist.source.InvalidAsOf
 import sparkpersist.write.{PartFooters, PartFormat, ShardWriter, WriteOptions}
+import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 
 /** Compaction end to end: what it merges, what it writes, and that reads do not change. */
 class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueShards {

@@ -9,8 +9,8 @@ import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.{AnalysisException, DataFrame, Row, SparkSession}
 import org.apache.spark.sql.types.{ArrayType, DataType, StructField, StructType}
 
-import sparkpersist.SessionShards
 import sparkpersist.api.PythonApi
+import sparkpersist.catalog.SessionShards
 
 /**
  * The other half of the write boundary: a schema holding a type no part can store exactly

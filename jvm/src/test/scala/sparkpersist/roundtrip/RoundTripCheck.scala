@@ -9,11 +9,12 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.functions.col
 import org.apache.spark.sql.types.{DataType, StructType}
 
-import sparkpersist.{PersistConf, SessionShards}
+import sparkpersist.PersistConf
 import sparkpersist.api.PythonApi
+import sparkpersist.catalog.SessionShards
+import sparkpersist.scan.ScanReports
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
-import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

@@ -12,8 +12,8 @@ import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
 import sparkpersist.interpret.{Analyzed, LocalSpark, MzNowSpec}
+import sparkpersist.plan.{PartPruning, PushdownMode}
 import sparkpersist.shard.ShardFixtures._
-import sparkpersist.source.{PartPruning, PushdownMode}
 import sparkpersist.stats.{BinaryStatsCodec, EncodedColumns, EveryStatsShape, StatsGen}
 
 /**
@@ -212,12 +212,12 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       // 1400 parts in segments of 1024 and 376: batch b's parts 324 on (the second segment) hold ids from
       // 1e6 + 324 * 1e4 on, so the filter rules out that segment whole; parts i < 400 of a and i < 300 of b are kept.
       val condition = analyzed("id < 4000000", ansi = true)
-      val scan = new sparkpersist.source.PersistScan(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], shard, state, sparkpersist.source.TableView.Snapshot,
+      val scan = new sparkpersist.scan.PersistScan(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], shard, state, sparkpersist.plan.TableView.Snapshot,
         eventSchema.dataSchema, Some(2000L), PartPruning.select(condition, eventSchema, 2000L, PushdownMode.On))
       assert(scan.metrics.partsKept === 700)
       assert(scan.metrics.segmentsSkipped === 1)
       assert(scan.metrics.taskMetrics.map(m => m.name() -> m.value()).toMap
-        .apply(sparkpersist.source.ScanMetrics.SegmentsSkipped) === 1)
+        .apply(sparkpersist.scan.ScanMetrics.SegmentsSkipped) === 1)
       assert(scan.description().contains("parts: 700/1400 bytes: 734003200/1468006400 segments skipped: 1 pushdown=on"))
     }
   }

@@ -4,8 +4,9 @@ import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis}
 
 import sparkpersist.PersistConf
+import sparkpersist.catalog.PersistTable
 import sparkpersist.interpret.MzNow
-import sparkpersist.source.{PersistTable, ScanReports}
+import sparkpersist.scan.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

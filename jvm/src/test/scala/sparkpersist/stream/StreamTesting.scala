@@ -9,7 +9,7 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.streaming.Trigger
 
 import sparkpersist.PersistSparkSession
-import sparkpersist.source.{ScanReport, ScanReports}
+import sparkpersist.scan.{ScanReport, ScanReports}
 
 /** One micro-batch as a `foreachBatch` sink saw it: its id, its rows (sorted) and its persist scans. */
 final case class MicroBatch(id: Long, rows: Seq[String], scans: Seq[ScanReport])

@@ -125,7 +125,7 @@ class NestedNullabilitySuite extends QueryTest with PersistSparkSession {
     java.nio.file.Files.write(part.toPath, Array.fill[Byte](64)(7))
     val e = intercept[SparkException](sql("SELECT * FROM persist.damaged").collect())
     val unreadable = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
-      .collectFirst { case u: sparkpersist.source.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
+      .collectFirst { case u: sparkpersist.read.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
     val (msg, path) = (unreadable.getMessage, unreadable.path)
     assert(msg.contains(s"written by batch ${middle.id} of shard 'damaged'"), msg)
     assert(msg.contains(s"CALL persist.system.drop_batch('damaged', '$path')"), msg)
@@ -150,7 +150,7 @@ class NestedNullabilitySuite extends QueryTest with PersistSparkSession {
     val corrupt = "d876da9a-ec55-449a-aca0-8f3ae4413f89"
     val e = intercept[SparkException](sql("SELECT * FROM persist.legacy_nested").collect())
     val unreadable = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
-      .collectFirst { case u: sparkpersist.source.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
+      .collectFirst { case u: sparkpersist.read.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
     assert(unreadable.getMessage.contains(s"written by batch $corrupt of shard 'legacy_nested'"), unreadable.getMessage)
     assert(unreadable.getMessage.contains("sparkpersist.drop_batch"), unreadable.getMessage)
     Lifecycle.dropBatch(spark, "legacy_nested", unreadable.path)

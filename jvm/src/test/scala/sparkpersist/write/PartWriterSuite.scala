@@ -11,9 +11,9 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.PersistConf
+import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
 import sparkpersist.shard.ShardState
-import sparkpersist.source.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 
 /** One part written alone: its footer describes it, its rows read back, its stats match. */

@@ -7,8 +7,8 @@ import org.apache.spark.sql.{QueryTest, Row}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.test.SharedSparkSession
 
+import sparkpersist.catalog.PersistCatalog
 import sparkpersist.shard.{ShardHandle, ShardStore}
-import sparkpersist.source.PersistCatalog
 
 /** The DSv2 append path: SQL `INSERT INTO persist.x SELECT ...` through the persist catalog. */
 class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {

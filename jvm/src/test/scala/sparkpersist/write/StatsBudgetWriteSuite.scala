@@ -4,8 +4,8 @@ import org.apache.spark.sql.functions.{col, concat, lit, repeat, timestamp_milli
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.api.PythonApi
+import sparkpersist.scan.ScanReports
 import sparkpersist.shard.PartMeta
-import sparkpersist.source.ScanReports
 import sparkpersist.stats.{MembershipFilter, StatsBudget}
 import sparkpersist.{PersistConf, PersistSparkSession}
 

@@ -5,9 +5,10 @@ import java.io.File
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
 
-import sparkpersist.source.{PersistCatalog, ScanReports}
+import sparkpersist.catalog.{PersistCatalog, SessionShards}
+import sparkpersist.scan.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
-import sparkpersist.{PersistConf, PersistExtensions, SessionShards}
+import sparkpersist.{PersistConf, PersistExtensions}
 
 /** What every benchmark shares: its session, timing, medians and the arguments it reads. */
 object Bench {

@@ -9,9 +9,9 @@ import org.apache.spark.sql.functions.{col, concat, lit}
 
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{arg, median, timedMs}
+import sparkpersist.scan.PersistScan
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
-import sparkpersist.source.PersistScan
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -47,7 +47,7 @@ object ConsolidatedReadBench {
       conf = Map(PersistConf.PushdownMode.key -> "off", "spark.sql.adaptive.enabled" -> "false",
         "spark.sql.shuffle.partitions" -> "2"))
     try {
-      val store = sparkpersist.SessionShards.store(spark)
+      val store = sparkpersist.catalog.SessionShards.store(spark)
       val ordered = write(spark, store.create("ordered", ShardSchema.fromStruct(data(spark, 0, 1).schema, Seq("id"))), rows)
       val unordered = write(spark, store.create("unordered", ShardSchema.fromStruct(data(spark, 0, 1).schema)), rows)
       val systems: Seq[(String, () => Run)] = Seq(

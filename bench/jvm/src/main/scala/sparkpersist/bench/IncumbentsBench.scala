@@ -10,8 +10,8 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis, when}
 
-import sparkpersist.SessionShards
 import sparkpersist.bench.Bench.{arg, median, runPersist, timedMs}
+import sparkpersist.catalog.SessionShards
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 

@@ -6,9 +6,10 @@ import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, lit, timestamp_millis}
 
-import sparkpersist.{PersistConf, SessionShards}
+import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{arg, median, timedMs}
-import sparkpersist.source.ScanReports
+import sparkpersist.catalog.SessionShards
+import sparkpersist.scan.ScanReports
 import sparkpersist.stats.BinaryStatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 

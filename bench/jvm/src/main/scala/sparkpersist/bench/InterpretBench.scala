@@ -13,8 +13,8 @@ import org.scalacheck.rng.Seed
 
 import sparkpersist.interpret.MzNow
 import sparkpersist.interpret.{MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen}
+import sparkpersist.plan.PartDecisions
 import sparkpersist.schema.ShardSchema
-import sparkpersist.source.PartDecisions
 import sparkpersist.stats.{ColumnStats, PartStats}
 
 /**

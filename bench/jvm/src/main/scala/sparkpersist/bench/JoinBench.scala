@@ -9,10 +9,10 @@ import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.joins.BroadcastHashJoinExec
 import org.apache.spark.sql.functions.col
 
-import sparkpersist.SessionShards
 import sparkpersist.bench.Bench.{arg, median, timedWithCpuMs}
+import sparkpersist.catalog.SessionShards
+import sparkpersist.scan.ScanReports
 import sparkpersist.schema.{NestedNullability, ShardSchema}
-import sparkpersist.source.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

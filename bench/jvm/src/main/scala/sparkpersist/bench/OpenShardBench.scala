@@ -14,8 +14,8 @@ import org.apache.spark.sql.types.{DoubleType, LongType}
 
 import sparkpersist.bench.Bench.median
 import sparkpersist.interpret.MzNowSpec
+import sparkpersist.plan.{PartDecisions, PartPruning}
 import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
-import sparkpersist.source.{PartDecisions, PartPruning}
 
 /**
  * How long a cold open of a shard takes (a new store and state log, as a fresh driver has):

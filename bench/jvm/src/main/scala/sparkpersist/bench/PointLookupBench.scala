@@ -8,10 +8,11 @@ import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.functions.{col, concat, lit}
 
-import sparkpersist.{PersistConf, SessionShards}
+import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{arg, median, timedMs}
+import sparkpersist.catalog.SessionShards
+import sparkpersist.scan.ScanMetrics
 import sparkpersist.schema.ShardSchema
-import sparkpersist.source.ScanMetrics
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

@@ -9,7 +9,7 @@ import org.apache.spark.sql.streaming.Trigger
 
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{PersistRun, processCpuMs, timedMs}
-import sparkpersist.source.{ScanReport, ScanReports}
+import sparkpersist.scan.{ScanReport, ScanReports}
 
 /**
  * Is the restart of a continuous query bounded by its temporal filter, not by the history? The

@@ -9,7 +9,7 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{arg, intList, median}
-import sparkpersist.source.ScanReports
+import sparkpersist.scan.ScanReports
 
 /**
  * What planning a query on a large shard costs its user: `spark.table(...).filter(f)` planned

@@ -7,9 +7,9 @@ import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions.{col, concat, lit}
 
 import sparkpersist.bench.Bench.median
+import sparkpersist.catalog.PersistCatalog
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardStore
-import sparkpersist.source.PersistCatalog
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**

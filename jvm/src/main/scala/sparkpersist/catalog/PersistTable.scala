@@ -1,0 +1,72 @@
+package sparkpersist.catalog
+
+import java.util
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.catalyst.util.CharVarcharUtils
+import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.read.ScanBuilder
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import sparkpersist.plan.{ScanRequest, TableView}
+import sparkpersist.scan.PersistScanBuilder
+import sparkpersist.schema.ShardSchema
+import sparkpersist.shard.ShardHandle
+import sparkpersist.write.PersistWriteBuilder
+
+/**
+ * The snapshot (`persist.<shard>`) or updates (`persist.<shard>.updates`) view of a shard.
+ * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
+ * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
+ * batch of inserts, a streaming write one batch per micro-batch. Both views can be read as a
+ * stream (`spark.readStream.table`, see [[MicroBatchStreams]]).
+ *
+ * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
+ * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it. `travel`
+ * is the as-of a `TIMESTAMP AS OF` or `VERSION AS OF` read asks for ([[TimeTravel]]), which the
+ * query's own choice of time leaves as it is.
+ */
+final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
+    tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset,
+    val travel: Option[Long] = None)
+  extends Table with SupportsRead with SupportsWrite {
+
+  /** This table, its scans serving `newRequest`. */
+  def withRequest(newRequest: ScanRequest): PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest, travel)
+
+  /** This table read as of `asOf` whatever the query's other reads ([[TimeTravel]]). */
+  def travelledTo(asOf: Long): PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, ScanRequest(Some(asOf), None), Some(asOf))
+
+  override def name(): String = tableName
+
+  /** The columns as declared (CHAR/VARCHAR as such, so Spark checks lengths on write and pads on read). */
+  override def schema(): StructType = CharVarcharUtils.getRawSchema(storedSchema)
+
+  /** The columns as parts store them: what scans read. */
+  private def storedSchema: StructType = view match {
+    case TableView.Updates => shardSchema.updatesSchema
+    case _ => shardSchema.dataSchema
+  }
+
+  override def capabilities(): util.Set[TableCapability] = view match {
+    case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
+    case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
+  }
+
+  override def properties(): util.Map[String, String] = tableProperties.asJava
+
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new PersistScanBuilder(shard, view, storedSchema, request, options)
+
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
+    case TableView.Snapshot => new PersistWriteBuilder(shard, info)
+    case _ => throw new UnsupportedOperationException(
+      s"$tableName is read-only: write to the shard's snapshot table instead.")
+  }
+}

@@ -1,0 +1,50 @@
+package sparkpersist.catalog
+
+import java.util.{Locale, ServiceLoader}
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.connector.catalog.Identifier
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
+
+import sparkpersist.shard.ShardStore
+
+/**
+ * Procedures that a package above `catalog` offers in the persist catalog's `system` namespace
+ * (`CALL persist.system.<name>(...)`), acting on the catalog's shards. They are found with
+ * `java.util.ServiceLoader` (`META-INF/services/sparkpersist.catalog.SystemProcedures`), so the
+ * catalog does not depend on what they do.
+ */
+trait SystemProcedures {
+  def procedures(store: ShardStore): Seq[UnboundProcedure]
+}
+
+object SystemProcedures {
+  /** The namespace the procedures live in. */
+  val Namespace = "system"
+
+  private lazy val providers: Seq[SystemProcedures] =
+    ServiceLoader.load(classOf[SystemProcedures], getClass.getClassLoader).asScala.toSeq
+
+  private def all(store: ShardStore): Map[String, UnboundProcedure] =
+    providers.flatMap(_.procedures(store)).map(p => p.name().toLowerCase(Locale.ROOT) -> p).toMap
+
+  /** The procedure `ident` names (`system.<name>`, any case), acting on `store`'s shards. */
+  def load(ident: Identifier, store: ShardStore): UnboundProcedure = {
+    val procedures = all(store)
+    val found = ident.namespace().toSeq match {
+      case Seq(ns) if ns.equalsIgnoreCase(Namespace) => procedures.get(ident.name().toLowerCase(Locale.ROOT))
+      case _ => None
+    }
+    found.getOrElse(throw new NoSuchElementException(
+      s"No persist procedure ${(ident.namespace() :+ ident.name()).mkString(".")}: the persist catalog " +
+        s"offers ${procedures.keys.toSeq.sorted.map(n => s"$Namespace.$n").mkString(", ")}."))
+  }
+
+  /** The procedures of `namespace`: all of them in `system`, none elsewhere. */
+  def list(namespace: Array[String], store: ShardStore): Array[Identifier] = namespace.toSeq match {
+    case Seq(ns) if ns.equalsIgnoreCase(Namespace) =>
+      all(store).keys.toSeq.sorted.map(n => Identifier.of(Array(Namespace), n)).toArray
+    case _ => Array.empty
+  }
+}

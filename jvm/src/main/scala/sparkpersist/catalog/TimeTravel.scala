@@ -1,0 +1,53 @@
+package sparkpersist.catalog
+
+import scala.util.control.NonFatal
+
+import sparkpersist.plan.AsOf
+import sparkpersist.shard.ShardHandle
+
+/**
+ * What `FROM persist.t TIMESTAMP AS OF …` and `VERSION AS OF …` (and the DataFrame reader's
+ * `timestampAsOf` / `versionAsOf` options) read: a snapshot of the shard as of one update time.
+ *
+ *  - `TIMESTAMP AS OF ts` reads as of the update time `ts` (epoch milliseconds, rounded down): every
+ *    update with time <= ts. For a shard written with commit times that is every batch committed at
+ *    or before `ts`, as Delta's and Iceberg's timestamp travel; for a shard whose times come from a
+ *    `time_col`, it is the collection as of that event time (persist's own notion of time).
+ *  - `VERSION AS OF n` reads the shard as state version `n` committed it: as of that version's
+ *    `upper - 1`. Versions number the shard's commits (appends, compactions, schema changes) from 0,
+ *    as `persist.<shard>.batches` and the state log show them; a compaction's version reads the same
+ *    rows as the version before it.
+ *
+ * Either must lie in `[since, upper)` of the shard now: below `since` the history was compacted
+ * away, at or above `upper` it is not complete yet ([[InvalidAsOf]], the error a session as-of
+ * gives). A version the log no longer holds (garbage collection keeps `gc.keepVersions`) or never
+ * held is refused naming the versions there are.
+ */
+object TimeTravel {
+
+  /** The as-of of `TIMESTAMP AS OF` a time in microseconds since the epoch, as Spark passes it. */
+  def ofTimestamp(shard: ShardHandle, micros: Long): Long =
+    AsOf.check(shard.state, Math.floorDiv(micros, 1000L))
+
+  /** The as-of of `VERSION AS OF version`. */
+  def ofVersion(shard: ShardHandle, version: String): Long = {
+    val state = shard.state
+    val seqNo = version.trim.toLongOption.filter(_ >= 0).getOrElse(throw new IllegalArgumentException(
+      s"Cannot read shard '${shard.name}' as of version '$version': a version is a state version number " +
+        s"(0 to ${state.seqNo}). Use TIMESTAMP AS OF for a time."))
+    if (seqNo > state.seqNo) {
+      throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version $seqNo: its newest " +
+        s"version is ${state.seqNo}.")
+    }
+    val at = try shard.log.statesFrom(seqNo).next() catch {
+      case NonFatal(e) => throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version " +
+        s"$seqNo: the state log no longer holds it (garbage collection keeps the newest versions; " +
+        s"${e.getMessage}). Read as of a time instead: TIMESTAMP AS OF.", e)
+    }
+    if (at.upper <= 0) {
+      throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version $seqNo: no time was " +
+        "complete yet at that version (it holds no batch).")
+    }
+    AsOf.check(state, at.upper - 1)
+  }
+}

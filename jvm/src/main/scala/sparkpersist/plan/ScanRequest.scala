@@ -1,0 +1,18 @@
+package sparkpersist.plan
+
+import org.apache.spark.sql.catalyst.expressions.Expression
+
+/**
+ * What the query asks of one persist scan, handed over through the table: the as-of of its shard
+ * and the filter directly above the scan ([[sparkpersist.catalyst.PrunePersistParts]]), whose part
+ * decision the scan makes when it is built. `None` fields fall back to the scan's own as-of
+ * ([[AsOf.resolve]]) and to reading every part. A `pinned` request's as-of, and the query's
+ * `mz_now()` time `now` beside it, were chosen when the query was analyzed, over the whole query,
+ * its subqueries included ([[sparkpersist.catalyst.PinQueryTime]]).
+ */
+final case class ScanRequest(asOf: Option[Long], condition: Option[Expression], pinned: Boolean = false,
+    now: Option[Long] = None)
+
+object ScanRequest {
+  val Unset: ScanRequest = ScanRequest(None, None)
+}

@@ -1,0 +1,53 @@
+package sparkpersist.read
+
+import java.io.IOException
+
+import scala.util.Try
+
+import org.apache.hadoop.conf.Configuration
+import org.apache.hadoop.fs.Path
+import org.apache.parquet.hadoop.ParquetFileReader
+import org.apache.parquet.hadoop.util.HadoopInputFile
+
+import sparkpersist.shard.ShardState
+import sparkpersist.write.PartFormat
+
+/**
+ * A part whose footer records a part format ([[PartFormat.FormatVersionKey]]) newer than this
+ * build reads, or a value that is no version at all. The part is refused, not read as if it had
+ * the current layout: a newer release may lay parts out otherwise.
+ */
+final class UnsupportedPartFormat(val path: String, val found: String, val supported: Int) extends IOException(
+  if (found.toIntOption.isDefined) {
+    s"Part file $path has part format version $found, but this sparkpersist reads part formats up to " +
+      s"$supported. A newer sparkpersist wrote it: upgrade sparkpersist to read this shard."
+  } else {
+    s"Part file $path records part format version '$found', which is not a version: its footer was damaged " +
+      "outside sparkpersist. Restore the part from a backup of the shard directory."
+  })
+
+private[read] object UnsupportedPartFormat {
+  /**
+   * The newest part format this build reads. Parts record the state format version of the
+   * release that wrote them: 1, or 2 since a part may be stamped (no `time` and `diff` columns,
+   * [[PartFormat.TimeKey]]); this build reads both.
+   */
+  val ReadsUpTo: Int = ShardState.FormatVersion
+
+  /**
+   * Checks the format version `recorded` in the footer of the part at `path`. Every release
+   * records one; a Parquet file without it was not written by sparkpersist (a test or a tool
+   * writing parts by field id) and is read as the current format, as before the check.
+   */
+  def check(path: String, recorded: Option[String]): Unit = recorded.foreach { v =>
+    if (!v.toIntOption.exists(_ <= ReadsUpTo)) throw new UnsupportedPartFormat(path, v, ReadsUpTo)
+  }
+
+  /** [[check]] of the part at `path`, reading its footer (for readers that do not hand theirs out). */
+  def checkFooter(path: Path, conf: Configuration): Unit = {
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))
+    val recorded = try Option(reader.getFileMetaData.getKeyValueMetaData.get(PartFormat.FormatVersionKey))
+    finally Try(reader.close())
+    check(path.toString, recorded)
+  }
+}

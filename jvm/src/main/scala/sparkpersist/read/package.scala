@@ -1,0 +1,9 @@
+package sparkpersist
+
+/**
+ * Reading part files: a part's Parquet file opened row by row or as columnar batches, with the
+ * filters handed to Parquet inside it, and the errors that name an unreadable or unsupported part.
+ * It knows nothing of scans, pruning or consolidation. May import `write` (part format), `shard`,
+ * `schema` and the layers below.
+ */
+package object read

@@ -1,0 +1,130 @@
+package sparkpersist.scan
+
+import scala.jdk.CollectionConverters._
+
+import org.apache.spark.sql.catalyst.{InternalRow, ProjectingInternalRow}
+import org.apache.spark.sql.connector.metric.CustomTaskMetric
+import org.apache.spark.sql.connector.read.{InputPartition, PartitionReader, PartitionReaderFactory}
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.vectorized.ColumnarBatch
+import org.apache.spark.sql.types.StructType
+
+import sparkpersist.consolidate.{Consolidation, Multiplicity, RowShare}
+import sparkpersist.plan.{RuntimeDecision, SoftCheck}
+import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
+import sparkpersist.schema.ShardSchema
+
+/** How a scan turns parts into rows. */
+sealed trait ReadMode extends Serializable
+
+object ReadMode {
+  /** Raw updates `(data…, time, diff)` with time <= as-of. */
+  case object Updates extends ReadMode
+  /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
+  case object Snapshot extends ReadMode
+  /**
+   * Snapshot of a shard with retractions: [[Consolidation]]s of the runs, one per share of the
+   * rows, plus the parts that need none ([[ConsolidationPlan]]).
+   */
+  case object ConsolidatedSnapshot extends ReadMode
+}
+
+/**
+ * Parts read by one task; `runs` keeps each run's parts in run order. With a `share`, the task
+ * merges the runs and consolidates the rows of that share; without, it reads the parts in turn.
+ */
+final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: Option[RowShare] = None)
+  extends InputPartition {
+  def files: Iterator[PartFile] = runs.iterator.flatten
+}
+
+/**
+ * Opens the readers of a [[PersistScan]] on executors.
+ *
+ * @param output ordinals, in `reader.schema`, of the columns the scan returns
+ * @param softCheck in soft pushdown mode, the check of the parts read only to be verified
+ * @param complete whether the scan reads every visible part (see [[Consolidation]])
+ * @param runtime  what the scan's runtime filter changed since: `complete`, and the soft check
+ * @param filters   filters handed to Parquet when reading parts straight (never for a part read
+ *                  only to be verified); consolidation tasks hand it their key range instead
+ * @param from      the earliest time read (a read of the updates from a time on; never consolidated)
+ */
+final class PersistReaderFactory(
+    shard: String,
+    schema: ShardSchema,
+    mode: ReadMode,
+    reader: PartFileReader,
+    asOf: Long,
+    outputSchema: StructType,
+    output: IndexedSeq[Int],
+    softCheck: Option[SoftCheck] = None,
+    complete: Boolean = true,
+    runtime: RuntimeDecision = new RuntimeDecision,
+    filters: Seq[Filter] = Nil,
+    columnar: Boolean = false,
+    from: Long = Long.MinValue) extends PartitionReaderFactory {
+  require(from == Long.MinValue || mode != ReadMode.ConsolidatedSnapshot, "a consolidated snapshot reads every time")
+
+  /** Every partition of a columnar scan is read as batches ([[PersistScan.columnar]] decides). */
+  override def supportColumnarReads(partition: InputPartition): Boolean = columnar
+
+  /**
+   * The batches of a partition's parts, read straight (snapshot fast path or updates view, every
+   * update visible as of the as-of, every diff +1 in a snapshot), as Spark's vectorized reader
+   * returns them: the output columns picked out of each batch, `time` and `diff` of a stamped
+   * part constant vectors. Rows of parts read only to be verified are checked on the way.
+   */
+  override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
+    val parts = partition.asInstanceOf[PartsPartition]
+    require(columnar && parts.share.isEmpty, "columnar reads are straight reads")
+    val open = new OpenFiles
+    val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
+    val batches = parts.files.flatMap { file =>
+      val read = reader.batchesOf(file, asOf, open, if (file.verify) Nil else filters)
+      check.fold(read)(c => read.map { batch =>
+        c(file, batch.rowIterator().asScala).foreach(_ => ())
+        batch
+      })
+    }
+    new IteratorReader(batches.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)), open, check)
+  }
+
+  override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
+    val parts = partition.asInstanceOf[PartsPartition]
+    val open = new OpenFiles
+    val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
+    def updates(file: PartFile): Iterator[InternalRow] = {
+      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters, from)
+      check.fold(rows)(_(file, rows))
+    }
+    val rows: Iterator[InternalRow] = (parts.share, mode) match {
+      case (Some(share), _) =>
+        // Only the share's rows are verified here: each row of a verified part is in one share.
+        // Parquet may skip row groups outside the share's key range: their rows are another task's.
+        val range = share.parquetFilters
+        new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
+          val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
+          check.fold(kept)(_(file, kept))
+        }, complete && runtime.complete)
+      case (None, ReadMode.Updates) =>
+        parts.files.flatMap(updates)
+      case (None, _) =>
+        parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
+    }
+    val projection = new ProjectingInternalRow(outputSchema, output)
+    new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)
+  }
+}
+
+/**
+ * A partition reader over an iterator of rows or batches, each valid until the next `next()`,
+ * closing the part files it opened and reporting their scan metrics.
+ */
+private final class IteratorReader[T](items: Iterator[T], open: OpenFiles, check: Option[SoftCheck#Run])
+  extends PartitionReader[T] {
+  private var current: T = _
+  override def next(): Boolean = items.hasNext && { current = items.next(); true }
+  override def get(): T = current
+  override def close(): Unit = open.close()
+  override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
+}

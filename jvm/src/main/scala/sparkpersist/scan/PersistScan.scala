@@ -1,0 +1,342 @@
+package sparkpersist.scan
+
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.connector.metric.{CustomMetric, CustomTaskMetric}
+import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.catalyst.expressions.And
+import org.apache.spark.sql.connector.expressions.NamedReference
+import org.apache.spark.sql.connector.read.{Batch, InputPartition, PartitionReaderFactory, Scan, ScanBuilder, Statistics, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsReportStatistics, SupportsRuntimeV2Filtering}
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream
+import org.apache.spark.sql.sources.Filter
+import org.apache.spark.sql.execution.WholeStageCodegenExec
+import org.apache.spark.sql.internal.SQLConf
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.util.CaseInsensitiveStringMap
+
+import org.apache.spark.util.LongAccumulator
+
+import sparkpersist.PersistConf
+import sparkpersist.consolidate.ConsolidationPlan
+import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
+import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
+import sparkpersist.schema.ReservedColumns
+import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
+
+/**
+ * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
+ * columns. A struct is read whole even when a query needs some of its fields: consolidation
+ * compares whole rows, and Spark projects the fields it needs.
+ *
+ * Pushed predicates: those [[PartFilters]] can hand to Parquet are accepted (EXPLAIN lists them
+ * as pushed), and all of them stay post-scan filters, evaluated by Spark on every row.
+ *
+ * A streaming read (`spark.readStream.table(...)`) builds one scan when the query starts and asks
+ * it for its micro-batch stream ([[MicroBatchStreams]]; the `options` are the stream's read options).
+ */
+final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
+    options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty())
+  extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters {
+
+  private var required: StructType = schema
+  private var pushed: Array[(Predicate, Filter)] = Array.empty
+
+  override def pruneColumns(requiredSchema: StructType): Unit =
+    required = StructType(requiredSchema.fieldNames.map(schema(_)))
+
+  override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
+    val shardSchema = shard.state.schema
+    pushed = predicates.flatMap(p => PartFilters.toParquet(p, shardSchema).map(p -> _))
+    predicates
+  }
+
+  override def pushedPredicates(): Array[Predicate] = pushed.map(_._1)
+
+  /**
+   * Reads the shard's state once, fixes the as-of (the query's, else the shard's own) and the
+   * part selection (from the request's filter, per [[PushdownMode]]).
+   */
+  override def build(): Scan = {
+    val spark = SparkSession.active
+    val conf = spark.sessionState.conf
+    val state = shard.state
+    val asOf = request.asOf.map(AsOf.check(state, _)).orElse(AsOf.resolve(state, conf))
+    val selection = (request.condition, asOf, PushdownMode.of(conf)) match {
+      case (Some(condition), Some(t), mode) if mode != PushdownMode.Off =>
+        PartPruning.select(condition, state.schema, t, mode)
+      case _ => PartSelection.All
+    }
+    new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
+      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)))
+  }
+}
+
+/**
+ * A batch scan of one shard as of one time, over a part list chosen once, here: the parts whose
+ * updates may be visible as of the as-of (`minTime <= asOf`) that `selection` reads. In soft
+ * mode the parts the filter ruled out are read too, and verified on the way ([[SoftCheck]]).
+ *
+ * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
+ * tasks as Spark spreads files ([[PartPacking]]). Once any read part carries
+ * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
+ * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
+ * memory per task stays bounded by the number of runs. Reads without consolidation hand Spark
+ * columnar batches when they can (see `columnar`).
+ */
+final class PersistScan(
+    spark: SparkSession,
+    shard: ShardHandle,
+    val state: ShardState,
+    val view: TableView,
+    override val readSchema: StructType,
+    /** The as-of of this read; `None` when the shard holds no complete time yet. */
+    val asOf: Option[Long],
+    val selection: PartSelection,
+    /** Filters handed to Parquet inside the parts ([[PartFilters]]); Spark re-checks them. */
+    val filters: Seq[Filter] = Nil,
+    /**
+     * The earliest time read: a read of the updates with `from <= time <= asOf` (a micro-batch of
+     * a streaming read). A snapshot view then reads inserts only: its parts must hold no retraction.
+     */
+    val from: Long = Long.MinValue,
+    /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
+    stream: Option[String => MicroBatchStream] = None)
+  extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
+
+  private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
+    case None => IndexedSeq.empty
+    case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from))
+  }
+
+  /** The visible parts, run after run: what the filter decides. */
+  private val candidates: IndexedSeq[PartMeta] = visible.flatten
+
+  /**
+   * Which `candidates` the filter rules out, by position: a shard of a million parts is decided
+   * without a set of its parts.
+   */
+  private val (ruledOut: java.util.BitSet, pruningNanos: Long) = {
+    val start = System.nanoTime()
+    val admits = selection.admitsAmong(candidates)
+    val out = PartDecisions.ruledOutPositions(candidates.size, i => admits(candidates(i)),
+      PersistConf.ParallelDecisionParts.get(spark.sessionState.conf))
+    (out, System.nanoTime() - start)
+  }
+
+  /** Whether the session reads in soft mode: every part read, every part ruled out verified. */
+  private val softMode: Boolean = PushdownMode.of(spark.sessionState.conf) == PushdownMode.Soft
+
+  /**
+   * What the scan reads: the runs of `candidates` but those at the positions `skipped`, the parts at
+   * the positions `verify` marked to be verified ([[SoftCheck]]), and the metrics. Decided when the
+   * scan is built, and again when runtime filters arrive ([[filter]]).
+   */
+  private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long) {
+    /** The runs of the parts this scan reads, each in run order. */
+    val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
+      var at = 0
+      visible.map { run =>
+        val from = at
+        at += run.size
+        val first = skipped.nextSetBit(from)
+        if (first < 0 || first >= at) run
+        else {
+          val kept = Vector.newBuilder[PartMeta]
+          (first - from until run.size).foreach(i => if (!skipped.get(from + i)) kept += run(i))
+          run.take(first - from) ++ kept.result()
+        }
+      }.filter(_.nonEmpty)
+    }
+
+    lazy val parts: IndexedSeq[PartMeta] = runs.flatten
+
+    /** The parts read only to verify that skipping them was sound (by identity: hashing parts is costly). */
+    val verified: java.util.Set[PartMeta] = {
+      val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+      verify.stream().forEach(i => out.add(candidates(i)))
+      out
+    }
+
+    val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
+      parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
+      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned)
+
+    /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+    lazy val consolidation: Option[ConsolidationPlan] =
+      if (mode != ReadMode.ConsolidatedSnapshot) None
+      else Some(ConsolidationPlan(runs, state.schema, consolidationTasks(parts)))
+
+    /** The tasks of this reading, planned once: Spark asks again for each copy of the plan node. */
+    lazy val inputPartitions: Array[InputPartition] = {
+      def straight(files: Seq[PartFile]): Seq[InputPartition] =
+        PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
+      def partFile(part: PartMeta): PartFile =
+        PartFile.of(shard.partUri(part), part, verify = verified.contains(part),
+          visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
+      consolidation match {
+        case Some(plan) =>
+          (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
+            straight(plan.straight.map(partFile))).toArray
+        case None => straight(parts.map(partFile)).toArray
+      }
+    }
+  }
+
+  /**
+   * The reading of `decisions`, each the positions a decision ruled out and the mode it was made in:
+   * in mode `on` they are skipped, in mode `soft` read and verified.
+   */
+  private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long): Reading = {
+    val (skipped, verify) = (new java.util.BitSet, new java.util.BitSet)
+    decisions.foreach {
+      case (out, PushdownMode.On) => skipped.or(out)
+      case (out, PushdownMode.Soft) => verify.or(out)
+      case _ =>
+    }
+    new Reading(skipped, verify, runtimePruned)
+  }
+
+  /** What the scan's own filter decided. */
+  private val decided: Reading = readingOf(Seq(ruledOut -> selection.mode), 0)
+
+  /** What the scan reads now: [[decided]], narrowed by runtime filters once they arrived. */
+  @volatile private var reading: Reading = decided
+
+  /** The runs of the parts this scan reads, each in run order. */
+  def runs: IndexedSeq[IndexedSeq[PartMeta]] = reading.runs
+
+  /** The parts this scan reads. */
+  def parts: IndexedSeq[PartMeta] = reading.parts
+
+  def metrics: ScanMetrics = reading.metrics
+
+  /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+  def consolidation: Option[ConsolidationPlan] = reading.consolidation
+
+  /** Counts soft-mode violations across tasks (read by [[ScanReports]] once the query ran). */
+  private val softViolations: Option[LongAccumulator] =
+    if (softMode) Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}")) else None
+
+  /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
+  val mode: ReadMode = view match {
+    case TableView.Updates => ReadMode.Updates
+    case _ if decided.parts.exists(_.hasRetractions) =>
+      require(from == Long.MinValue, s"a snapshot of shard '${shard.name}' from time $from on holds retractions")
+      ReadMode.ConsolidatedSnapshot
+    case _ => ReadMode.Snapshot
+  }
+
+  /** The data columns a join's runtime filter may narrow this scan by ([[RuntimeFiltering]]). */
+  override def filterAttributes(): Array[NamedReference] =
+    if (asOf.isEmpty || view != TableView.Snapshot) Array.empty
+    else RuntimeFiltering.attributes(readSchema, state.schema.columns.map(_.name).toSet)
+
+  /**
+   * Narrows the parts read by the values a join's other side holds ([[RuntimeFiltering]]): parts
+   * whose statistics admit none of them are skipped (mode `on`) or read and verified against the
+   * filter and the runtime predicate together (mode `soft`); the scan's report counts them.
+   */
+  override def filter(predicates: Array[Predicate]): Unit = {
+    val conf = spark.sessionState.conf
+    val runtimeMode = PushdownMode.of(conf)
+    for {
+      t <- asOf if runtimeMode != PushdownMode.Off
+      condition <- RuntimeFiltering.condition(predicates, readSchema)
+    } {
+      val admits = PartPruning.select(condition, state.schema, t, runtimeMode).admitsAmong(candidates)
+      val out = new java.util.BitSet
+      (0 until candidates.size).foreach(i => if (!ruledOut.get(i) && !admits(candidates(i))) out.set(i))
+      reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality)
+      runtime.complete = reading.parts.size == candidates.size
+      if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
+        runtime.softCheck = softViolations.map(v => new SoftCheck(shard.name, selection.condition.fold(condition)(And(_, condition)),
+          reader.schema, PersistConf.SoftFailOnViolation.get(conf), v))
+      }
+    }
+  }
+
+  /** What the runtime filter changed for the reader factory, built before it arrives. */
+  private val runtime = new RuntimeDecision
+
+  override def toBatch: Batch = this
+
+  /** The bytes and rows this scan reads, for Spark's planner ([[ScanStatistics]]). */
+  override def estimateStatistics(): Statistics = ScanStatistics.of(parts, asOf,
+    if (view == TableView.Updates) state.schema.updatesSchema else state.schema.dataSchema, readSchema,
+    name => state.schema.column(name).filter(_.name == name).map(_.id))
+
+  override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
+    stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))
+
+  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads of `parts`). */
+  private def consolidationTasks(parts: IndexedSeq[PartMeta]): Int = {
+    val conf = spark.sessionState.conf
+    PersistConf.ConsolidationTasks.get(conf) match {
+      case 0 =>
+        val bySize = (parts.map(_.bytes).sum + conf.filesMaxPartitionBytes - 1) / conf.filesMaxPartitionBytes
+        math.max(spark.sparkContext.defaultParallelism.toLong, bySize).toInt
+      case n => math.min(n, Int.MaxValue).toInt
+    }
+  }
+
+  override def description(): String =
+    s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      s"asOf=${asOf.map(_.toString).getOrElse("(empty)")} read=${mode.toString.toLowerCase(java.util.Locale.ROOT)} " +
+      consolidation.fold("")(c => s"(${c.describe}) ") +
+      (if (filters.isEmpty) "" else s"parquet filters: ${filters.mkString("[", ", ", "]")} ") +
+      s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
+      (if (metrics.segmentsSkipped == 0) "" else s"segments skipped: ${metrics.segmentsSkipped} ") +
+      selection.describe
+
+  override def planInputPartitions(): Array[InputPartition] = {
+    ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
+      parts.map(_.key)))
+    reading.inputPartitions.clone()
+  }
+
+  /** The parallelism Spark's file scans split their files for (`SparkSession.leafNodeDefaultParallelism`). */
+  private def leafParallelism: Int =
+    Option(spark.sessionState.conf.getConfString(SQLConf.LEAF_NODE_DEFAULT_PARALLELISM.key, null))
+      .map(_.toInt).getOrElse(spark.sparkContext.defaultParallelism)
+
+  override def createReaderFactory(): PartitionReaderFactory = readerFactory
+
+  /** The reader of this scan's parts (it broadcasts the Hadoop configuration). */
+  private lazy val reader: PartFileReader = {
+    val dataColumns =
+      if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
+      else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
+    PartFileReader(spark, state.schema, dataColumns)
+  }
+
+  /** Built once: Spark asks again for each copy of the plan node, and before the runtime filters arrive ([[runtime]]). */
+  private lazy val readerFactory: PartitionReaderFactory = {
+    val softCheck = for {
+      condition <- selection.condition
+      violations <- softViolations
+    } yield new SoftCheck(shard.name, condition, reader.schema,
+      PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
+    val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
+    new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
+      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
+      complete = decided.parts.size == candidates.size, runtime = runtime, filters = readable,
+      columnar = columnar(reader), from = from)
+  }
+
+  override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
+
+  override def reportDriverMetrics(): Array[CustomTaskMetric] = metrics.taskMetrics
+
+  /**
+   * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
+   * need no row-by-row work (no consolidation, every update of every part visible as of the
+   * as-of and from `from` on, so no time filter), over columns Spark's vectorized reader and
+   * whole-stage code generation take, as Spark's own Parquet scan decides.
+   */
+  private def columnar(reader: PartFileReader): Boolean = {
+    val conf = spark.sessionState.conf
+    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
+      conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
+      asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
+      decided.parts.forall(_.minTime >= from)
+  }
+}
