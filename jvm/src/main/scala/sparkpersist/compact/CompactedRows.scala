@@ -1,9 +1,7 @@
 package sparkpersist.compact
 
-import scala.collection.mutable
-
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Greatest, JoinedRow, Literal, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Greatest, Literal, UnsafeProjection}
 
 import sparkpersist.consolidate.{MergeKey, RunMerge}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
@@ -11,12 +9,12 @@ import sparkpersist.schema.ShardSchema
 
 /**
  * The rows of the one sorted run that replaces a [[MergeGroup]], computed in its task: the
- * updates of every run of the group merged by the shard's order key, then time ([[RunMerge]]);
- * times below `advanceTo` advanced to it (a monotone change, so the order holds); and, when
+ * updates of every run of the group, times below `advanceTo` advanced to it (a monotone change,
+ * so each run stays sorted), merged by the shard's order key, then time ([[RunMerge]]); and, when
  * `consolidate`, the updates of equal data and time summed, zero sums dropped. Rows come in the
  * part layout ([[sparkpersist.write.PartFormat]]): data columns, time, diff — or the data
  * columns only when `stamped` (the group has no retractions and one time: its parts are
- * stamped). Memory: one row per run, plus, when consolidating, one group of equal order key and
+ * stamped). Memory: one row per run, plus, when consolidating, the sums of one order key and
  * time (a shard without an order key groups by time alone).
  */
 object CompactedRows {
@@ -26,32 +24,13 @@ object CompactedRows {
     val layout = reader.schema
     def column(i: Int) = BoundReference(i, layout(i).dataType, layout(i).nullable)
     val data = (0 until reader.timeOrdinal).map(column)
-    val keyOrdinals = MergeKey.ordinals(schema, layout) :+ reader.timeOrdinal
-    val merged = new RunMerge(shard, reader, Long.MaxValue, runs, keyOrdinals, open)
+    val advanced = data ++ Seq(Greatest(Seq(column(reader.timeOrdinal), Literal(advanceTo))), column(reader.diffOrdinal))
+    // A projection per part: the merge reads ahead in every run at once.
+    def rowsOf(part: PartFile) = reader.rowsAsOf(part, Long.MaxValue, open).map(UnsafeProjection.create(advanced))
+    val merge = new RunMerge(shard, layout, MergeKey.ordinals(schema, layout) :+ reader.timeOrdinal, runs, rowsOf)
 
-    val advance = UnsafeProjection.create(
-      data ++ Seq(Greatest(Seq(column(reader.timeOrdinal), Literal(advanceTo))), column(reader.diffOrdinal)))
-    val advanced: Iterator[InternalRow] = merged.map(advance(_))
-
-    if (stamped) {
-      val projectData = UnsafeProjection.create(data)
-      advanced.map(projectData(_))
-    } else if (!consolidate) {
-      advanced
-    } else {
-      val byKeyAndTime = RunMerge.ordering(layout, keyOrdinals)
-      val dataAndTime = UnsafeProjection.create(data :+ column(reader.timeOrdinal))
-      val output = UnsafeProjection.create(layout.fields.indices.map(column))
-      val joined = new JoinedRow
-      RunMerge.groups(advanced.map(_.asInstanceOf[UnsafeRow].copy()))(byKeyAndTime.compare(_, _) == 0)
-        .flatMap { group =>
-          val sums = mutable.LinkedHashMap.empty[UnsafeRow, Long]
-          group.foreach { u =>
-            val key = dataAndTime(u).copy()
-            sums.update(key, sums.getOrElse(key, 0L) + u.getLong(reader.diffOrdinal))
-          }
-          sums.iterator.collect { case (key, diff) if diff != 0 => output(joined(key, InternalRow(diff))) }
-        }
-    }
+    if (stamped) merge.updates().map(UnsafeProjection.create(data))
+    else if (!consolidate) merge.updates()
+    else merge.sums().filter(_.getLong(reader.diffOrdinal) != 0)
   }
 }

@@ -2,93 +2,178 @@ package sparkpersist.consolidate
 
 import java.util.PriorityQueue
 
+import scala.collection.mutable
+
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, SortOrder, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, JoinedRow, SortOrder, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.expressions.codegen.LazilyGeneratedOrdering
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
+import sparkpersist.read.PartFile
 
 /**
- * The streaming k-way merge of sorted runs (seed 004): the updates of every run with time <=
- * `asOf`, smallest merge key first, each row a private copy in the layout of `reader.schema`
- * (data columns, time, diff). Memory is one cursor (one row) per run.
+ * The streaming k-way merge of sorted runs (seed 004), the one that consolidation on read
+ * ([[Consolidation]]) and compaction (`sparkpersist.compact.CompactedRows`) share.
  *
- * Every run must be sorted by the merge key, the columns at `keyOrdinals` (ascending, nulls
- * first, as the writer sorts); a run out of order is reported ([[UnsortedRun]]), never silently
- * mis-merged. [[sameKey]] tells whether two rows share a merge key, so that callers can take the
- * updates of one key as a group.
+ * Updates come in the layout `layout`: data columns, then time and diff. Every run must be sorted
+ * by the merge key, the columns at `keyOrdinals` (ascending, nulls first, as the writer sorts); a
+ * run out of order is reported ([[UnsortedRun]]), never silently mis-merged. An empty merge key
+ * makes all updates one key, summed in memory.
+ *
+ * Take the updates one way, once:
+ *  - [[updates]]: every update, smallest merge key first;
+ *  - [[sums]]: for each merge key, its updates summed by data row: every distinct data row of
+ *    the key once (told apart by exact bytes, so -0.0 is not 0.0, and maps, which Spark cannot
+ *    order, still sum), with the sum of its diffs as diff and the time of its first update as
+ *    time (the key's time when the merge key includes time). Sums of zero or below are returned
+ *    too: the caller decides what they mean.
+ *
+ * Memory is one cursor per run — the head in the cursor's own buffer and the update after it, read
+ * ahead so that a key held by a single update is known as such without a copy — plus, for
+ * [[sums]], the sums of one key. Every row returned is valid until the next `hasNext` or `next`
+ * (as Spark's readers' rows are). No part is opened before the first `hasNext`.
+ *
+ * @param rowsOf the updates of one part to merge, in the part's order
  */
 final class RunMerge(
     shard: String,
-    reader: PartFileReader,
-    asOf: Long,
-    runs: Seq[Seq[PartFile]],
+    layout: StructType,
     keyOrdinals: Seq[Int],
-    open: OpenFiles) extends Iterator[UnsafeRow] {
+    runs: Seq[Seq[PartFile]],
+    rowsOf: PartFile => Iterator[InternalRow]) {
 
-  private val keyOrdering = RunMerge.ordering(reader.schema, keyOrdinals)
-  private val copyUpdate = UnsafeProjection.create(reader.schema)
+  private val timeOrdinal = layout.length - 2
+  private val diffOrdinal = layout.length - 1
+  private def column(i: Int) = BoundReference(i, layout(i).dataType, layout(i).nullable)
 
-  private val heads = new PriorityQueue[RunCursor](math.max(1, runs.size),
-    (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
-  runs.foreach { parts =>
-    val cursor = new RunCursor(parts.iterator)
-    if (cursor.advance()) heads.add(cursor)
+  /** Ascending, nulls first (as the writer sorts), by the columns `columns` bound to `ordinals`. */
+  private def ordering(columns: Seq[Int], ordinals: Seq[Int]) = new LazilyGeneratedOrdering(
+    columns.zip(ordinals).map { case (c, i) => SortOrder(BoundReference(i, layout(c).dataType, layout(c).nullable), Ascending) })
+  /** Orders updates by their merge key. */
+  private val keyOrdering = ordering(keyOrdinals, keyOrdinals)
+  /** Orders merge keys alone ([[projectKey]]'s rows). */
+  private val keyRowOrdering = ordering(keyOrdinals, keyOrdinals.indices)
+  private val projectKey = UnsafeProjection.create(keyOrdinals.map(column))
+  private val projectData = UnsafeProjection.create((0 until timeOrdinal).map(column))
+  private val projectSum = UnsafeProjection.create(layout.fields.indices.map(column))
+
+  /** The cursors of the runs not yet exhausted, by head; opened on the first `hasNext`. */
+  private lazy val heads = {
+    val queue = new PriorityQueue[RunCursor](math.max(1, runs.size),
+      (a: RunCursor, b: RunCursor) => keyOrdering.compare(a.head, b.head))
+    runs.foreach { parts =>
+      val cursor = new RunCursor(parts.iterator)
+      if (cursor.advance()) queue.add(cursor)
+    }
+    queue
   }
 
-  /** Whether `a` and `b` have equal merge keys. */
-  def sameKey(a: InternalRow, b: InternalRow): Boolean = keyOrdering.compare(a, b) == 0
+  /** The cursor whose head was last returned as is, advanced before anything else is read. */
+  private var consumed: RunCursor = _
+  private var taken = false
 
-  override def hasNext: Boolean = !heads.isEmpty
-
-  override def next(): UnsafeRow = {
-    if (heads.isEmpty) throw new NoSuchElementException("merged runs exhausted")
-    val cursor = heads.poll()
-    val row = cursor.head
-    if (cursor.advance()) heads.add(cursor)
-    row
+  private def restore(): Unit = {
+    if (consumed != null && consumed.advance()) heads.add(consumed)
+    consumed = null
   }
 
-  /** The updates of one run with time <= as-of, part after part, each head a private copy. */
+  private def take(): Unit = {
+    if (taken) throw new IllegalStateException("the updates of a RunMerge are taken once")
+    taken = true
+  }
+
+  /** Every update, smallest merge key first. */
+  def updates(): Iterator[InternalRow] = {
+    take()
+    new Iterator[InternalRow] {
+      override def hasNext: Boolean = { restore(); !heads.isEmpty }
+      override def next(): InternalRow = {
+        if (!hasNext) throw new NoSuchElementException("merged runs exhausted")
+        consumed = heads.poll()
+        consumed.head
+      }
+    }
+  }
+
+  /** For each merge key, its updates summed by data row (see the class doc). */
+  def sums(): Iterator[InternalRow] = {
+    take()
+    new Iterator[InternalRow] {
+      private var pending: Iterator[InternalRow] = Iterator.empty
+      override def hasNext: Boolean = {
+        while (!pending.hasNext && { restore(); !heads.isEmpty }) pending = nextKey()
+        pending.hasNext
+      }
+      override def next(): InternalRow = {
+        if (!hasNext) throw new NoSuchElementException("merged runs exhausted")
+        pending.next()
+      }
+    }
+  }
+
+  /** The sums of the smallest merge key's updates. */
+  private def nextKey(): Iterator[InternalRow] = {
+    val first = heads.poll()
+    if (!first.nextHasSameKey && (heads.isEmpty || keyOrdering.compare(heads.peek().head, first.head) != 0)) {
+      // A key of one update (the common case): that update, in its cursor's buffer.
+      consumed = first
+      Iterator.single(first.head)
+    } else {
+      val key = projectKey(first.head).copy()
+      val sums = mutable.LinkedHashMap.empty[UnsafeRow, Array[Long]] // data -> (time, diff)
+      var cursor = first
+      while (cursor != null) {
+        var more = true
+        while (more) {
+          val data = projectData(cursor.head).copy()
+          val diff = cursor.head.getLong(diffOrdinal)
+          sums.get(data) match {
+            case Some(sum) => sum(1) += diff
+            case None => sums.update(data, Array(cursor.head.getLong(timeOrdinal), diff))
+          }
+          more = cursor.nextHasSameKey
+          if (!cursor.advance()) more = false
+          else if (!more) heads.add(cursor)
+        }
+        cursor = if (!heads.isEmpty && keyRowOrdering.compare(projectKey(heads.peek().head), key) == 0) heads.poll()
+          else null
+      }
+      val joined = new JoinedRow
+      sums.iterator.map { case (data, sum) => projectSum(joined(data, InternalRow(sum(0), sum(1)))) }
+    }
+  }
+
+  /**
+   * The updates of one run, part after part. `head` is a copy of the current update in this
+   * cursor's own buffer (rewritten by each `advance`); the update after it is read ahead, so a
+   * key knows whether the run holds more of it.
+   */
   private final class RunCursor(parts: Iterator[PartFile]) {
+    private val project = UnsafeProjection.create(layout)
     var head: UnsafeRow = _
+    private var ahead: InternalRow = _
     private var part: PartFile = _
     private var rows: Iterator[InternalRow] = Iterator.empty
 
+    /** Whether the run's next update has the head's merge key. */
+    def nextHasSameKey: Boolean = ahead != null && keyOrdering.compare(ahead, head) == 0
+
+    /** Moves to the next update; false at the end of the run. */
     def advance(): Boolean = {
-      while (!rows.hasNext && parts.hasNext) {
-        part = parts.next()
-        rows = reader.rowsAsOf(part, asOf, open)
-      }
-      if (!rows.hasNext) return false
-      val next = copyUpdate(rows.next()).copy()
-      if (head != null && keyOrdering.compare(head, next) > 0) throw new UnsortedRun(shard, part.path)
-      head = next
+      if (head == null) ahead = read()
+      if (ahead == null) return false
+      head = project(ahead)
+      ahead = read()
+      if (ahead != null && keyOrdering.compare(ahead, head) < 0) throw new UnsortedRun(shard, part.path)
       true
     }
-  }
-}
 
-object RunMerge {
-  /** The ascending, nulls-first ordering (as the writer sorts) of rows of `schema` by the columns at `ordinals`. */
-  def ordering(schema: StructType, ordinals: Seq[Int]): LazilyGeneratedOrdering =
-    new LazilyGeneratedOrdering(ordinals.map { i =>
-      SortOrder(BoundReference(i, schema(i).dataType, schema(i).nullable), Ascending)
-    })
-
-  /**
-   * Consecutive rows of `rows` for which `same(first, row)` holds, as one group each (`same`
-   * compares a row with its group's first row).
-   */
-  def groups[R](rows: Iterator[R])(same: (R, R) => Boolean): Iterator[Seq[R]] = new Iterator[Seq[R]] {
-    private val input = rows.buffered
-    override def hasNext: Boolean = input.hasNext
-    override def next(): Seq[R] = {
-      val first = input.next()
-      val group = Vector.newBuilder[R] += first
-      while (input.hasNext && same(first, input.head)) group += input.next()
-      group.result()
+    private def read(): InternalRow = {
+      while (!rows.hasNext && parts.hasNext) {
+        part = parts.next()
+        rows = rowsOf(part)
+      }
+      if (rows.hasNext) rows.next() else null
     }
   }
 }
