@@ -51,7 +51,7 @@ $(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
 	touch $@
 
 # hadoop-aws and the AWS SDK it was built with, for the object-store tests only (never bundled in
-# the jar): S3A reaches the S3 server the tests start. Users add them with --packages (README).
+# the jar): S3A reaches the S3 server the tests start. Users add them with --packages (docs/storage.md).
 S3A_JARS := build/s3a/.fetched
 s3a-jars: $(S3A_JARS)
 

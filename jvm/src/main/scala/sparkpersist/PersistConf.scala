@@ -36,7 +36,7 @@ object PersistConf {
 
   private val registry = mutable.LinkedHashMap.empty[String, Entry[_]]
 
-  /** All entries, in declaration order (the README table is generated from this). */
+  /** All entries, in declaration order (docs/configuration.md documents each; PersistConfSuite checks it). */
   def entries: Seq[Entry[_]] = registry.values.toSeq
 
   private def register[T](e: Entry[T]): Entry[T] = { registry(e.key) = e; e }

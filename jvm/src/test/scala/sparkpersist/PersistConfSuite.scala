@@ -22,16 +22,16 @@ class PersistConfSuite extends SharedSparkSession {
     }
   }
 
-  test("the README documents every configuration with its default") {
-    val readme = new String(java.nio.file.Files.readAllBytes(
-      java.nio.file.Paths.get(sys.props("user.dir")).getParent.resolve("README.md")), "UTF-8")
+  test("docs/configuration.md documents every configuration with its default") {
+    val reference = new String(java.nio.file.Files.readAllBytes(
+      java.nio.file.Paths.get(sys.props("user.dir")).getParent.resolve("docs").resolve("configuration.md")), "UTF-8")
     PersistConf.entries.foreach { e =>
       val default = e.default match {
         case None => "(unset)"
         case Some(v) => v.toString
         case v => v.toString
       }
-      assert(readme.contains(s"| `${e.key}` | `$default` |"), s"README lacks a row for ${e.key}")
+      assert(reference.contains(s"| `${e.key}` | `$default` |"), s"docs/configuration.md lacks a row for ${e.key}")
     }
   }
 }
