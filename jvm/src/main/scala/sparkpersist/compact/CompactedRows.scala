@@ -31,6 +31,6 @@ object CompactedRows {
 
     if (stamped) merge.updates().map(UnsafeProjection.create(data))
     else if (!consolidate) merge.updates()
-    else merge.sums().filter(_.getLong(reader.diffOrdinal) != 0)
+    else merge.sums()
   }
 }

@@ -25,8 +25,8 @@ import sparkpersist.read.PartFile
  *  - [[sums]]: for each merge key, its updates summed by data row: every distinct data row of
  *    the key once (told apart by exact bytes, so -0.0 is not 0.0, and maps, which Spark cannot
  *    order, still sum), with the sum of its diffs as diff and the time of its first update as
- *    time (the key's time when the merge key includes time). Sums of zero or below are returned
- *    too: the caller decides what they mean.
+ *    time (the key's time when the merge key includes time). Rows whose diffs cancel (sum to
+ *    zero) are left out; negative sums are returned: the caller decides what they mean.
  *
  * Memory is one cursor per run — the head in the cursor's own buffer and the update after it, read
  * ahead so that a key held by a single update is known as such without a copy — plus, for
@@ -117,7 +117,7 @@ final class RunMerge(
     if (!first.nextHasSameKey && (heads.isEmpty || keyOrdering.compare(heads.peek().head, first.head) != 0)) {
       // A key of one update (the common case): that update, in its cursor's buffer.
       consumed = first
-      Iterator.single(first.head)
+      if (first.head.getLong(diffOrdinal) == 0) Iterator.empty else Iterator.single(first.head)
     } else {
       val key = projectKey(first.head).copy()
       val sums = mutable.LinkedHashMap.empty[UnsafeRow, Array[Long]] // data -> (time, diff)
@@ -139,7 +139,7 @@ final class RunMerge(
           else null
       }
       val joined = new JoinedRow
-      sums.iterator.map { case (data, sum) => projectSum(joined(data, InternalRow(sum(0), sum(1)))) }
+      sums.iterator.collect { case (data, sum) if sum(1) != 0 => projectSum(joined(data, InternalRow(sum(0), sum(1)))) }
     }
   }
 
