@@ -93,6 +93,7 @@ VARIANTPARSE ?= 200000 5
 COMPACTION ?= 5000 200 50 100 5
 S3A        ?= 4 20 3 30
 SOAK       ?= 1000 1
+TRUTH      ?= 1000000 1
 RELIABILITY ?= 100000 50 8 50 1000000 1
 INDEX      ?= 48 20000 5
 bench: setup install $(S3A_JARS)
@@ -120,10 +121,13 @@ bench: setup install $(S3A_JARS)
 # The write boundary's round-trip property on SOAK = "<schemas> <seed>" random schemas (issue 20);
 # RoundTripPropertySuite runs the same on 50 in `make test`. Then the reliability suite at full size
 # (issue 13; RELIABILITY = "<fuzz> <crashes> <processes> <appends> <checks> <seed>", optionally followed by
-# --cases=<group|case>,... and --parallel=<crash runs at a time>). Exit non-zero on any failure.
+# --cases=<group|case>,... and --parallel=<crash runs at a time>). Then both proofs of the part
+# decision (ruled out, proven true; issue 33) on TRUTH = "<checks per ANSI mode> <seed>";
+# ProvenTrueSuite runs 200 cases per mode in `make test`. Exit non-zero on any failure.
 soak: $(SBT_LAUNCHER)
 	$(SBT) "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)" \
-	  "bench/runMain sparkpersist.bench.ReliabilitySoak $(RELIABILITY)"
+	  "bench/runMain sparkpersist.bench.ReliabilitySoak $(RELIABILITY)" \
+	  "bench/runMain sparkpersist.bench.InterpretBench truth $(TRUTH)"
 
 clean:
 	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache

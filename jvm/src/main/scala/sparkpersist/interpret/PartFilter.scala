@@ -11,7 +11,7 @@ import sparkpersist.stats.PartStats
 /**
  * A filter condition compiled once for deciding many parts: [[keep]] is false only when the
  * condition is provably false or null, and error-free, for every row the part's statistics
- * admit. Built by [[PartFilter.compile]]; the pruning rule calls `keep` once per part. The
+ * admit; [[decide]] also tells the parts on which it is provably true and error-free. Built by [[PartFilter.compile]]; the pruning rule calls `keep` once per part. The
  * conjuncts a [[VectorFilter]] compiles are decided over the part's bounds as primitives first;
  * the interpreter decides only the parts they leave undecided.
  *
@@ -33,21 +33,31 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
   }
 
   /** Whether the part may hold a row for which the condition is true or raises. */
-  def keep(stats: PartStats): Boolean =
+  def keep(stats: PartStats): Boolean = decide(stats, proveTrue = false) != PartFilter.RuledOut
+
+  /**
+   * The three-way decision for one part: [[PartFilter.RuledOut]] (false or null, error-free, for
+   * every row the stats admit), [[PartFilter.ProvenTrue]] (true and error-free for every such row:
+   * the dual proof, from the same spec) or [[PartFilter.Undecided]].
+   */
+  def decide(stats: PartStats): Int = decide(stats, proveTrue = true)
+
+  private def decide(stats: PartStats, proveTrue: Boolean): Int =
     try {
       val decided = if (bounds == null) VectorFilter.Undecided else {
         val b = bounds.get()
         b.fill(stats)
         vector.get.decide(b)
       }
-      if (decided != VectorFilter.Undecided) decided == VectorFilter.Kept
-      else {
-        val s = spec(stats)
-        s.mayBeTrue || s.mayFail
+      decided match {
+        case VectorFilter.RuledOut => PartFilter.RuledOut
+        case VectorFilter.ProvenTrue => PartFilter.ProvenTrue
+        case VectorFilter.Kept if !proveTrue => PartFilter.Undecided
+        case _ => PartFilter.of(spec(stats))
       }
     } catch {
-      // A defect in the interpreter or corrupt statistics must never drop a part.
-      case NonFatal(_) => true
+      // A defect in the interpreter or corrupt statistics must never drop a part, nor prove one.
+      case NonFatal(_) => PartFilter.Undecided
     }
 
   /** The stable ids of the columns the condition reads (their stats are all it looks at). */
@@ -55,6 +65,19 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
 }
 
 object PartFilter {
+
+  /** The condition is false or null, and error-free, for every row the part's stats admit. */
+  val RuledOut = 0
+  /** Neither proven: the part must be read. */
+  val Undecided = 1
+  /** The condition is true, and error-free, for every row the part's stats admit. */
+  val ProvenTrue = 2
+
+  /** The decision a condition's spec over one part makes. */
+  def of(spec: ResultSpec): Int =
+    if (!spec.mayBeTrue && !spec.mayFail) RuledOut
+    else if (!spec.mayBeFalse && !spec.nullable && !spec.mayFail) ProvenTrue
+    else Undecided
 
   /**
    * Compiles `condition` (an analyzed, boolean Catalyst expression) over the columns of a shard.

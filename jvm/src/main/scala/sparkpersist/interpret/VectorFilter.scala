@@ -22,9 +22,11 @@ import sparkpersist.stats.{BoundKeys, PartBounds}
  *    cannot raise, and the rest cannot raise for any row either (it is built of columns,
  *    constants, comparisons, `IN` and boolean logic: [[VectorFilter.cannotRaise]]) or is empty:
  *    the condition is false or null, error-free;
+ *  - [[VectorFilter.ProvenTrue]]: the compiled conjuncts are the whole condition and are true
+ *    for every row, never false, null or an error (the dual of ruling out);
  *  - [[VectorFilter.Kept]]: the compiled conjuncts are the whole condition and may be true or
  *    raise, and none of them is a point lookup that a membership filter could refine: the
- *    interpreter keeps the part too;
+ *    interpreter keeps the part too (and may still prove it true);
  *  - [[VectorFilter.Undecided]]: the interpreter must decide ([[PartFilter]] then does).
  */
 final class VectorFilter private (
@@ -32,6 +34,7 @@ final class VectorFilter private (
     columnIds: Array[Int],
     columnTypes: Array[DataType],
     whole: Boolean,
+    complete: Boolean,
     restCannotRaise: Boolean) {
   import VectorFilter._
 
@@ -39,6 +42,7 @@ final class VectorFilter private (
   def decide(b: PartBounds): Int = {
     val r = root.eval(b)
     if ((r & (MayBeTrue | MayFail)) == 0) (if (restCannotRaise) RuledOut else Undecided)
+    else if (complete && (r & (MayBeFalse | MayBeNull | MayFail)) == 0) ProvenTrue
     else if (whole) Kept
     else Undecided
   }
@@ -51,11 +55,13 @@ object VectorFilter extends PredicateHelper {
   val RuledOut = 0
   val Kept = 1
   val Undecided = 2
+  val ProvenTrue = 3
 
-  /** Result bits of a node for one part: whether it may be true, be false, raise. */
+  /** Result bits of a node for one part: whether it may be true, be false, raise, be null. */
   private val MayBeTrue = 1
   private val MayBeFalse = 2
   private val MayFail = 4
+  private val MayBeNull = 8
   private val Both = MayBeTrue | MayBeFalse
 
   /**
@@ -81,7 +87,7 @@ object VectorFilter extends PredicateHelper {
       val root = compiled.map(_._2.get).reduce[Node](new AndNode(_, _))
       val lookups = compiled.exists(_._1.exists(e => MemberNodes.lookup(e).isDefined))
       Some(new VectorFilter(root, columns.keys.toArray, columns.values.toArray,
-        whole = rest.isEmpty && !lookups, restCannotRaise = rest.forall(c => cannotRaise(c._1))))
+        whole = rest.isEmpty && !lookups, complete = rest.isEmpty, restCannotRaise = rest.forall(c => cannotRaise(c._1))))
     }
   }
 
@@ -163,7 +169,7 @@ object VectorFilter extends PredicateHelper {
       }
   }
 
-  // ---- nodes: each gives MayBeTrue and MayBeFalse bits for one part ----
+  // ---- nodes: each gives MayBeTrue, MayBeFalse, MayBeNull and MayFail bits for one part ----
 
   private[interpret] abstract class Node {
     def eval(b: PartBounds): Int
@@ -175,12 +181,17 @@ object VectorFilter extends PredicateHelper {
   private val Gt = 3
   private val GtEq = 4
 
+  /** Null for the rows whose column is null, when the part may hold such a row. */
+  private def nulls(flags: Int): Int = if ((flags & PartBounds.MayBeNull) != 0) MayBeNull else 0
+
   /**
    * `column op [klo, khi]` (the column on the left): the interpreter's comparison of two ranges
-   * (`Compare`), null (neither bit) when the column has no values in the part.
+   * (`Compare`), null where the column is null.
    */
   private final class CompareNode(op: Int, k: Int, klo: Long, khi: Long) extends Node {
-    def eval(b: PartBounds): Int = {
+    def eval(b: PartBounds): Int = nulls(b.flags(k)) | values(b)
+
+    private def values(b: PartBounds): Int = {
       val f = b.flags(k)
       if ((f & PartBounds.HasValues) == 0) 0
       else if ((f & PartBounds.Bounded) == 0) Both
@@ -209,7 +220,9 @@ object VectorFilter extends PredicateHelper {
   /**
    * `f(column) op [klo, khi]`: as [[CompareNode]] on `f`'s values at the column's bounds, each
    * comparison of `f(x)` with a constant answered by comparing `x` with where `f` reaches it
-   * ([[ColumnFunction.reaches]]); may raise where the interpreter's `MonotoneCall` says so.
+   * ([[ColumnFunction.reaches]]); may raise where the interpreter's `MonotoneCall` says so. Null
+   * where the column is null, and wherever `f` may leave its well-behaved range (outside it, `f`
+   * may return null instead of raising).
    */
   private final class MappedCompareNode(op: Int, k: Int, f: ColumnFunction, klo: Long, khi: Long) extends Node {
     // The least column values at which f reaches klo, passes klo, reaches khi, passes khi.
@@ -218,14 +231,16 @@ object VectorFilter extends PredicateHelper {
     private val geHi = f.reaches(khi, strictly = false)
     private val gtHi = f.reaches(khi, strictly = true)
 
-    def eval(b: PartBounds): Int = {
+    def eval(b: PartBounds): Int = nulls(b.flags(k)) | values(b)
+
+    private def values(b: PartBounds): Int = {
       val flags = b.flags(k)
       if ((flags & PartBounds.HasValues) == 0) 0
-      else if ((flags & PartBounds.Bounded) == 0) Both | (if (f.unboundedFails) MayFail else 0)
+      else if ((flags & PartBounds.Bounded) == 0) Both | MayBeNull | (if (f.unboundedFails) MayFail else 0)
       else {
         val l = b.lower(k)
         val h = b.upper(k)
-        if (l < f.okFrom || h > f.okTo) Both | (if (f.failureFails) MayFail else 0)
+        if (l < f.okFrom || h > f.okTo) Both | MayBeNull | (if (f.failureFails) MayFail else 0)
         else {
           // f(l) < v iff l is below reaches(v, false); f(l) <= v iff l is below reaches(v, true); likewise for h.
           val mayBeTrue = op match {
@@ -250,7 +265,7 @@ object VectorFilter extends PredicateHelper {
 
   /** A comparison with a null constant: null for every row. */
   private object NullNode extends Node {
-    def eval(b: PartBounds): Int = 0
+    def eval(b: PartBounds): Int = MayBeNull
   }
 
   private final class IsNullNode(k: Int, negated: Boolean) extends Node {
@@ -262,19 +277,25 @@ object VectorFilter extends PredicateHelper {
     }
   }
 
+  /** Three-valued AND: null where one side is null and the other true or null. */
   private final class AndNode(l: Node, r: Node) extends Node {
     def eval(b: PartBounds): Int = {
       val x = l.eval(b)
       val y = r.eval(b)
-      (x & y & MayBeTrue) | ((x | y) & (MayBeFalse | MayFail))
+      val nullable = ((x & MayBeNull) != 0 && (y & (MayBeTrue | MayBeNull)) != 0) ||
+        ((y & MayBeNull) != 0 && (x & (MayBeTrue | MayBeNull)) != 0)
+      (x & y & MayBeTrue) | ((x | y) & (MayBeFalse | MayFail)) | (if (nullable) MayBeNull else 0)
     }
   }
 
+  /** Three-valued OR: null where one side is null and the other false or null. */
   private final class OrNode(l: Node, r: Node) extends Node {
     def eval(b: PartBounds): Int = {
       val x = l.eval(b)
       val y = r.eval(b)
-      ((x | y) & (MayBeTrue | MayFail)) | (x & y & MayBeFalse)
+      val nullable = ((x & MayBeNull) != 0 && (y & (MayBeFalse | MayBeNull)) != 0) ||
+        ((y & MayBeNull) != 0 && (x & (MayBeFalse | MayBeNull)) != 0)
+      ((x | y) & (MayBeTrue | MayFail)) | (x & y & MayBeFalse) | (if (nullable) MayBeNull else 0)
     }
   }
 
@@ -282,5 +303,6 @@ object VectorFilter extends PredicateHelper {
     def eval(b: PartBounds): Int = swap(c.eval(b))
   }
 
-  private def swap(bits: Int): Int = ((bits & MayBeTrue) << 1) | ((bits & MayBeFalse) >> 1) | (bits & MayFail)
+  private def swap(bits: Int): Int =
+    ((bits & MayBeTrue) << 1) | ((bits & MayBeFalse) >> 1) | (bits & (MayFail | MayBeNull))
 }

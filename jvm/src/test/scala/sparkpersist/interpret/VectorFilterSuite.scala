@@ -50,7 +50,7 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
               fromBytes.fill(encoded(stats))
               assert(same(fromHeap, fromBytes), s"${c.sql}: bounds from the heap and from bytes differ, stats $stats")
               val decided = v.decide(fromHeap)
-              if (decided == VectorFilter.Kept) {
+              if (decided == VectorFilter.Kept || decided == VectorFilter.ProvenTrue) {
                 kept += 1
                 assert(interpreted, s"${c.sql}: kept by the vector decision, ruled out by the interpreter, stats $stats")
               }
@@ -98,13 +98,15 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     assert(decide(above, scores(0, -1.0, 1.95)) == VectorFilter.Kept)
     assert(decide(above, scores(0, -1.0, Double.NaN)) == VectorFilter.Kept)
     assert(decide(above, scores(0, Double.NegativeInfinity, Double.PositiveInfinity)) == VectorFilter.Kept)
-    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, -0.0)) == VectorFilter.Undecided) // a point lookup
+    // A point lookup (a membership filter could rule the part out: undecided), here true on every row.
+    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, -0.0)) == VectorFilter.ProvenTrue)
+    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, 1.0)) == VectorFilter.Undecided)
     assert(decide(LessThan(score, Literal(0.0)), scores(0, -0.0, 5.0)) == VectorFilter.RuledOut)
     assert(decide(LessThan(score, Literal(Double.NaN)), scores(0, Double.NaN, Double.NaN)) == VectorFilter.RuledOut)
     assert(decide(GreaterThanOrEqual(score, Literal(Double.NaN)), scores(0, 1.0, Double.NaN)) == VectorFilter.Kept)
-    // All null: the comparison is null; IS NULL is true.
+    // All null: the comparison is null (ruled out); IS NULL is true on every row (proven true).
     assert(decide(above, scores(10, 0, 0).copy(columns = Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.RuledOut)
-    assert(decide(IsNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.Kept)
+    assert(decide(IsNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.ProvenTrue)
     assert(decide(IsNotNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.RuledOut)
     assert(decide(Not(above), scores(0, 2.0, 3.0)) == VectorFilter.RuledOut)
   }
@@ -225,15 +227,15 @@ object VectorFilterSuite {
       1 -> predicate(d - 1).map(a => s"(NOT $a)"))
 
   /** Cases of the soundness property with predicates the vectorized decision mostly compiles. */
-  private val sample: Gen[SoundnessGen.Case] = for {
+  val sample: Gen[SoundnessGen.Case] = for {
     c <- SoundnessGen.sample
     sql <- Gen.choose(0, 3).flatMap(predicate)
   } yield c.copy(sql = sql)
 
-  private val genSchema = ShardSchema.fromStruct(StructType(SoundnessGen.columns.map { case (n, t) => StructField(n, t) }))
+  val genSchema = ShardSchema.fromStruct(StructType(SoundnessGen.columns.map { case (n, t) => StructField(n, t) }))
 
   /** Stats keyed by the column's position in [[SoundnessGen.columns]], keyed by column id instead. */
-  private def byId(stats: PartStats): PartStats =
+  def byId(stats: PartStats): PartStats =
     stats.copy(columns = stats.columns.map { case (i, c) => genSchema.columns(i).id -> c })
 
   /** `stats` as a columnar rollup holds them: one part of encoded stats, decoded lazily. */

@@ -11,8 +11,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 import org.scalacheck.rng.Seed
 
-import sparkpersist.interpret.MzNow
-import sparkpersist.interpret.{MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen}
+import sparkpersist.interpret.{DecisionCheck, MzNow, MzNowSpec, PartFilter, SoundnessCheck, SoundnessGen, VectorFilterSuite}
 import sparkpersist.plan.PartDecisions
 import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{ColumnStats, PartStats}
@@ -23,14 +22,19 @@ import sparkpersist.stats.{ColumnStats, PartStats}
  *  - [[decisionTimes]]: time to decide 1k to 1M parts, one by one and in parallel, for [[Predicate]] (the filter
  *    compiled once), which [[PlanningBench]] reports;
  *  - `InterpretBench soundness N [seed]`: the soundness property of the test suite with `N`
- *    predicates per ANSI mode; exits with status 1 on any violation.
+ *    predicates per ANSI mode; exits with status 1 on any violation;
+ *  - `InterpretBench truth N [seed]`: both proofs of the three-way part decision (ruled out,
+ *    proven true; [[DecisionCheck]]) until `N` (row, decided part) checks per ANSI mode ran;
+ *    exits with status 1 on any violation (`make soak` runs 10^6).
  */
 object InterpretBench {
 
   def main(args: Array[String]): Unit = args.toList match {
     case "soundness" :: n :: rest => soundness(n.toInt, rest.headOption.map(_.toLong).getOrElse(1L))
+    case "truth" :: n :: rest => truth(n.toLong, rest.headOption.map(_.toLong).getOrElse(1L))
     case _ =>
-      System.err.println("usage: InterpretBench soundness <predicates> [seed]  (decision time: PlanningBench)")
+      System.err.println("usage: InterpretBench soundness <predicates> [seed] | truth <checks> [seed]  " +
+        "(decision time: PlanningBench)")
       sys.exit(2)
   }
 
@@ -126,6 +130,30 @@ object InterpretBench {
         f"pruned=${t.pruned}/${t.predicates * SoundnessGen.PartsPerCase} violations=${t.violations.size} " +
         f"(${(System.nanoTime() - t0) / 1e9}%.1f s)")
       failed ||= t.violations.nonEmpty
+    }
+    spark.stop()
+    if (failed) sys.exit(1)
+  }
+
+  private def truth(checks: Long, seed: Long): Unit = {
+    val spark = session()
+    val check = new DecisionCheck(spark)
+    val cases = Gen.frequency(1 -> SoundnessGen.sample, 1 -> VectorFilterSuite.sample)
+    var failed = false
+    for (ansi <- Seq(true, false)) {
+      val t0 = System.nanoTime()
+      var rng = Seed(seed)
+      var predicates = 0
+      val total = new DecisionCheck.Tally
+      while (total.checked < checks) {
+        total.add(check.check(cases.pureApply(Gen.Parameters.default, rng), ansi))
+        rng = rng.next
+        predicates += 1
+      }
+      total.violations.take(5).foreach(println)
+      println(f"ansi=$ansi%-5s predicates=$predicates $total violations=${total.violations.size} " +
+        f"(${(System.nanoTime() - t0) / 1e9}%.1f s)")
+      failed ||= total.violations.nonEmpty
     }
     spark.stop()
     if (failed) sys.exit(1)
