@@ -77,11 +77,14 @@ def check_scenario(result: dict) -> None:
     # Soft mode prunes the same part but reads both, and verifies that the pruned one has no row in the window.
     read_all = mode == "soft"
     keys = scan.pop("part_keys_read")
+    assert scan.pop("part_keys_proven_true") == ([] if mode == "off" else [keys[-1]])
     assert len(keys) == (2 if read_all else 1) and all(k.startswith("parts/") and k.endswith(".parquet") for k in keys)
     assert scan == {"shard": scenario.SHARD, "as_of": as_of, "mode": mode, "parts_total": 2,
                     "parts_read": 2 if read_all else 1, "parts_pruned": 1, "bytes_total": bytes1 + bytes2,
                     "bytes_read": bytes1 + bytes2 if read_all else bytes2, "soft_violations": 0,
-                    "segments_skipped": 0, "parts_runtime_pruned": 0}
+                    "segments_skipped": 0, "parts_runtime_pruned": 0,
+                    # Every event of the recent part lies in the window: the filter is proven true on it.
+                    "parts_proven_true": 0 if mode == "off" else 1}
 
 
 def test_spark_submit_local(tmp_path: Path) -> None:

@@ -123,9 +123,11 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
 
     Keys: ``shard``, ``as_of`` (epoch ms), ``mode`` (pushdown on/soft/off), ``parts_total``,
     ``parts_read``, ``parts_pruned``, ``segments_skipped`` (segments of parts ruled out whole on
-    their summaries), ``parts_runtime_pruned`` (parts a join's runtime filter ruled out besides), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
-    ``soft_violations`` and ``part_keys_read`` (the ``key`` of each part read, as in
-    :func:`parts`). Call it right after the query's action (``collect()``, ``count()``...).
+    their summaries), ``parts_runtime_pruned`` (parts a join's runtime filter ruled out besides),
+    ``parts_proven_true`` (parts read on which the filter is proven true for every row; soft mode
+    verifies them), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
+    ``soft_violations``, ``part_keys_read`` (the ``key`` of each part read, as in
+    :func:`parts`) and ``part_keys_proven_true`` (those of the parts proven true). Call it right after the query's action (``collect()``, ``count()``...).
     """
     api = facade(spark, "last_scans")
     with translated_errors():

@@ -33,16 +33,17 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
   }
 
   /** Whether the part may hold a row for which the condition is true or raises. */
-  def keep(stats: PartStats): Boolean = decide(stats, proveTrue = false) != PartFilter.RuledOut
+  def keep(stats: PartStats): Boolean = decide(stats) != PartFilter.RuledOut
 
   /**
    * The three-way decision for one part: [[PartFilter.RuledOut]] (false or null, error-free, for
    * every row the stats admit), [[PartFilter.ProvenTrue]] (true and error-free for every such row:
-   * the dual proof, from the same spec) or [[PartFilter.Undecided]].
+   * the dual proof, from the same spec) or [[PartFilter.Undecided]]. A part the vectorized
+   * decision keeps without proving it true is undecided at its cost: the interpreter, judging by
+   * the same rules on the same bounds, would not prove it either (if it could, the part is only
+   * read, never wrongly answered).
    */
-  def decide(stats: PartStats): Int = decide(stats, proveTrue = true)
-
-  private def decide(stats: PartStats, proveTrue: Boolean): Int =
+  def decide(stats: PartStats): Int =
     try {
       val decided = if (bounds == null) VectorFilter.Undecided else {
         val b = bounds.get()
@@ -52,7 +53,7 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
       decided match {
         case VectorFilter.RuledOut => PartFilter.RuledOut
         case VectorFilter.ProvenTrue => PartFilter.ProvenTrue
-        case VectorFilter.Kept if !proveTrue => PartFilter.Undecided
+        case VectorFilter.Kept => PartFilter.Undecided
         case _ => PartFilter.of(spec(stats))
       }
     } catch {

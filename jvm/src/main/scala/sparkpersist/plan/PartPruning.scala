@@ -12,7 +12,8 @@ import sparkpersist.shard.PartMeta
 /**
  * Turns the filter of a [[ScanRequest]] into the scan's [[PartSelection]]: the condition is
  * compiled once ([[PartFilter]]) and each part is kept iff its statistics admit a row for which
- * the condition is true or raises. A part without statistics is kept. Parts read from a columnar
+ * the condition is true or raises, and proven true when they admit only rows for which it is
+ * true. A part without statistics is kept, undecided. Parts read from a columnar
  * rollup are decided a segment at a time first ([[SegmentSkipping]]): the segments of a scan's
  * parts are decided before its parts, so only the kept segments' stats are read.
  */
@@ -39,9 +40,9 @@ object PartPruning {
       val chosen = if (python) decideAmong(parts, condition, schema, mzNow) else decision
       ran.set(chosen)
       chosen.prepare(parts)
-      (p: PartMeta) => p.stats.forall(chosen.admits)
+      (p: PartMeta) => p.stats.fold(PartFilter.Undecided)(chosen.decision)
     }
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.forall(decision.admits), Some(among),
+    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.fold(PartFilter.Undecided)(decision.decision), Some(among),
       () => ran.get.segments)
   }
 
@@ -53,7 +54,7 @@ object PartPruning {
       udfTable: UdfTable = UdfTable.Empty,
       vectorized: Boolean = PersistConf.VectorizedDecision.get(SQLConf.get)): SegmentSkipping =
     new SegmentSkipping(
-      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable, vectorized).keep)
+      PartFilter.compile(condition, columnIds(condition, schema), schema, mzNow, monotoneUdfs, udfTable, vectorized).decide)
 
   /**
    * The decision over `parts` of a condition calling declared monotone Python functions, in two

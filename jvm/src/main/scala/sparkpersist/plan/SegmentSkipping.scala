@@ -2,21 +2,23 @@ package sparkpersist.plan
 
 import java.util.concurrent.ConcurrentHashMap
 
+import sparkpersist.interpret.PartFilter
 import sparkpersist.shard.PartMeta
 import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
 
 /**
  * The part decision of one scan over parts read from a columnar rollup: each segment of parts
  * is decided once, on its summary ([[StatsSegment]]), and a part is decided on its own stats only
- * if its segment's summary is kept. `keep` must be sound for any stats (kept whenever they admit
- * a row for which the filter is true or raises); the summary admits every row of every part of
- * its segment, so a segment it rules out holds no part it would keep, and the parts of a skipped
- * segment are never decoded. Parts without a segment are decided one by one. Thread-safe (parts
- * may be decided in parallel, [[PartDecisions]]).
+ * if its segment's summary is undecided. `decide` must be sound for any stats (the three-way
+ * decision of [[PartFilter.decide]]); the summary admits every row of every part of its segment,
+ * so a segment it rules out holds no part it would keep, and a segment proven true no part on
+ * which the filter may fail to hold: the parts of a decided segment are never decoded. Parts
+ * without a segment are decided one by one. Thread-safe (parts may be decided in parallel,
+ * [[PartDecisions]]).
  */
-final class SegmentSkipping(keep: PartStats => Boolean) {
+final class SegmentSkipping(decide: PartStats => Int) {
   /** Each segment's decision; parts of many threads read it without writing (no shared cache line written per part). */
-  private val decided = new ConcurrentHashMap[StatsSegment, java.lang.Boolean]()
+  private val decided = new ConcurrentHashMap[StatsSegment, Integer]()
 
   /**
    * Decides the segments of `parts` on their summaries, before any part is decided, and tells
@@ -32,7 +34,7 @@ final class SegmentSkipping(keep: PartStats => Boolean) {
       parts(i).stats match {
         case Some(PartStats(_, _, e: EncodedColumns, _)) => e.segment match {
           case Some(segment) if !(segment eq last) =>
-            if (segmentKept(segment)) e.want()
+            if (segmentDecision(segment) == PartFilter.Undecided) e.want()
             last = segment
           case _ =>
         }
@@ -43,21 +45,26 @@ final class SegmentSkipping(keep: PartStats => Boolean) {
   }
 
   /** Whether a part with these stats may hold a row the filter keeps. */
-  def admits(stats: PartStats): Boolean = StatsSegment.of(stats) match {
-    case Some(segment) => segmentKept(segment) && keep(stats)
-    case None => keep(stats)
+  def admits(stats: PartStats): Boolean = decision(stats) != PartFilter.RuledOut
+
+  /** The three-way decision ([[PartFilter.decide]]) of a part with these stats. */
+  def decision(stats: PartStats): Int = StatsSegment.of(stats) match {
+    case Some(segment) =>
+      val whole = segmentDecision(segment)
+      if (whole != PartFilter.Undecided) whole else decide(stats)
+    case None => decide(stats)
   }
 
   /** How many segments this decision met, and how many of them it ruled out whole. */
   def segments: (Int, Int) = {
     var ruledOut = 0
-    decided.values().forEach(kept => if (!kept) ruledOut += 1)
+    decided.values().forEach(d => if (d == PartFilter.RuledOut) ruledOut += 1)
     (decided.size(), ruledOut)
   }
 
-  private def segmentKept(segment: StatsSegment): Boolean = {
+  private def segmentDecision(segment: StatsSegment): Int = {
     val known = decided.get(segment)
-    if (known != null) known.booleanValue
-    else decided.computeIfAbsent(segment, s => java.lang.Boolean.valueOf(keep(s.summary))).booleanValue
+    if (known != null) known.intValue
+    else decided.computeIfAbsent(segment, s => Integer.valueOf(decide(s.summary))).intValue
   }
 }

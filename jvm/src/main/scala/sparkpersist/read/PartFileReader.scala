@@ -18,7 +18,8 @@ import sparkpersist.shard.PartMeta
 
 /**
  * One part as an executor reads it: its file, size and latest time; `verify` marks a part read
- * only because pushdown is soft (the filter ruled it out): its rows are checked ([[SoftCheck]]).
+ * only because pushdown is soft (the filter ruled it out): its rows are checked ([[SoftCheck]]);
+ * `provenTrue` a part on which the scan's filter was proven true (soft mode checks every row passes).
  * `constantTime` is set when every update of the part is an insert at that one time (its stats
  * say so): then its `time` and `diff` are not read from the file (a stamped part has none).
  * `key` is the part's key in the shard ([[PartMeta.key]]; empty for a file outside any shard).
@@ -28,9 +29,16 @@ import sparkpersist.shard.PartMeta
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
     constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
-    minTime: Long = Long.MinValue) {
+    minTime: Long = Long.MinValue, provenTrue: Boolean = false) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
+
+  /**
+   * Whether Parquet gets the scan's filters for this part: not for a part read to be verified
+   * (every row must reach the check), nor for one proven true (no row group to skip, and soft mode
+   * checks every row).
+   */
+  def takesFilters: Boolean = !verify && !provenTrue
 }
 
 object PartFile {
@@ -39,10 +47,11 @@ object PartFile {
    * snapshot), an insert-only part whose updates are all visible then is read as constant time
    * too: its `diff` is +1 everywhere and its time is not needed, so neither is decoded.
    */
-  def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None): PartFile = {
+  def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None,
+      provenTrue: Boolean = false): PartFile = {
     val constant = !part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
-      minTime = part.minTime)
+      minTime = part.minTime, provenTrue = provenTrue)
   }
 }
 

@@ -80,7 +80,7 @@ final class PersistReaderFactory(
     val open = new OpenFiles
     val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
     val batches = parts.files.flatMap { file =>
-      val read = reader.batchesOf(file, asOf, open, if (file.verify) Nil else filters)
+      val read = reader.batchesOf(file, asOf, open, if (file.takesFilters) filters else Nil)
       check.fold(read)(c => read.map { batch =>
         c(file, batch.rowIterator().asScala).foreach(_ => ())
         batch
@@ -94,7 +94,7 @@ final class PersistReaderFactory(
     val open = new OpenFiles
     val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
     def updates(file: PartFile): Iterator[InternalRow] = {
-      val rows = reader.rowsAsOf(file, asOf, open, if (file.verify) Nil else filters, from)
+      val rows = reader.rowsAsOf(file, asOf, open, if (file.takesFilters) filters else Nil, from)
       check.fold(rows)(_(file, rows))
     }
     val rows: Iterator[InternalRow] = (parts.share, mode) match {

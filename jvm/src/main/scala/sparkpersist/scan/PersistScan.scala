@@ -111,15 +111,15 @@ final class PersistScan(
   private val candidates: IndexedSeq[PartMeta] = visible.flatten
 
   /**
-   * Which `candidates` the filter rules out, by position: a shard of a million parts is decided
-   * without a set of its parts.
+   * Which `candidates` the filter rules out, and proves true, by position: a shard of a million
+   * parts is decided without a set of its parts.
    */
-  private val (ruledOut: java.util.BitSet, pruningNanos: Long) = {
+  private val (ruledOut: java.util.BitSet, provenTrue: java.util.BitSet, pruningNanos: Long) = {
     val start = System.nanoTime()
-    val admits = selection.admitsAmong(candidates)
-    val out = PartDecisions.ruledOutPositions(candidates.size, i => admits(candidates(i)),
+    val decision = selection.decisionAmong(candidates)
+    val decided = PartDecisions.decidedPositions(candidates.size, i => decision(candidates(i)),
       PersistConf.ParallelDecisionParts.get(spark.sessionState.conf))
-    (out, System.nanoTime() - start)
+    (decided.ruledOut, decided.provenTrue, System.nanoTime() - start)
   }
 
   /** Whether the session reads in soft mode: every part read, every part ruled out verified. */
@@ -127,8 +127,9 @@ final class PersistScan(
 
   /**
    * What the scan reads: the runs of `candidates` but those at the positions `skipped`, the parts at
-   * the positions `verify` marked to be verified ([[SoftCheck]]), and the metrics. Decided when the
-   * scan is built, and again when runtime filters arrive ([[filter]]).
+   * the positions `verify` marked to be verified ([[SoftCheck]]), those the filter proved true
+   * marked as such (soft mode verifies them too), and the metrics. Decided when the scan is built,
+   * and again when runtime filters arrive ([[filter]]).
    */
   private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long) {
     /** The runs of the parts this scan reads, each in run order. */
@@ -150,15 +151,24 @@ final class PersistScan(
     lazy val parts: IndexedSeq[PartMeta] = runs.flatten
 
     /** The parts read only to verify that skipping them was sound (by identity: hashing parts is costly). */
-    val verified: java.util.Set[PartMeta] = {
-      val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-      verify.stream().forEach(i => out.add(candidates(i)))
-      out
+    val verified: java.util.Set[PartMeta] = partsAt(verify)
+
+    /** The parts read on which the scan's filter is proven true. */
+    val proven: java.util.Set[PartMeta] = {
+      val read = provenTrue.clone().asInstanceOf[java.util.BitSet]
+      read.andNot(skipped)
+      partsAt(read)
     }
 
     val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
       parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
-      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned)
+      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned, partsProvenTrue = proven.size)
+
+    private def partsAt(positions: java.util.BitSet): java.util.Set[PartMeta] = {
+      val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+      positions.stream().forEach(i => out.add(candidates(i)))
+      out
+    }
 
     /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
     lazy val consolidation: Option[ConsolidationPlan] =
@@ -170,7 +180,7 @@ final class PersistScan(
       def straight(files: Seq[PartFile]): Seq[InputPartition] =
         PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
       def partFile(part: PartMeta): PartFile =
-        PartFile.of(shard.partUri(part), part, verify = verified.contains(part),
+        PartFile.of(shard.partUri(part), part, verify = verified.contains(part), provenTrue = proven.contains(part),
           visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
       consolidation match {
         case Some(plan) =>
@@ -248,8 +258,9 @@ final class PersistScan(
       reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality)
       runtime.complete = reading.parts.size == candidates.size
       if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
+        // Parts proven true are proven for the scan's own filter only.
         runtime.softCheck = softViolations.map(v => new SoftCheck(shard.name, selection.condition.fold(condition)(And(_, condition)),
-          reader.schema, PersistConf.SoftFailOnViolation.get(conf), v))
+          reader.schema, PersistConf.SoftFailOnViolation.get(conf), v, selection.condition.getOrElse(condition)))
       }
     }
   }
@@ -285,11 +296,12 @@ final class PersistScan(
       (if (filters.isEmpty) "" else s"parquet filters: ${filters.mkString("[", ", ", "]")} ") +
       s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
       (if (metrics.segmentsSkipped == 0) "" else s"segments skipped: ${metrics.segmentsSkipped} ") +
+      (if (metrics.partsProvenTrue == 0) "" else s"proven true: ${metrics.partsProvenTrue} ") +
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
-      parts.map(_.key)))
+      parts.map(_.key), parts.filter(reading.proven.contains).map(_.key)))
     reading.inputPartitions.clone()
   }
 

@@ -8,7 +8,8 @@ import sparkpersist.read.PartReadStats
 /**
  * What a persist scan could have read and what it reads: parts and bytes in the shard and read,
  * parts the filter ruled out (in soft mode they are read anyway, to be verified), the parts the
- * runtime filters of a join ruled out on top of those ([[RuntimeFiltering]]), and the time
+ * runtime filters of a join ruled out on top of those ([[RuntimeFiltering]]), the parts read on
+ * which the filter is proven true (every row passes it, none raises), and the time
  * the part decision took. Reported as driver metrics of the scan (SQL UI), kept on the scan for
  * EXPLAIN and [[ScanReports]]. Task metrics: soft-mode violations ([[ScanMetrics.SoftViolations]]),
  * and the row groups of the parts opened and read once Parquet applied the scan's filters.
@@ -23,7 +24,9 @@ final case class ScanMetrics(
     /** Segments of parts the filter ruled out whole, on their summaries ([[SegmentSkipping]]). */
     segmentsSkipped: Long = 0,
     /** Parts the runtime filters ruled out besides ([[RuntimeFiltering]]). */
-    partsRuntimePruned: Long = 0) {
+    partsRuntimePruned: Long = 0,
+    /** Parts read on which the scan's filter is proven true ([[sparkpersist.interpret.PartFilter.decide]]). */
+    partsProvenTrue: Long = 0) {
   def partsSkipped: Long = partsTotal - partsKept
   def bytesSkipped: Long = bytesTotal - bytesKept
 
@@ -35,7 +38,8 @@ final case class ScanMetrics(
     ScanMetrics.value(ScanMetrics.PartsPruned, partsPruned),
     ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000),
     ScanMetrics.value(ScanMetrics.SegmentsSkipped, segmentsSkipped),
-    ScanMetrics.value(ScanMetrics.PartsRuntimePruned, partsRuntimePruned))
+    ScanMetrics.value(ScanMetrics.PartsRuntimePruned, partsRuntimePruned),
+    ScanMetrics.value(ScanMetrics.PartsProvenTrue, partsProvenTrue))
 }
 
 object ScanMetrics {
@@ -47,6 +51,7 @@ object ScanMetrics {
   val PruningMicros = "persistPruningMicros"
   val SegmentsSkipped = "persistSegmentsSkipped"
   val PartsRuntimePruned = "persistPartsRuntimePruned"
+  val PartsProvenTrue = "persistPartsProvenTrue"
   val SoftViolations = "persistSoftViolations"
   val RowGroupsTotal = "persistRowGroupsTotal"
   val RowGroupsRead = "persistRowGroupsRead"
@@ -54,7 +59,7 @@ object ScanMetrics {
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
     new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
-    new PartsPrunedMetric, new SegmentsSkippedMetric, new PartsRuntimePrunedMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
+    new PartsPrunedMetric, new SegmentsSkippedMetric, new PartsRuntimePrunedMetric, new PartsProvenTrueMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
     new RowGroupsReadMetric)
 
   /** A task's metrics: the row groups in the parts it opened and read, its soft-mode violations. */
@@ -82,6 +87,8 @@ class BytesReadMetric extends PersistSumMetric(ScanMetrics.BytesKept, "persist b
 class PartsPrunedMetric extends PersistSumMetric(ScanMetrics.PartsPruned, "persist parts pruned by the filter")
 class PartsRuntimePrunedMetric extends PersistSumMetric(ScanMetrics.PartsRuntimePruned,
   "persist parts pruned by runtime filters")
+class PartsProvenTrueMetric extends PersistSumMetric(ScanMetrics.PartsProvenTrue,
+  "persist parts read on which the filter is proven true")
 class SegmentsSkippedMetric extends PersistSumMetric(ScanMetrics.SegmentsSkipped,
   "persist segments of parts skipped on their summaries")
 class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")

@@ -10,7 +10,7 @@ import sparkpersist.plan.PushdownMode
 
 /**
  * What one persist scan of an executed query read: its shard, as-of, pushdown mode, the parts
- * and bytes it could have read and read, how many parts the filter ruled out, the time the
+ * and bytes it could have read and read, how many parts the filter ruled out (and proved true), the time the
  * decision took, the keys of the parts read, and (soft mode) the violations found.
  * `softViolations` is read when asked: it is final once the query has returned.
  */
@@ -20,7 +20,9 @@ final case class ScanReport(
     mode: PushdownMode,
     metrics: ScanMetrics,
     softViolations: Option[LongAccumulator],
-    partKeysRead: Seq[String] = Nil) {
+    partKeysRead: Seq[String] = Nil,
+    /** The keys of the parts read on which the filter is proven true (each row passes it). */
+    partKeysProvenTrue: Seq[String] = Nil) {
 
   def toMap: Map[String, Any] = Map(
     "shard" -> shard,
@@ -31,11 +33,13 @@ final case class ScanReport(
     "parts_pruned" -> metrics.partsPruned,
     "segments_skipped" -> metrics.segmentsSkipped,
     "parts_runtime_pruned" -> metrics.partsRuntimePruned,
+    "parts_proven_true" -> metrics.partsProvenTrue,
     "bytes_total" -> metrics.bytesTotal,
     "bytes_read" -> metrics.bytesKept,
     "pruning_ms" -> metrics.pruningNanos / 1e6,
     "soft_violations" -> softViolations.map(_.sum).getOrElse(0L),
-    "part_keys_read" -> partKeysRead)
+    "part_keys_read" -> partKeysRead,
+    "part_keys_proven_true" -> partKeysProvenTrue)
 }
 
 /**

@@ -161,6 +161,7 @@ class PruningSuite extends PersistSparkSession {
     val asOf = Start + Days * Day - 1
     assert(plan.contains(s"PersistScan events snapshot asOf=$asOf"), plan)
     assert(plan.contains("parts: 2/10"), plan)
+    assert(plan.contains("proven true: 2"), plan) // every event of days 8 and 9 lies in the window
   }
 
   test("mz_now() is the query's as-of, configured or upper - 1") {
@@ -185,18 +186,23 @@ class PruningSuite extends PersistSparkSession {
     assert(rule(plain) eq plain)
   }
 
-  test("soft mode catches a part whose statistics lie, and can fail the query") {
-    sql("CREATE TABLE persist.liar (event_ts TIMESTAMP, country STRING, amount DOUBLE, n BIGINT, code STRING)")
+  /** A shard `name` of one part: day 0's file (n in 0..19), whose stats claim n is in [1000, 2000]. */
+  private def lyingShard(name: String): Unit = {
+    sql(s"CREATE TABLE persist.$name (event_ts TIMESTAMP, country STRING, amount DOUBLE, n BIGINT, code STRING)")
     val honest = store.open("events")
-    val liar = store.open("liar")
+    val liar = store.open(name)
     val day0 = honest.state.parts.next()
-    // The same file, claiming n is in [1000, 2000]: a filter n < 100 would wrongly skip it.
     val conf = spark.sessionState.newHadoopConf()
     val fs = honest.partPath(day0).getFileSystem(conf)
     FileUtil.copy(fs, honest.partPath(day0), fs, liar.partPath(day0), false, conf)
     val nId = honest.state.schema.column("n").get.id
     val lie = day0.copy(stats = day0.stats.map(s => s.copy(columns = s.columns + (nId -> ColumnStats(0, Some(1000L), Some(2000L))))))
     liar.log.compareAndAppend(0, BatchMeta("lie", 0, day0.maxTime + 1, IndexedSeq(RunMeta(IndexedSeq(lie))), 0L))
+  }
+
+  test("soft mode catches a part whose statistics lie, and can fail the query") {
+    // A filter n < 100 would wrongly skip the lying part.
+    lyingShard("liar")
     val query = "SELECT n FROM persist.liar WHERE n < 100"
     withSQLConf(PersistConf.PushdownMode.key -> "on") {
       assert(sql(query).collect().isEmpty) // what a lying part costs: the rows are lost
@@ -209,6 +215,41 @@ class PruningSuite extends PersistSparkSession {
       val e = intercept[Exception](sql(query).collect())
       assert(e.getMessage.contains("Soft pushdown violation in shard 'liar'"), e.getMessage)
       assert(classOf[SoftPushdownViolation].getSimpleName.nonEmpty)
+    }
+  }
+
+  test("parts on which the filter is proven true are counted, with and without the vectorized decision") {
+    // Day d holds n in [100 d, 100 d + 19]: n >= 410 is false on days 0-3, undecided on day 4, true on days 5-9.
+    // amount is null on day 3 only and at least 0 elsewhere; every event_ts of day d lies in [d, d + 1).
+    val queries = Seq(
+      ("n >= 410", 6, 5, 110), ("amount IS NULL", 1, 1, 20), ("amount > -1.0", 9, 9, 180),
+      ("n >= 410 AND amount >= 0", 6, 5, 110), ("event_ts < TIMESTAMP '2026-01-03 00:00:00' OR n > 905", 3, 2, 54),
+      ("n >= 410 OR amount IS NULL", 7, 6, 130))
+    for ((filter, kept, proven, rows) <- queries; vectorized <- Seq("true", "false")) {
+      withSQLConf(PersistConf.VectorizedDecision.key -> vectorized) {
+        val (result, reports) = inEveryMode(s"SELECT n FROM persist.events WHERE $filter")
+        assert(result.size === rows, filter)
+        assert(reports("on").map(r => (r.metrics.partsKept, r.metrics.partsProvenTrue)) === Seq((kept, proven)), filter)
+        // Soft mode reads every part and verifies the proven ones row by row (inEveryMode fails on a violation).
+        assert(reports("soft").map(r => (r.metrics.partsKept, r.metrics.partsProvenTrue)) === Seq((Days, proven)), filter)
+        assert(reports("off").map(_.metrics.partsProvenTrue) === Seq(0), filter)
+        assert(reports("on").head.toMap("parts_proven_true") === proven)
+      }
+    }
+  }
+
+  test("soft mode catches a part wrongly proven true, and can fail the query") {
+    // The lying part claims n >= 1000 on every row: n >= 1000 is "proven true", yet no row passes.
+    lyingShard("liar_true")
+    val query = "SELECT n FROM persist.liar_true WHERE n >= 1000"
+    withSQLConf(PersistConf.PushdownMode.key -> "soft") {
+      assert(sql(query).collect().isEmpty) // Spark's filter above the scan still decides every row
+      assert(ScanReports.last(spark).map(r => (r.metrics.partsProvenTrue, r.softViolations.map(_.sum))) ===
+        Seq((1L, Some(20L))))
+    }
+    withSQLConf(PersistConf.PushdownMode.key -> "soft", PersistConf.SoftFailOnViolation.key -> "true") {
+      val e = intercept[Exception](sql(query).collect())
+      assert(e.getMessage.contains("was proven true on every row of part"), e.getMessage)
     }
   }
 }

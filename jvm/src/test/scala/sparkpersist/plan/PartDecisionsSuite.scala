@@ -20,7 +20,7 @@ class PartDecisionsSuite extends AnyFunSuite with LocalSpark {
       "id >= 50000000 AND id <= 90000000 OR score > 1.5",
       "amount > 900 AND day = DATE '2022-01-08' OR user_name < 'user_0100'",
       "CAST(user_name AS INT) > 3 AND id < 1000000").foreach { sql =>
-      val admits = PartPruning.select(analyzed(sql, ansi = true), schema, 1000L, PushdownMode.On).admits
+      val admits = PartPruning.select(analyzed(sql, ansi = true), schema, 1000L, PushdownMode.On).admits _
       val sequential = PartDecisions.ruledOut(parts, admits, parallelFrom = 0)
       val parallel = PartDecisions.ruledOut(parts, admits, parallelFrom = 1000)
       assert(parallel.size === sequential.size, sql)

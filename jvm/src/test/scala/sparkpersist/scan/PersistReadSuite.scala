@@ -205,7 +205,8 @@ class PersistReadSuite extends SharedSparkSession {
         .build().asInstanceOf[PersistScan]
       assert(scan.parts === late)
       assert(scan.metrics === ScanMetrics(all.size, late.size, all.map(_.bytes).sum, late.map(_.bytes).sum,
-        partsPruned = all.size - late.size, pruningNanos = scan.metrics.pruningNanos))
+        partsPruned = all.size - late.size, pruningNanos = scan.metrics.pruningNanos,
+        partsProvenTrue = late.size)) // v >= 2 holds on every row of each late part
       val factory = scan.createReaderFactory()
       val rows = scan.planInputPartitions().toSeq.flatMap { p =>
         val reader = factory.createReader(p)
@@ -215,7 +216,7 @@ class PersistReadSuite extends SharedSparkSession {
       }
       assert(rows.sorted === Seq("b", "c"))
       assert(scan.description().contains(s"parts: ${late.size}/${all.size} " +
-        s"bytes: ${late.map(_.bytes).sum}/${all.map(_.bytes).sum} pushdown=on filter: "))
+        s"bytes: ${late.map(_.bytes).sum}/${all.map(_.bytes).sum} proven true: ${late.size} pushdown=on filter: "))
       val frame = sql("SELECT * FROM persist.kv")
       frame.collect()
       val exec = frame.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
