@@ -14,8 +14,8 @@ import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.ShardHandle
 
 /**
- * DSv2 write for SQL `INSERT INTO persist.x SELECT ...`: append-only, every row stamped with the
- * commit time and diff +1. Spark sorts each task's rows by the shard's order key
+ * DSv2 write for SQL `INSERT INTO persist.x SELECT ...` and `df.writeTo(...)`: append-only, every
+ * row stamped with the commit time and diff +1; write options as [[DataSourceWriteOptions]] says. Spark sorts each task's rows by the shard's order key
  * ([[RequiresDistributionAndOrdering]]); each task writes one run with [[RunWriter]]; the driver
  * commits the batch with [[BatchCommit]] (compare-and-set on the upper read when the write was
  * planned) or, on abort, deletes its parts.
@@ -57,7 +57,8 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
     val commitTime = BatchCommit.commitTime(state.upper)
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime",
       state.schema)
-    val spec = RunSpec.forSession(SparkSession.active, shard.name, state.schema, commit.batchDir, None, Some(commitTime))
+    val options = DataSourceWriteOptions.parse(shard.name, info.options(), streaming = false)
+    val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, commit.batchDir, options, Some(commitTime))
     new PersistBatchWrite(commit, new RunWriterFactory(spec))
   }
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 
 import sparkpersist.PersistConf
-import sparkpersist.schema.ShardSchema
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.stats.StatsBudget
 
 /**
@@ -56,6 +56,20 @@ final case class RunSpec(
 }
 
 object RunSpec {
+  /**
+   * The spec of a write with `options` (`sparkpersist.write`'s or a DSv2 write's,
+   * [[DataSourceWriteOptions]]) in `spark`'s session: [[forSession]] with its part size, the
+   * columns whose stats are kept and those indexed; fails on a column that is not the shard's,
+   * or on JSON columns other than the shard's.
+   */
+  def forWrite(spark: SparkSession, shardName: String, schema: ShardSchema, batchDir: Path, options: WriteOptions,
+      stampTime: Option[Long]): RunSpec = {
+    JsonColumns.checkWrite(shardName, schema, options.jsonColumns)
+    val keepStats = WriteInput.keepStatsIds(shardName, schema, options.keepStats)
+    val indexed = WriteInput.keepStatsIds(shardName, schema, options.indexColumns, "index_columns")
+    forSession(spark, shardName, schema, batchDir, options.maxRowsPerPart, stampTime, keepStats, indexed)
+  }
+
   /**
    * The spec of a write in `spark`'s session: Parquet settings as `df.write.parquet` would use
    * them, `maxRowsPerPart` (default `spark.sparkpersist.write.maxRowsPerPart`), the string

@@ -6,7 +6,7 @@ import org.apache.spark.TaskContext
 import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
-import sparkpersist.schema.{JsonColumns, ShardSchema}
+import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
 
 /**
@@ -40,15 +40,12 @@ object ShardWriter {
    */
   private[sparkpersist] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState,
       alteredFrom: Option[ShardSchema] = None): BatchMeta = {
-    JsonColumns.checkWrite(shard.name, state.schema, options.jsonColumns)
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema, alteredFrom)
-    val keepStats = WriteInput.keepStatsIds(shard.name, state.schema, options.keepStats)
-    val indexed = WriteInput.keepStatsIds(shard.name, state.schema, options.indexColumns, "index_columns")
-    val spec = RunSpec.forSession(df.sparkSession, shard.name, state.schema, commit.batchDir,
-      options.maxRowsPerPart, WriteInput.stampTime(options, commitTime), keepStats, indexed)
+    val spec = RunSpec.forWrite(df.sparkSession, shard.name, state.schema, commit.batchDir, options,
+      WriteInput.stampTime(options, commitTime))
     val runs = commit.onFailureDelete {
       df.sparkSession.sparkContext.runJob(input.queryExecution.toRdd, (task: TaskContext, rows: Iterator[InternalRow]) =>
         RunWriter.writeAll(spec, task.partitionId(), task.attemptNumber(), rows))

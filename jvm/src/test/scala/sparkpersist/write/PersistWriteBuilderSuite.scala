@@ -76,4 +76,45 @@ class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {
       }
     } finally sql("DROP TABLE IF EXISTS persist.times")
   }
+
+  test("DataFrameWriterV2 options are honored as sparkpersist.write honors them") {
+    withShard { shard =>
+      spark.range(0, 10, 1, 1).selectExpr("id AS k", "CAST(id AS STRING) AS v").writeTo("persist.events")
+        .option("max_rows_per_part", "4").option("index_columns", "v").option("keep_stats", "k").append()
+      val Seq(batch) = shard.state.batches
+      assert(batch.parts.map(_.rowCount).toSeq === Seq(4L, 4L, 2L))
+      val vId = shard.state.schema.column("v").get.id
+      assert(batch.parts.forall(_.stats.exists(_.columns(vId).members.isDefined)))
+      checkAnswer(sql("SELECT k, v FROM persist.events"), (0 until 10).map(i => Row(i.toLong, i.toString)))
+      // A column that is not the shard's is named.
+      val e = intercept[IllegalArgumentException](spark.range(1).selectExpr("id AS k", "'a' AS v")
+        .writeTo("persist.events").option("keep_stats", "nope").append())
+      assert(e.getMessage.contains("nope"), e.getMessage)
+      assert(shard.state.batches.size === 1)
+    }
+  }
+
+  test("a DSv2 write refuses the options it cannot honor, and unknown ones, by name") {
+    withShard { shard =>
+      val df = spark.range(3).selectExpr("id AS k", "'a' AS v")
+      for ((key, says) <- Seq("time_col" -> "sparkpersist.write(df, shard, time_col=", "diff_col" -> "diff_col=",
+          "order_by" -> "table property 'order_by'", "merge_schema" -> "ADD COLUMNS",
+          "tiem_col" -> "unknown write option 'tiem_col'", "max_rows_per_part" -> "at least 1")) {
+        val e = intercept[IllegalArgumentException](df.writeTo("persist.events").option(key, "0").append())
+        assert(e.getMessage.startsWith("Cannot write to shard 'events': "), e.getMessage)
+        assert(e.getMessage.contains(says), s"$key: ${e.getMessage}")
+      }
+      val json = intercept[IllegalArgumentException](df.writeTo("persist.events").option("json_columns", "v").append())
+      assert(json.getMessage.contains("its JSON columns are ()"), json.getMessage)
+      assert(shard.state.batches.isEmpty)
+    }
+  }
+
+  test("writeTo(...).create() with an option it refuses leaves no shard behind") {
+    val df = spark.range(3).selectExpr("id AS k", "id AS t", "1L AS d")
+    val e = intercept[IllegalArgumentException](df.writeTo("persist.created").option("time_col", "t")
+      .option("diff_col", "d").create())
+    assert(e.getMessage.contains("'diff_col' is not taken here"), e.getMessage)
+    assert(!spark.catalog.tableExists("persist.created"))
+  }
 }
