@@ -68,6 +68,24 @@ def join(doc, ax_files, ax_time):
     ax_time.set(ylabel="ms (median)", title="star join: wall and process CPU")
 
 
+def aggregates(doc, ax_files, ax_time):
+    rs = rows(doc)
+    labels = [f"{r['parts']}\n{r['query']}" for r in rs if r["system"] == "ours"]
+    width = 0.27
+    for i, system in enumerate(SYSTEMS):
+        mine = [r for r in rs if r["system"] == system]
+        xs = [k + (i - 1) * width for k in range(len(mine))]
+        ax_files.bar(xs, [r["filesRead"] for r in mine], width, label=f"{system}: files read")
+        ax_time.bar(xs, [r["wallMs"] for r in mine], width, label=system)
+    for ax in (ax_files, ax_time):
+        ax.set_xticks(range(len(labels)))
+        ax.set_xticklabels(labels, fontsize=7)
+    ax_files.set(ylabel="files / parts read", title="files read (ours: parts read; the rest from statistics)")
+    ax_files.set_yscale("symlog")
+    ax_time.set(ylabel="ms (median)", title="wall time")
+    ax_time.set_yscale("log")
+
+
 def planning(doc, ax_decide, ax_open):
     rs = rows(doc)
     parts = [r["parts"] for r in rs]
@@ -137,7 +155,7 @@ def reads(doc, ax_time, ax_cpu, key="read"):
         ax.set_xticklabels(labels, fontsize=8)
 
 
-PLOTS = {"history": history, "incumbents": incumbents, "join": join, "planning": planning, "write": write,
+PLOTS = {"history": history, "incumbents": incumbents, "join": join, "aggregates": aggregates, "planning": planning, "write": write,
          "compaction": compaction, "consolidated_read": reads, "restart": restart}
 
 

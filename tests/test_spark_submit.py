@@ -84,7 +84,7 @@ def check_scenario(result: dict) -> None:
                     "bytes_read": bytes1 + bytes2 if read_all else bytes2, "soft_violations": 0,
                     "segments_skipped": 0, "parts_runtime_pruned": 0,
                     # Every event of the recent part lies in the window: the filter is proven true on it.
-                    "parts_proven_true": 0 if mode == "off" else 1}
+                    "parts_proven_true": 0 if mode == "off" else 1, "parts_from_stats": 0}
 
 
 def test_spark_submit_local(tmp_path: Path) -> None:

@@ -125,7 +125,8 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
     ``parts_read``, ``parts_pruned``, ``segments_skipped`` (segments of parts ruled out whole on
     their summaries), ``parts_runtime_pruned`` (parts a join's runtime filter ruled out besides),
     ``parts_proven_true`` (parts read on which the filter is proven true for every row; soft mode
-    verifies them), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
+    verifies them), ``parts_from_stats`` (parts whose share of an aggregate was answered from their
+    statistics, not read), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
     ``soft_violations``, ``part_keys_read`` (the ``key`` of each part read, as in
     :func:`parts`) and ``part_keys_proven_true`` (those of the parts proven true). Call it right after the query's action (``collect()``, ``count()``...).
     """

@@ -138,6 +138,11 @@ object PersistConf {
       "straight from a columnar rollup's stats bytes, and interpret only what they leave " +
       "undecided: the same parts, faster. false: interpret the whole filter for every part.")
 
+  val StatsAggregates = bool(Prefix + "read.statsAggregates", true,
+    "With pushdown `on`, answer `count`, `min` and `max` (filtered or not, grouped by columns " +
+      "constant within each part or not) from the statistics of the parts on which the filter is " +
+      "proven true and whose statistics are exact, reading only the other parts. false: read every part.")
+
   val OpenShards = long(Prefix + "catalog.openShards", 16L,
     "How many shards a persist catalog keeps open between queries, the most recently used: the " +
       "driver holds their newest state, and a query on one reads only the state versions committed " +

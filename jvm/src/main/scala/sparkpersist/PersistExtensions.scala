@@ -2,19 +2,22 @@ package sparkpersist
 
 import org.apache.spark.sql.SparkSessionExtensions
 
+import sparkpersist.aggregate.AnswerAggregatesFromStats
 import sparkpersist.catalyst.{MzNowFunction, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
 /**
  * The `spark.sql.extensions` entry point:
  * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()`, the
- * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), and the optimizer rule that
- * prunes the parts of persist scans ([[PrunePersistParts]]).
+ * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), the optimizer rule that
+ * prunes the parts of persist scans ([[PrunePersistParts]]) and, after it, the one that answers
+ * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
     extensions.injectOptimizerRule(_ => PrunePersistParts)
+    extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)
   }

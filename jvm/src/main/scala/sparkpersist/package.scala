@@ -6,7 +6,7 @@
  * `catalyst` and `stream`). The packages below it form layers, storage at the bottom; a package
  * imports only from layers below its own (checked by `LayeringSuite`):
  * `codec`, `schema`, `util` <- `stats` <- configuration <- `interpret`, `index`, `shard` <-
- * `write` <- `read` <- `consolidate`, `plan` <- `scan` <- `catalog` <- `compact`, `stream` <-
+ * `write` <- `read` <- `consolidate`, `plan` <- `scan` <- `catalog` <- `compact`, `stream`, `aggregate` <-
  * `catalyst`, `api` <- the extension (and `source`, the catalog's former name).
  */
 package object sparkpersist

@@ -30,7 +30,7 @@ class LayeringSuite extends AnyFunSuite {
     Set("consolidate", "plan"),
     Set("scan"),
     Set("catalog"),
-    Set("compact", "stream"),
+    Set("compact", "stream", "aggregate"),
     Set("catalyst", "api"),
     Set(ExtensionUnit, "source"))
 

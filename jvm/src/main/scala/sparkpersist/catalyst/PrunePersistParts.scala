@@ -65,7 +65,7 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       asOf: QueryAsOf): DataSourceV2Relation = {
     val req =
       if (t.request.pinned) t.request.copy(condition = condition)
-      else ScanRequest(asOf.of(t), condition)
+      else ScanRequest(asOf.of(t), condition, answered = t.request.answered)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
   }
 }

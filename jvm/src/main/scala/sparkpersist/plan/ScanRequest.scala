@@ -11,7 +11,16 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  * its subqueries included ([[sparkpersist.catalyst.PinQueryTime]]).
  */
 final case class ScanRequest(asOf: Option[Long], condition: Option[Expression], pinned: Boolean = false,
-    now: Option[Long] = None)
+    now: Option[Long] = None,
+    /** The parts whose share of the query was answered from their statistics: the scan leaves them out. */
+    answered: Option[AnsweredParts] = None)
+
+/**
+ * Parts of a shard whose share of a query was answered from their statistics
+ * (`sparkpersist.aggregate`), by key, in the state they were decided in: the scan reads that
+ * state, so a compaction committed meanwhile cannot hand it the same rows under other parts.
+ */
+final case class AnsweredParts(state: sparkpersist.shard.ShardState, keys: Set[String])
 
 object ScanRequest {
   val Unset: ScanRequest = ScanRequest(None, None)

@@ -58,7 +58,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   override def build(): Scan = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf
-    val state = shard.state
+    val state = request.answered.fold(shard.state)(_.state)
     val asOf = request.asOf.map(AsOf.check(state, _)).orElse(AsOf.resolve(state, conf))
     val selection = (request.condition, asOf, PushdownMode.of(conf)) match {
       case (Some(condition), Some(t), mode) if mode != PushdownMode.Off =>
@@ -66,7 +66,8 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
       case _ => PartSelection.All
     }
     new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
-      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)))
+      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)),
+      answered = request.answered.fold(Set.empty[String])(_.keys))
   }
 }
 
@@ -99,12 +100,15 @@ final class PersistScan(
      */
     val from: Long = Long.MinValue,
     /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
-    stream: Option[String => MicroBatchStream] = None)
+    stream: Option[String => MicroBatchStream] = None,
+    /** The keys of the parts whose share of the query was answered from their statistics: left out. */
+    answered: Set[String] = Set.empty)
   extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
-    case Some(t) => state.batches.flatMap(_.runs).map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from))
+    case Some(t) => state.batches.flatMap(_.runs)
+      .map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from && !answered.contains(p.key)))
   }
 
   /** The visible parts, run after run: what the filter decides. */
@@ -162,7 +166,8 @@ final class PersistScan(
 
     val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
       parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
-      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned, partsProvenTrue = proven.size)
+      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned, partsProvenTrue = proven.size,
+      partsFromStats = answered.size)
 
     private def partsAt(positions: java.util.BitSet): java.util.Set[PartMeta] = {
       val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
@@ -297,6 +302,7 @@ final class PersistScan(
       s"parts: ${metrics.partsKept}/${metrics.partsTotal} bytes: ${metrics.bytesKept}/${metrics.bytesTotal} " +
       (if (metrics.segmentsSkipped == 0) "" else s"segments skipped: ${metrics.segmentsSkipped} ") +
       (if (metrics.partsProvenTrue == 0) "" else s"proven true: ${metrics.partsProvenTrue} ") +
+      (if (metrics.partsFromStats == 0) "" else s"answered from stats: ${metrics.partsFromStats} ") +
       selection.describe
 
   override def planInputPartitions(): Array[InputPartition] = {

@@ -26,7 +26,9 @@ final case class ScanMetrics(
     /** Parts the runtime filters ruled out besides ([[RuntimeFiltering]]). */
     partsRuntimePruned: Long = 0,
     /** Parts read on which the scan's filter is proven true ([[sparkpersist.interpret.PartFilter.decide]]). */
-    partsProvenTrue: Long = 0) {
+    partsProvenTrue: Long = 0,
+    /** Parts whose share of the query (an aggregate) was answered from their statistics, not read. */
+    partsFromStats: Long = 0) {
   def partsSkipped: Long = partsTotal - partsKept
   def bytesSkipped: Long = bytesTotal - bytesKept
 
@@ -39,7 +41,8 @@ final case class ScanMetrics(
     ScanMetrics.value(ScanMetrics.PruningMicros, pruningNanos / 1000),
     ScanMetrics.value(ScanMetrics.SegmentsSkipped, segmentsSkipped),
     ScanMetrics.value(ScanMetrics.PartsRuntimePruned, partsRuntimePruned),
-    ScanMetrics.value(ScanMetrics.PartsProvenTrue, partsProvenTrue))
+    ScanMetrics.value(ScanMetrics.PartsProvenTrue, partsProvenTrue),
+    ScanMetrics.value(ScanMetrics.PartsFromStats, partsFromStats))
 }
 
 object ScanMetrics {
@@ -52,6 +55,7 @@ object ScanMetrics {
   val SegmentsSkipped = "persistSegmentsSkipped"
   val PartsRuntimePruned = "persistPartsRuntimePruned"
   val PartsProvenTrue = "persistPartsProvenTrue"
+  val PartsFromStats = "persistPartsFromStats"
   val SoftViolations = "persistSoftViolations"
   val RowGroupsTotal = "persistRowGroupsTotal"
   val RowGroupsRead = "persistRowGroupsRead"
@@ -59,7 +63,7 @@ object ScanMetrics {
   /** The metrics a persist scan declares to Spark. */
   def supported: Array[CustomMetric] = Array(
     new PartsTotalMetric, new PartsReadMetric, new BytesTotalMetric, new BytesReadMetric,
-    new PartsPrunedMetric, new SegmentsSkippedMetric, new PartsRuntimePrunedMetric, new PartsProvenTrueMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
+    new PartsPrunedMetric, new SegmentsSkippedMetric, new PartsRuntimePrunedMetric, new PartsProvenTrueMetric, new PartsFromStatsMetric, new PruningTimeMetric, new SoftViolationsMetric, new RowGroupsTotalMetric,
     new RowGroupsReadMetric)
 
   /** A task's metrics: the row groups in the parts it opened and read, its soft-mode violations. */
@@ -89,6 +93,8 @@ class PartsRuntimePrunedMetric extends PersistSumMetric(ScanMetrics.PartsRuntime
   "persist parts pruned by runtime filters")
 class PartsProvenTrueMetric extends PersistSumMetric(ScanMetrics.PartsProvenTrue,
   "persist parts read on which the filter is proven true")
+class PartsFromStatsMetric extends PersistSumMetric(ScanMetrics.PartsFromStats,
+  "persist parts answered from their statistics")
 class SegmentsSkippedMetric extends PersistSumMetric(ScanMetrics.SegmentsSkipped,
   "persist segments of parts skipped on their summaries")
 class PruningTimeMetric extends PersistSumMetric(ScanMetrics.PruningMicros, "persist pruning time (µs)")

@@ -34,6 +34,7 @@ final case class ScanReport(
     "segments_skipped" -> metrics.segmentsSkipped,
     "parts_runtime_pruned" -> metrics.partsRuntimePruned,
     "parts_proven_true" -> metrics.partsProvenTrue,
+    "parts_from_stats" -> metrics.partsFromStats,
     "bytes_total" -> metrics.bytesTotal,
     "bytes_read" -> metrics.bytesKept,
     "pruning_ms" -> metrics.pruningNanos / 1e6,

@@ -61,7 +61,9 @@ class ColumnarReadSuite extends PersistSparkSession {
   /** The rows of `query`, exactly, and whether its scan read columnar batches (AQE off: the plan is final). */
   private def read(query: String, columnar: Boolean, conf: (String, String)*): (Seq[Any], Boolean) = {
     var out: (Seq[Any], Boolean) = null
-    withSQLConf(conf ++ Seq(PersistConf.ColumnarReads.key -> columnar.toString, "spark.sql.adaptive.enabled" -> "false"): _*) {
+    // Aggregates read their parts here (not from statistics): the reads are what is compared.
+    withSQLConf(conf ++ Seq(PersistConf.ColumnarReads.key -> columnar.toString, "spark.sql.adaptive.enabled" -> "false",
+        PersistConf.StatsAggregates.key -> "false"): _*) {
       val frame = sql(query)
       val exec = frame.queryExecution.executedPlan.collectFirst { case b: BatchScanExec => b }.get
       out = (frame.collect().toSeq.map(r => exact(r)).sortBy(_.toString), exec.supportsColumnar)

@@ -1,0 +1,130 @@
+package sparkpersist.aggregate
+
+import org.apache.spark.sql.functions._
+
+import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.scan.ScanReports
+import sparkpersist.write.{ShardWriter, WriteOptions}
+
+/**
+ * Aggregates answered from statistics, end to end, against an oracle: the same rows in a plain
+ * Spark temporary view. A shard of six daily parts (one batch a day, 20 events each): `day` is
+ * constant in each part, `n` holds a null on day 2 and only nulls on day 3, `country` varies. Each
+ * query runs with pushdown on, soft (failing on violations) and off; all equal the oracle's answer,
+ * and pushdown on answers exactly the parts said from their statistics and reads the others.
+ */
+class StatsAggregatesSuite extends PersistSparkSession {
+
+  private val Start = 1767225600000L // 2026-01-01T00:00:00Z
+  private val Day = 86400000L
+  private val Days = 6
+
+  override def beforeAll(): Unit = {
+    super.beforeAll()
+    sql("CREATE TABLE persist.sales (day DATE, ts TIMESTAMP, id BIGINT, n INT, amount DOUBLE, country STRING) " +
+      "TBLPROPERTIES ('order_by' = 'ts')")
+    val shard = store.open("sales")
+    val days = (0 until Days).map { d =>
+      spark.range(20).select(
+        to_date(timestamp_millis(lit(Start + d * Day))).as("day"),
+        timestamp_millis(lit(Start + d * Day) + col("id") * 3600000L).as("ts"),
+        (col("id") + d * 100L).as("id"),
+        (if (d == 3) lit(null).cast("int") else when(col("id") === 7 && d == 2, null).otherwise(col("id") * 2 - d))
+          .cast("int").as("n"),
+        (col("id") * 1.5 - 3).as("amount"),
+        when(col("id") % 3 === 0, "US").otherwise("DE").as("country"),
+        lit(Start + (d + 1) * Day - 1).as("ingest_ms")).coalesce(1)
+    }
+    days.foreach(df => ShardWriter.write(df, shard, WriteOptions(timeCol = Some("ingest_ms"))))
+    days.reduce(_ union _).drop("ingest_ms").createOrReplaceTempView("oracle")
+    assert(shard.state.partCount === Days)
+  }
+
+  /**
+   * `query` over `{t}` gives the oracle's rows in every mode; with pushdown on, `fromStats` parts
+   * are answered from statistics and `read` parts are read.
+   */
+  private def check(query: String, fromStats: Int, read: Int): Unit = {
+    val expected = sql(query.replace("{t}", "oracle")).collect().map(_.toString).toSeq.sorted
+    val (rows, reports) = inEveryMode(query.replace("{t}", "persist.sales"))
+    assert(rows === expected, query)
+    assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((fromStats, read)), query)
+    assert(reports("soft").map(_.metrics.partsFromStats) === Seq(0), query)
+    assert(reports("off").map(_.metrics.partsFromStats) === Seq(0), query)
+  }
+
+  test("unfiltered count, min and max read no part") {
+    check("SELECT count(*) FROM {t}", fromStats = Days, read = 0)
+    check("SELECT count(*), count(n), min(n), max(n), min(ts), max(ts), min(day), max(id) FROM {t}",
+      fromStats = Days, read = 0)
+    // Expressions over aggregates, and aliases.
+    check("SELECT max(id) - min(id) AS span, count(*) + 1 AS c1, count(1) FROM {t}", fromStats = Days, read = 0)
+  }
+
+  test("a filter answers the parts it is proven true on and reads those it straddles") {
+    // Day 2 straddles 2026-01-03 10:00; days 3-5 lie after it; days 0-1 are ruled out.
+    check("SELECT count(*), max(ts), min(id) FROM {t} WHERE ts >= TIMESTAMP '2026-01-03 10:00:00'",
+      fromStats = 3, read = 1)
+    check("SELECT count(n), max(n) FROM {t} WHERE day >= DATE '2026-01-02' AND id >= 0", fromStats = 5, read = 0)
+    // Every part ruled out: nothing from statistics, nothing read, and the empty answers of SQL.
+    check("SELECT count(*), min(id), max(ts) FROM {t} WHERE id < 0", fromStats = 0, read = 0)
+    check("SELECT count(*), min(id) FROM {t} WHERE day > DATE '2100-01-01'", fromStats = 0, read = 0)
+  }
+
+  test("grouped by a column constant in each part") {
+    check("SELECT day, count(*), max(id), min(n) FROM {t} GROUP BY day", fromStats = Days, read = 0)
+    check("SELECT day, count(*) FROM {t} WHERE ts >= TIMESTAMP '2026-01-03 10:00:00' GROUP BY day",
+      fromStats = 3, read = 1)
+    // country varies within every part: nothing is answered from statistics.
+    check("SELECT country, count(*) FROM {t} GROUP BY country", fromStats = 0, read = Days)
+    // n is null on every row of 2026-01-04: one group, NULL, answered from statistics.
+    check("SELECT n, count(*) FROM {t} WHERE day = DATE '2026-01-04' GROUP BY n", fromStats = 1, read = 0)
+  }
+
+  test("as of an earlier time, the parts visible then") {
+    withSQLConf(PersistConf.AsOf.key -> (Start + 4 * Day - 1).toString) {
+      val (rows, reports) = inEveryMode("SELECT count(*), max(id), min(ts) FROM persist.sales")
+      assert(rows === sql("SELECT count(*), max(id), min(ts) FROM oracle WHERE day < DATE '2026-01-05'")
+        .collect().map(_.toString).toSeq)
+      assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((4, 0)))
+    }
+  }
+
+  test("what statistics cannot answer exactly is read") {
+    // Doubles (NaN, -0.0), DISTINCT, FILTER, other functions: read as before.
+    check("SELECT min(amount), max(amount) FROM {t}", fromStats = 0, read = Days)
+    check("SELECT count(DISTINCT id) FROM {t}", fromStats = 0, read = Days)
+    check("SELECT count(*) FILTER (WHERE n > 3) FROM {t}", fromStats = 0, read = Days)
+    check("SELECT sum(id), count(*) FROM {t}", fromStats = 0, read = Days)
+    withSQLConf(PersistConf.StatsAggregates.key -> "false") {
+      val (_, reports) = inEveryMode("SELECT count(*) FROM persist.sales")
+      assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((0, Days)))
+    }
+  }
+
+  test("a filter that may raise under ANSI proves nothing: the error is Spark's") {
+    val query = "SELECT count(*) FROM {t} WHERE CAST(country AS INT) > 0"
+    val expected = intercept[Exception](sql(query.replace("{t}", "oracle")).collect()).getMessage
+    val got = intercept[Exception](sql(query.replace("{t}", "persist.sales")).collect()).getMessage
+    assert(expected.contains("CAST_INVALID_INPUT") && got.contains("CAST_INVALID_INPUT"), got)
+  }
+
+  test("a shard with retractions is read: a retraction may cancel any row") {
+    sql("CREATE TABLE persist.acc (k BIGINT, v BIGINT)")
+    val shard = store.open("acc")
+    ShardWriter.write(spark.range(10).selectExpr("id AS k", "id * 10 AS v", "1L AS t", "1L AS d").coalesce(1),
+      shard, WriteOptions(timeCol = Some("t"), diffCol = Some("d")))
+    ShardWriter.write(spark.range(3).selectExpr("id AS k", "id * 10 AS v", "2L AS t", "-1L AS d").coalesce(1),
+      shard, WriteOptions(timeCol = Some("t"), diffCol = Some("d")))
+    val (rows, reports) = inEveryMode("SELECT count(*), min(k), max(v) FROM persist.acc")
+    assert(rows === Seq("[7,3,90]"))
+    assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((0, 2)))
+  }
+
+  test("the answer is recorded in the scan report and EXPLAIN") {
+    sql("SELECT count(*) FROM persist.sales WHERE ts >= TIMESTAMP '2026-01-03 10:00:00'").collect()
+    assert(ScanReports.last(spark).map(_.toMap("parts_from_stats")) === Seq(3L))
+    val plan = sql("EXPLAIN SELECT count(*) FROM persist.sales").collect().head.getString(0)
+    assert(plan.contains("answered from stats: 6"), plan)
+  }
+}
