@@ -6,6 +6,7 @@ import java.nio.file.Files
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, to_date}
 
 import sparkpersist.bench.Bench.{arg, median, timedWithCpuMs}
@@ -34,6 +35,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * Prints a table and writes bench/out/aggregates.json (plot.py draws aggregates.png).
  */
 object AggregateBench {
+  /** Collects through adaptive plans and their query stages (AQE stays on, as users run). */
+  private object Stages extends AdaptiveSparkPlanHelper
   private val Systems = Seq("ours", "delta", "parquet")
   private val Start = 1767225600000L // 2026-01-01T00:00:00Z
   private val Day = 86400000L
@@ -85,7 +88,7 @@ object AggregateBench {
   private def events(spark: SparkSession, parts: Int, rows: Long): DataFrame = {
     val spanMs = Days * Day
     spark.range(0L, rows, 1L, parts).select(
-      timestamp_millis(lit(Start) + col("id") * spanMs / rows).as("event_ts"),
+      timestamp_millis(lit(Start) + (col("id") * spanMs / rows).cast("bigint")).as("event_ts"),
       col("id").as("n"),
       (col("id") % 1000).cast("double").as("amount"))
       .withColumn("day", to_date(col("event_ts")))
@@ -119,7 +122,7 @@ object AggregateBench {
         case other => throw new IllegalStateException(s"expected one persist scan for $query, got ${other.size}")
       }
     } else {
-      (df.queryExecution.executedPlan.collect { case s: FileSourceScanExec => s.metrics("numFiles").value }.sum, 0L)
+      (Stages.collect(df.queryExecution.executedPlan) { case s: FileSourceScanExec => s.metrics("numFiles").value }.sum, 0L)
     }
     Run(result.head.toSeq.mkString("/"), files, fromStats, wallMs, cpuMs)
   }
