@@ -81,8 +81,7 @@ object Monotonicity {
     case d: DateSub =>
       Some(Monotone(Vector(Up, Down), Raises.Never, Some(dateArithmeticTwin(d, Subtract(_, _, ansi)))))
     case t: TimestampAddInterval =>
-      Some(Monotone(Vector(Up, Fixed), Raises.AtTails,
-        zoneDependent = t.interval.dataType == CalendarIntervalType))
+      Some(Monotone(Vector(Up, Fixed), Raises.AtTails, zoneDependent = addsLocalDays(t)))
     case _: TimestampAddYMInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails, zoneDependent = true))
     case _: DateAddInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails, zoneDependent = true))
     case _: DateAddYMInterval => Some(Monotone(Vector(Up, Fixed), Raises.AtTails))
@@ -146,6 +145,18 @@ object Monotonicity {
   def needsZoneSlack(e: Expression): Boolean = e match {
     case t: TimeZoneAwareExpression if t.timeZoneId.isDefined =>
       !t.zoneId.getRules.isFixedOffset
+    case _ => true
+  }
+
+  /**
+   * Whether `ts + interval` adds days in local time, so that it follows the session zone's
+   * offset jumps (and is not monotone across a fall-back): a calendar interval, or a day-time
+   * interval that may hold a day (Spark 4.1 adds `INTERVAL '1' DAY` as a local day: 25 hours
+   * across a fall-back). A constant day-time interval under a day is exact microseconds.
+   */
+  private def addsLocalDays(t: TimestampAddInterval): Boolean = t.interval.dataType match {
+    case _: DayTimeIntervalType if t.interval.foldable =>
+      Option(t.interval.eval()).forall(v => math.abs(v.asInstanceOf[Long]) >= 86400L * 1000000L)
     case _ => true
   }
 
