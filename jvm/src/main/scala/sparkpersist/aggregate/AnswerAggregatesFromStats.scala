@@ -47,19 +47,22 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
   private def rewrite(agg: Aggregate): Option[LogicalPlan] = for {
     (condition, relation, table) <- shardBelow(agg.child)
     asOf <- table.request.asOf
-    groups <- agg.groupingExpressions.map {
+    groups <- allDefined(agg.groupingExpressions.map {
       case a: Attribute if relation.outputSet.contains(a) && exactConstant(a.dataType) => Some(a)
       case _ => None
-    }.foldRight(Option(List.empty[Attribute]))((a, acc) => for (x <- a; xs <- acc) yield x :: xs)
+    })
     aggregates = agg.aggregateExpressions.flatMap(_.collect { case ae: AggregateExpression => ae })
       .foldLeft(Vector.empty[AggregateExpression])((seen, ae) => if (seen.exists(_.semanticEquals(ae))) seen else seen :+ ae)
-    answers <- aggregates.map(statsAggregate(_, relation, table)).foldRight(Option(List.empty[StatsAggregate]))(
-      (a, acc) => for (x <- a; xs <- acc) yield x :: xs)
+    answers <- allDefined(aggregates.map(statsAggregate(_, relation, table)))
     if aggregates.nonEmpty
     state = table.shard.state
     answered = answeredParts(state, table, asOf, condition, groups, answers)
     if answered.nonEmpty
   } yield merge(agg, relation, table, groups, aggregates, AnsweredParts(state, answered.keySet), answered.values.toSeq)
+
+  /** Every value, if each is defined. */
+  private def allDefined[A](options: Seq[Option[A]]): Option[Seq[A]] =
+    if (options.forall(_.isDefined)) Some(options.map(_.get)) else None
 
   /**
    * The persist snapshot relation the aggregate reads, with the filter above it, as the request
@@ -83,8 +86,6 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
       case _ => None
     }
   }
-
-  private def exactConstant(dataType: org.apache.spark.sql.types.DataType): Boolean = StatsAggregate.exactConstant(dataType)
 
   /** What the statistics answer for `ae`, if it is one of the aggregates they know. */
   private def statsAggregate(ae: AggregateExpression, relation: DataSourceV2Relation,
