@@ -29,6 +29,7 @@ class LayeringSuite extends AnyFunSuite {
     Set("read"),
     Set("consolidate", "plan"),
     Set("scan"),
+    Set("dml"),
     Set("catalog"),
     Set("compact", "stream", "aggregate"),
     Set("catalyst", "api"),

@@ -5,14 +5,15 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
-import org.apache.spark.sql.connector.catalog.{SupportsRead, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
 import org.apache.spark.sql.connector.read.ScanBuilder
-import org.apache.spark.sql.connector.write.{LogicalWriteInfo, WriteBuilder}
+import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import sparkpersist.dml.PersistRowLevelOperation
 import sparkpersist.plan.{ScanRequest, TableView}
-import sparkpersist.scan.PersistScanBuilder
+import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
 import sparkpersist.write.PersistWriteBuilder
@@ -21,7 +22,9 @@ import sparkpersist.write.PersistWriteBuilder
  * The snapshot (`persist.<shard>`) or updates (`persist.<shard>.updates`) view of a shard.
  * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
  * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
- * batch of inserts, a streaming write one batch per micro-batch. Both views can be read as a
+ * batch of inserts, a streaming write one batch per micro-batch, and `DELETE`, `UPDATE` and
+ * `MERGE INTO` one batch of retractions and inserts ([[PersistRowLevelOperation]]), reading the
+ * snapshot with the metadata columns that name each row ([[RowIdentity]]). Both views can be read as a
  * stream (`spark.readStream.table`, see [[MicroBatchStreams]]).
  *
  * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
@@ -32,7 +35,7 @@ import sparkpersist.write.PersistWriteBuilder
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
     tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset,
     val travel: Option[Long] = None)
-  extends Table with SupportsRead with SupportsWrite {
+  extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsMetadataColumns {
 
   /** This table, its scans serving `newRequest`. */
   def withRequest(newRequest: ScanRequest): PersistTable =
@@ -64,9 +67,30 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PersistScanBuilder(shard, view, storedSchema, request, options)
 
-  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = view match {
-    case TableView.Snapshot => new PersistWriteBuilder(shard, info)
-    case _ => throw new UnsupportedOperationException(
-      s"$tableName is read-only: write to the shard's snapshot table instead.")
+  override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
+    writable()
+    new PersistWriteBuilder(shard, info)
+  }
+
+  /** A row-level operation on the shard as it is now (its latest state, whatever this table's as-of). */
+  override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
+    writable()
+    () => new PersistRowLevelOperation(shard, shard.state, info.command())
+  }
+
+  override def metadataColumns(): Array[MetadataColumn] = view match {
+    case TableView.Snapshot => RowIdentity.columns(shardSchema.dataSchema)
+    case _ => Array.empty
+  }
+
+  /** Fails unless this table takes writes: the snapshot, not read as of a past time. */
+  private def writable(): Unit = {
+    if (view != TableView.Snapshot) {
+      throw new UnsupportedOperationException(s"$tableName is read-only: write to the shard's snapshot table instead.")
+    }
+    travel.foreach { t =>
+      throw new UnsupportedOperationException(s"$tableName is read as of $t here; write to the table without " +
+        "TIMESTAMP AS OF or VERSION AS OF.")
+    }
   }
 }

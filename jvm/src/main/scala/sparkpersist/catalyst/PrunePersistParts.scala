@@ -4,9 +4,11 @@ import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{Filter, LogicalPlan}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
+import org.apache.spark.sql.sparkpersist.RowLevelOperationTables
 import org.apache.spark.sql.types.TimestampType
 
 import sparkpersist.catalog.PersistTable
+import sparkpersist.dml.PersistRowLevelOperation
 import sparkpersist.interpret.MzNow
 import sparkpersist.plan.ScanRequest
 import sparkpersist.stream.ShardStreamRead
@@ -25,6 +27,8 @@ import sparkpersist.stream.ShardStreamRead
  *     filtering agree, and
  *  3. hands each persist relation a [[ScanRequest]]: its shard's as-of, and the filter directly
  *     above it; the scan decides its parts from it when it is built (per the pushdown mode then).
+ *     The target of a row-level operation reads the state the operation fixed, and takes the
+ *     filter above it the same way ([[PersistRowLevelOperation.withCondition]]).
  *
  * The request is recomputed from the plan on every run (a condition is never left behind by a
  * filter that moved) and a relation whose request is unchanged is returned as is, so the rule
@@ -36,7 +40,7 @@ object PrunePersistParts extends Rule[LogicalPlan] {
   override def apply(plan: LogicalPlan): LogicalPlan = {
     val tables = plan.collect { case PersistRelation(_, t) => t }
     val hasMzNow = plan.exists(_.expressions.exists(_.exists(_.isInstanceOf[MzNow])))
-    if (tables.isEmpty && !hasMzNow) return plan
+    if (tables.isEmpty && !hasMzNow && !plan.exists(OperationRelation.unapply(_).isDefined)) return plan
 
     val asOf = QueryAsOf.resolve(conf, tables.filterNot(_.request.pinned))
     // A micro-batch of a streaming read of shards reads as of its end offset - 1; mz_now() is that
@@ -57,8 +61,18 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       val child = withRequest(r, t, Some(condition), asOf)
       if (child eq r) f else f.copy(child = child)
     case PersistRelation(r, t) => withRequest(r, t, None, asOf)
+    case f @ Filter(condition, OperationRelation(r, op)) =>
+      val child = withCondition(r, op, Some(condition))
+      if (child eq r) f else f.copy(child = child)
+    case OperationRelation(r, op) => withCondition(r, op, None)
     case other => other.mapChildren(request(_, asOf))
   }
+
+  /** The target of a row-level operation, its scan deciding parts by `condition`. */
+  private def withCondition(r: DataSourceV2Relation, op: PersistRowLevelOperation,
+      condition: Option[Expression]): DataSourceV2Relation =
+    if (op.condition == condition) r
+    else r.copy(table = RowLevelOperationTables.withOperation(r.table, op.withCondition(condition)))
 
   /** `r` asking for `condition`, at the time [[PinQueryTime]] pinned, else the one resolved here. */
   private def withRequest(r: DataSourceV2Relation, t: PersistTable, condition: Option[Expression],
@@ -67,6 +81,16 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       if (t.request.pinned) t.request.copy(condition = condition)
       else ScanRequest(asOf.of(t), condition, answered = t.request.answered)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
+  }
+}
+
+/** The relation a row-level operation on a persist table reads its target rows from. */
+private[catalyst] object OperationRelation {
+  def unapply(plan: LogicalPlan): Option[(DataSourceV2Relation, PersistRowLevelOperation)] = plan match {
+    case r: DataSourceV2Relation => RowLevelOperationTables.operationOf(r.table).collect {
+      case op: PersistRowLevelOperation => (r, op)
+    }
+    case _ => None
   }
 }
 

@@ -13,7 +13,12 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 final case class ScanRequest(asOf: Option[Long], condition: Option[Expression], pinned: Boolean = false,
     now: Option[Long] = None,
     /** The parts whose share of the query was answered from their statistics: the scan leaves them out. */
-    answered: Option[AnsweredParts] = None)
+    answered: Option[AnsweredParts] = None,
+    /**
+     * The state the scan reads, when the statement fixed it (a row-level operation reads the state
+     * it commits against); else the shard's state when the scan is built.
+     */
+    state: Option[sparkpersist.shard.ShardState] = None)
 
 /**
  * Parts of a shard whose share of a query was answered from their statistics

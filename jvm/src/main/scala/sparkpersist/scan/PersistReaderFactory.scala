@@ -48,6 +48,8 @@ final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: O
  * @param filters   filters handed to Parquet when reading parts straight (never for a part read
  *                  only to be verified); consolidation tasks hand it their key range instead
  * @param from      the earliest time read (a read of the updates from a time on; never consolidated)
+ * @param identity  when the scan returns metadata columns ([[RowIdentity]]): the data columns, all
+ *                  read, that make up `_persist_row` (`output` then holds -1 for metadata columns)
  */
 final class PersistReaderFactory(
     shard: String,
@@ -62,7 +64,8 @@ final class PersistReaderFactory(
     runtime: RuntimeDecision = new RuntimeDecision,
     filters: Seq[Filter] = Nil,
     columnar: Boolean = false,
-    from: Long = Long.MinValue) extends PartitionReaderFactory {
+    from: Long = Long.MinValue,
+    identity: Option[StructType] = None) extends PartitionReaderFactory {
   require(from == Long.MinValue || mode != ReadMode.ConsolidatedSnapshot, "a consolidated snapshot reads every time")
 
   /** Every partition of a columnar scan is read as batches ([[PersistScan.columnar]] decides). */
@@ -111,8 +114,13 @@ final class PersistReaderFactory(
       case (None, _) =>
         parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
     }
-    val projection = new ProjectingInternalRow(outputSchema, output)
-    new IteratorReader(rows.map { row => projection.project(row); projection }, open, check)
+    val project: InternalRow => InternalRow = identity match {
+      case Some(dataSchema) => new RowIdentityProjection(outputSchema, reader.schema, dataSchema).apply
+      case None =>
+        val projection = new ProjectingInternalRow(outputSchema, output)
+        row => { projection.project(row); projection }
+    }
+    new IteratorReader(rows.map(project), open, check)
   }
 }
 

@@ -40,8 +40,9 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   private var required: StructType = schema
   private var pushed: Array[(Predicate, Filter)] = Array.empty
 
+  /** The columns asked for, metadata columns ([[RowIdentity]]) included as Spark asks for them. */
   override def pruneColumns(requiredSchema: StructType): Unit =
-    required = StructType(requiredSchema.fieldNames.map(schema(_)))
+    required = StructType(requiredSchema.fields.map(f => if (RowIdentity.isMetadata(f.name)) f else schema(f.name)))
 
   override def pushPredicates(predicates: Array[Predicate]): Array[Predicate] = {
     val shardSchema = shard.state.schema
@@ -58,7 +59,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   override def build(): Scan = {
     val spark = SparkSession.active
     val conf = spark.sessionState.conf
-    val state = request.answered.fold(shard.state)(_.state)
+    val state = request.state.orElse(request.answered.map(_.state)).getOrElse(shard.state)
     val asOf = request.asOf.map(AsOf.check(state, _)).orElse(AsOf.resolve(state, conf))
     val selection = (request.condition, asOf, PushdownMode.of(conf)) match {
       case (Some(condition), Some(t), mode) if mode != PushdownMode.Off =>
@@ -231,6 +232,9 @@ final class PersistScan(
   private val softViolations: Option[LongAccumulator] =
     if (softMode) Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}")) else None
 
+  /** Whether the scan returns metadata columns ([[RowIdentity]]): it then reads every data column, row by row. */
+  private val identifiesRows: Boolean = readSchema.fieldNames.exists(RowIdentity.isMetadata)
+
   /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
   val mode: ReadMode = view match {
     case TableView.Updates => ReadMode.Updates
@@ -321,7 +325,7 @@ final class PersistScan(
   /** The reader of this scan's parts (it broadcasts the Hadoop configuration). */
   private lazy val reader: PartFileReader = {
     val dataColumns =
-      if (mode == ReadMode.ConsolidatedSnapshot) state.schema.dataSchema
+      if (mode == ReadMode.ConsolidatedSnapshot || identifiesRows) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
     PartFileReader(spark, state.schema, dataColumns)
   }
@@ -335,9 +339,10 @@ final class PersistScan(
       PersistConf.SoftFailOnViolation.get(spark.sessionState.conf), violations)
     val readable = filters.filter(_.references.forall(reader.schema.fieldNames.contains))
     new PersistReaderFactory(shard.name, state.schema, mode, reader, asOf.getOrElse(Long.MinValue),
-      readSchema, readSchema.fields.map(f => reader.schema.fieldIndex(f.name)).toIndexedSeq, softCheck,
+      readSchema, readSchema.fields.map(f => if (RowIdentity.isMetadata(f.name)) -1 else reader.schema.fieldIndex(f.name)).toIndexedSeq,
+      softCheck,
       complete = decided.parts.size == candidates.size, runtime = runtime, filters = readable,
-      columnar = columnar(reader), from = from)
+      columnar = columnar(reader), from = from, identity = if (identifiesRows) Some(state.schema.dataSchema) else None)
   }
 
   override def supportedCustomMetrics(): Array[CustomMetric] = ScanMetrics.supported
@@ -352,7 +357,7 @@ final class PersistScan(
    */
   private def columnar(reader: PartFileReader): Boolean = {
     val conf = spark.sessionState.conf
-    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && reader.readsBatches &&
+    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && !identifiesRows && reader.readsBatches &&
       conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
       asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
       decided.parts.forall(_.minTime >= from)

@@ -1,0 +1,83 @@
+package sparkpersist.dml
+
+import org.apache.spark.{SparkEnv, TaskContext}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, InterpretedOrdering, SortOrder, UnsafeProjection}
+import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
+import org.apache.spark.sql.execution.UnsafeExternalRowSorter
+import org.apache.spark.sql.types.StructType
+import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
+
+import sparkpersist.write.{PartFormat, RunCommitMessage, RunSpec, RunWriter}
+
+/**
+ * Creates the writer of each task of a row-level operation.
+ *
+ * @param time     the statement's commit time, every update's time
+ * @param sortKeys the columns parts are sorted by (`WriteInput.sortKeys`), in the part layout
+ */
+final class RetractionWriterFactory(spec: RunSpec, time: Long, sortKeys: Seq[String]) extends DeltaWriterFactory {
+  override def createWriter(partitionId: Int, taskId: Long): DeltaWriter[InternalRow] = {
+    val attempt = Option(TaskContext.get()).map(_.attemptNumber()).getOrElse(0)
+    new RetractionWriter(spec, time, sortKeys, partitionId, attempt)
+  }
+}
+
+/**
+ * Turns what Spark hands one task of a row-level operation into updates at `time`: a deleted row
+ * (its values come in the `_persist_row` metadata column) into `(row, time, -1)`, an inserted one
+ * into `(row, time, +1)`, an updated one into both. Rows arrive in no particular order; parts must
+ * be sorted, so they go through Spark's external sorter (spilling to disk as Spark's own sorts
+ * do) and are written as one run when the task commits ([[RunWriter]]).
+ */
+final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], partition: Int, attempt: Int)
+  extends DeltaWriter[InternalRow] {
+
+  private val layout: StructType = PartFormat.partSchema(spec.schema, stamped = false)
+  private val width = spec.schema.dataSchema.length
+  private val dataTypes = spec.schema.dataSchema.fields.map(_.dataType)
+  private val update = new GenericInternalRow(width + 2)
+  private val toUnsafe = UnsafeProjection.create(layout)
+  private val sorter: UnsafeExternalRowSorter = {
+    val ordering = new InterpretedOrdering(sortKeys.map { name =>
+      val at = layout.fieldIndex(name)
+      SortOrder(BoundReference(at, layout(at).dataType, nullable = true), Ascending)
+    })
+    val noPrefix = new UnsafeExternalRowSorter.PrefixComputer {
+      private val zero = new UnsafeExternalRowSorter.PrefixComputer.Prefix
+      override def computePrefix(row: InternalRow): UnsafeExternalRowSorter.PrefixComputer.Prefix = zero
+    }
+    UnsafeExternalRowSorter.create(layout, ordering, PrefixComparators.LONG, noPrefix,
+      SparkEnv.get.memoryManager.pageSizeBytes, false)
+  }
+
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = add(metadata.getStruct(0, width), -1L)
+
+  override def insert(row: InternalRow): Unit = add(row, 1L)
+
+  override def update(metadata: InternalRow, id: InternalRow, row: InternalRow): Unit = {
+    delete(metadata, id)
+    insert(row)
+  }
+
+  override def reinsert(metadata: InternalRow, row: InternalRow): Unit = insert(row)
+
+  private def add(data: InternalRow, diff: Long): Unit = {
+    var i = 0
+    while (i < width) {
+      update.update(i, if (data.isNullAt(i)) null else data.get(i, dataTypes(i)))
+      i += 1
+    }
+    update.setLong(width, time)
+    update.setLong(width + 1, diff)
+    sorter.insertRow(toUnsafe(update))
+  }
+
+  override def commit(): WriterCommitMessage =
+    try RunCommitMessage(RunWriter.writeAll(spec, partition, attempt, sorter.sort()))
+    finally sorter.cleanupResources()
+
+  override def abort(): Unit = sorter.cleanupResources()
+
+  override def close(): Unit = sorter.cleanupResources()
+}
