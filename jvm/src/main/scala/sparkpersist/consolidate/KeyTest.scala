@@ -65,7 +65,8 @@ private[consolidate] object KeyTest {
     private val ordering = TypeUtils.getInterpretedOrdering(dataType)
 
     override def apply(update: InternalRow): Boolean = {
-      val key = update.get(ordinal, dataType)
+      // Rows of columnar batches do not check for nulls in `get`.
+      val key = if (update.isNullAt(ordinal)) null else update.get(ordinal, dataType)
       if (!span.holds(key, ordering)) mismatch(key)
       ranges.rangeOf(key) == index
     }

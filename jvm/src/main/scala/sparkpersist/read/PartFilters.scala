@@ -1,6 +1,6 @@
 package sparkpersist.read
 
-import org.apache.spark.sql.connector.expressions.filter.Predicate
+import org.apache.spark.sql.connector.expressions.filter.{Predicate, And => V2And, Not => V2Not, Or => V2Or}
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.sparkpersist.DataSourceFilters
 import org.apache.spark.sql.types._
@@ -28,8 +28,24 @@ object PartFilters {
    */
   def toParquet(predicate: Predicate, schema: ShardSchema): Option[sources.Filter] =
     if (!printable(predicate)) None
-    else DataSourceFilters.toV1(predicate).filter(_.references.forall(name =>
+    else toV1(predicate).filter(_.references.forall(name =>
       schema.column(name).exists(c => c.name == name && comparesAsParquet(c.dataType))))
+
+  /**
+   * `predicate` as a data source filter that states all of it, or nothing. `AND`, `OR` and `NOT`
+   * are converted here, each only when every operand is: Spark 4.1's own conversion turns
+   * `f(x) = 1 OR id = 4` into `id = 4` when `f(x) = 1` has no data source filter, and Parquet
+   * then skips the row groups where only `f(x) = 1` holds, losing their rows.
+   */
+  private def toV1(predicate: Predicate): Option[sources.Filter] = predicate match {
+    case and: V2And => for (l <- toV1(and.left()); r <- toV1(and.right())) yield sources.And(l, r)
+    case or: V2Or => for (l <- toV1(or.left()); r <- toV1(or.right())) yield sources.Or(l, r)
+    case not: V2Not => toV1(not.child()).map(sources.Not)
+    case leaf =>
+      try DataSourceFilters.toV1(leaf).filter(f => !f.isInstanceOf[sources.And] && !f.isInstanceOf[sources.Or] &&
+        !f.isInstanceOf[sources.Not])
+      catch { case scala.util.control.NonFatal(_) => None }
+  }
 
   /**
    * Whether Spark can print `predicate`, as it does every predicate a scan accepts (its pushdown

@@ -55,6 +55,18 @@ class PartFiltersSuite extends PersistSparkSession {
     assert(sql(query).queryExecution.executedPlan.toString.contains("Filter"))
   }
 
+  test("an OR with an operand Parquet cannot take is not pushed at all: no row group where only that operand holds is skipped") {
+    // Spark's own conversion would hand Parquet `EqualTo(id,30000)` alone, skipping id 7's row group.
+    val query = "SELECT id FROM persist.points WHERE id * 2 = 14 OR id = 30000"
+    val (rows, total, read, scan) = run(query)
+    assert(rows === Seq("[30000]", "[7]"))
+    assert(scan.filters.isEmpty && read === total)
+    // Operands of AND, NOT and OR that all have filters are pushed as one.
+    val (bothRows, _, bothRead, bothScan) = run("SELECT id FROM persist.points WHERE NOT (id > 7 AND name = '7') AND (id = 7 OR id = 8)")
+    assert(bothRows === Seq("[7]", "[8]") && bothRead === 1)
+    assert(bothScan.filters.map(_.toString).contains("Or(EqualTo(id,7),EqualTo(id,8))"), bothScan.filters)
+  }
+
   test("predicates Parquet cannot take are not pushed, and results never change") {
     for (query <- Seq(
       "SELECT id FROM persist.points WHERE id + 1 = 12346",
