@@ -3,7 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.AnswerAggregatesFromStats
-import sparkpersist.catalyst.{MzNowFunction, PinQueryTime, PrunePersistParts}
+import sparkpersist.catalyst.{MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -11,7 +11,8 @@ import sparkpersist.stream.StreamFilters
  * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()`, the
  * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), the optimizer rule that
  * prunes the parts of persist scans ([[PrunePersistParts]]) and, after it, the one that answers
- * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]).
+ * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]), and the one that
+ * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -19,6 +20,7 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
+    extensions.injectPostHocResolutionRule(_ => PersistOverwrites)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)
   }
 }

@@ -5,17 +5,20 @@ import java.util
 import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
-import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability}
+import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.connector.catalog.{MetadataColumn, SupportsMetadataColumns, SupportsRead, SupportsRowLevelOperations, SupportsWrite, Table, TableCapability, TruncatableTable}
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.connector.read.ScanBuilder
 import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperationBuilder, RowLevelOperationInfo, WriteBuilder}
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import sparkpersist.dml.PersistRowLevelOperation
+import sparkpersist.dml.{OverwriteShard, PersistRowLevelOperation}
 import sparkpersist.plan.{ScanRequest, TableView}
 import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.ShardHandle
+import sparkpersist.shard.{ShardHandle, ShardState}
 import sparkpersist.write.PersistWriteBuilder
 
 /**
@@ -35,11 +38,15 @@ import sparkpersist.write.PersistWriteBuilder
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
     tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset,
     val travel: Option[Long] = None)
-  extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsMetadataColumns {
+  extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsMetadataColumns
+  with TruncatableTable {
 
   /** This table, its scans serving `newRequest`. */
   def withRequest(newRequest: ScanRequest): PersistTable =
     new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest, travel)
+
+  /** This table read as of the latest complete time of `state`, for a statement that writes it. */
+  def latestOf(state: ShardState): PersistTable = withRequest(ScanRequest.latestOf(state))
 
   /** This table read as of `asOf` whatever the query's other reads ([[TimeTravel]]). */
   def travelledTo(asOf: Long): PersistTable =
@@ -58,7 +65,8 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
 
   override def capabilities(): util.Set[TableCapability] = view match {
     case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
+      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
+      TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
     case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
   }
 
@@ -76,6 +84,18 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
     writable()
     () => new PersistRowLevelOperation(shard, shard.state, info.command())
+  }
+
+  /**
+   * `TRUNCATE TABLE`, and `DELETE FROM` without a condition: every row of the latest snapshot
+   * retracted in one batch ([[OverwriteShard]]); earlier times still read as they did.
+   */
+  override def truncateTable(): Boolean = {
+    writable()
+    val state = shard.state
+    OverwriteShard("TRUNCATE", shard, state, DataSourceV2Relation.create(latestOf(state), None, None),
+      Literal.TrueLiteral, None).commit(SparkSession.active)
+    true
   }
 
   override def metadataColumns(): Array[MetadataColumn] = view match {

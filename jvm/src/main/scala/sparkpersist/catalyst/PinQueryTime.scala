@@ -26,7 +26,7 @@ object PinQueryTime extends Rule[LogicalPlan] {
     else AnalysisHelper.allowInvokingTransformsInAnalyzer {
       val time = QueryAsOf.resolve(conf, relations)
       plan.transformUpWithSubqueries {
-        case PersistRelation(r, t) =>
+        case PersistRelation(r, t) if t.request.state.isEmpty => // a statement's own read of a state stays
           val pinned = ScanRequest(time.of(t), None, pinned = true, now = time.now)
           if (t.request == pinned) r else r.copy(table = t.withRequest(pinned))
       }

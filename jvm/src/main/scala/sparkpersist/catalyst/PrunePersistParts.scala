@@ -74,11 +74,14 @@ object PrunePersistParts extends Rule[LogicalPlan] {
     if (op.condition == condition) r
     else r.copy(table = RowLevelOperationTables.withOperation(r.table, op.withCondition(condition)))
 
-  /** `r` asking for `condition`, at the time [[PinQueryTime]] pinned, else the one resolved here. */
+  /**
+   * `r` asking for `condition`, at the time [[PinQueryTime]] pinned (or of the state a statement
+   * fixed, [[ScanRequest.latestOf]]), else the one resolved here.
+   */
   private def withRequest(r: DataSourceV2Relation, t: PersistTable, condition: Option[Expression],
       asOf: QueryAsOf): DataSourceV2Relation = {
     val req =
-      if (t.request.pinned) t.request.copy(condition = condition)
+      if (t.request.pinned || t.request.state.isDefined) t.request.copy(condition = condition)
       else ScanRequest(asOf.of(t), condition, answered = t.request.answered)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
   }

@@ -35,11 +35,8 @@ final class PersistRowLevelOperation(val shard: ShardHandle, val state: ShardSta
   override def description(): String = s"sparkpersist $cmd on shard '${shard.name}' at upper ${state.upper}"
 
   /** The scan reads `state` as of its latest complete time: never an as-of a session configured. */
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = {
-    val latest = if (state.upper > 0) Some(state.upper - 1) else None
-    new PersistScanBuilder(shard, TableView.Snapshot, state.schema.dataSchema,
-      ScanRequest(latest, condition, state = Some(state)), options)
-  }
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
+    new PersistScanBuilder(shard, TableView.Snapshot, state.schema.dataSchema, ScanRequest.latestOf(state, condition), options)
 
   override def rowId(): Array[NamedReference] = Array(Expressions.column(RowIdentity.RowIdColumn))
 

@@ -41,13 +41,13 @@ final class RetractionWrite(shard: ShardHandle, state: ShardState, cmd: Command,
 
   override def commit(messages: Array[WriterCommitMessage]): Unit =
     try batch.commit(messages.toSeq.map(_.asInstanceOf[RunCommitMessage].parts))
-    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard.name, cmd, e) }
+    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard.name, cmd.toString, e) }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = batch.abort()
 }
 
-/** A row-level operation lost the race to another commit; nothing was written. */
-final class ConcurrentShardUpdate(val shard: String, val command: Command, cause: UpperMismatch)
-  extends IllegalStateException(s"$command on shard '$shard' conflicted with a concurrent commit: it read the " +
+/** A statement (`DELETE`, `UPDATE`, `MERGE`, an overwrite) lost the race to another commit; nothing was written. */
+final class ConcurrentShardUpdate(val shard: String, val statement: String, cause: UpperMismatch)
+  extends IllegalStateException(s"$statement on shard '$shard' conflicted with a concurrent commit: it read the " +
     s"shard at upper ${cause.expected}, which is now ${cause.actual}. Nothing was written; run the statement " +
     "again to apply it to the shard as it is now.", cause)

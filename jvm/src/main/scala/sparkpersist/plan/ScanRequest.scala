@@ -29,4 +29,11 @@ final case class AnsweredParts(state: sparkpersist.shard.ShardState, keys: Set[S
 
 object ScanRequest {
   val Unset: ScanRequest = ScanRequest(None, None)
+
+  /**
+   * A read of `state` as of its latest complete time, whatever as-of the session configured: what
+   * a statement that writes reads (the rows it retracts must be the latest).
+   */
+  def latestOf(state: sparkpersist.shard.ShardState, condition: Option[Expression] = None): ScanRequest =
+    ScanRequest(if (state.upper > 0) Some(state.upper - 1) else None, condition, state = Some(state))
 }

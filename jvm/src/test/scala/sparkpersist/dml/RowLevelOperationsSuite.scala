@@ -2,7 +2,7 @@ package sparkpersist.dml
 
 import org.apache.spark.SparkConf
 
-import sparkpersist.PersistSparkSession
+import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.scan.ScanReports
 
 /**
@@ -67,5 +67,130 @@ class RowLevelOperationsSuite extends PersistSparkSession {
         |WHEN NOT MATCHED BY SOURCE AND t.id IS NULL THEN DELETE""".stripMargin)
     val reports = ScanReports.last(spark)
     assert(reports.nonEmpty)
+  }
+
+  /** The rows of `persist.<table>` in every mode, as of `asOf` when given. */
+  private def shardRows(table: String, asOf: Option[Long] = None): Seq[String] =
+    withSQLConf(asOf.map(t => PersistConf.AsOf.key -> t.toString).toSeq: _*) {
+      inEveryMode(s"SELECT * FROM persist.$table")._1
+    }
+
+  private def latest(table: String): Long = store.open(table).state.upper - 1
+
+  test("INSERT OVERWRITE, TRUNCATE and DELETE without a condition retract; history stays readable") {
+    create("ow")
+    val before = shardRows("ow")
+    val beforeAt = latest("ow")
+    sql("INSERT OVERWRITE persist.ow VALUES (7, 7.0, 'seven'), (7, 7.0, 'seven')")
+    assert(shardRows("ow") === Seq("[7,7.0,seven]", "[7,7.0,seven]"))
+    assert(shardRows("ow", Some(beforeAt)) === before)
+    val state = store.open("ow").state
+    assert(state.batches.last.runs.flatMap(_.parts).exists(_.hasRetractions))
+    sql("TRUNCATE TABLE persist.ow")
+    assert(shardRows("ow").isEmpty)
+    sql("INSERT INTO persist.ow VALUES (8, 8.0, 'eight')")
+    sql("DELETE FROM persist.ow")
+    assert(shardRows("ow").isEmpty)
+    assert(shardRows("ow", Some(beforeAt)) === before)
+    // An overwrite of an empty shard with no rows commits nothing.
+    val upper = store.open("ow").state.upper
+    sql("TRUNCATE TABLE persist.ow")
+    assert(store.open("ow").state.upper === upper)
+  }
+
+  test("DataFrameWriterV2 overwrite(condition) replaces the rows the condition holds on; overwritePartitions all") {
+    import org.apache.spark.sql.functions.col
+    import testImplicits._
+    create("dfw")
+    val before = sql("SELECT * FROM persist.dfw")
+    val expected = before.where(!org.apache.spark.sql.functions.coalesce(col("id") <= 2, org.apache.spark.sql.functions.lit(false)))
+      .collect().map(_.toString).toSeq ++ Seq("[9,9.0,nine]")
+    Seq((9, 9.0, "nine")).toDF("id", "bal", "tag").writeTo("persist.dfw").overwrite(col("id") <= 2)
+    assert(shardRows("dfw") === expected.sorted)
+    Seq((10, 1.0, "ten")).toDF("id", "bal", "tag").writeTo("persist.dfw").overwritePartitions()
+    assert(shardRows("dfw") === Seq("[10,1.0,ten]"))
+    val e = intercept[IllegalArgumentException] {
+      Seq((11, 1.0, "x")).toDF("id", "bal", "tag").writeTo("persist.dfw").option("time_col", "id").overwrite(col("id") > 0)
+    }
+    assert(e.getMessage.contains("time_col"))
+  }
+
+  test("CREATE OR REPLACE TABLE AS SELECT keeps the shard and its history; other columns are refused") {
+    create("rep")
+    val before = shardRows("rep")
+    val beforeAt = latest("rep")
+    sql("CREATE OR REPLACE TABLE persist.rep AS SELECT 'r' AS tag, 1.0D AS bal, 5 AS id")
+    assert(shardRows("rep") === Seq("[5,1.0,r]"))
+    assert(shardRows("rep", Some(beforeAt)) === before)
+    val e = intercept[IllegalArgumentException] {
+      sql("CREATE OR REPLACE TABLE persist.rep AS SELECT 1 AS other")
+    }
+    assert(e.getMessage.contains("the query's columns (other) are not the shard's (id, bal, tag)"), e.getMessage)
+  }
+
+  /**
+   * Moves the upper of shard `table` by one, as another writer's commit of no rows would: the
+   * commit a statement raced with.
+   */
+  private def commitElsewhere(table: String): Unit = Race.commit(root.toURI.toString, table)
+
+  /** The files under the shard's parts directory. */
+  private def partFiles(table: String): Seq[java.io.File] = {
+    def walk(f: java.io.File): Seq[java.io.File] = if (f.isDirectory) f.listFiles().toSeq.flatMap(walk) else Seq(f)
+    walk(new java.io.File(root, s"$table/parts"))
+  }
+
+  test("a statement that lost the race to another commit fails, writes nothing and says to run it again") {
+    create("race")
+    val before = shardRows("race")
+    val files = partFiles("race").toSet
+    // The condition commits elsewhere while the statement reads: its commit then loses the race.
+    Race.root = root.toURI.toString
+    spark.udf.register("commit_elsewhere", (_: Int) => Race.once("race"))
+    for (statement <- Seq("DELETE FROM persist.race WHERE commit_elsewhere(id) AND id = 1",
+        "UPDATE persist.race SET bal = 0.0 WHERE commit_elsewhere(id)",
+        "MERGE INTO persist.race t USING (SELECT 1 AS id) s ON t.id = s.id AND commit_elsewhere(t.id) " +
+          "WHEN MATCHED THEN DELETE")) {
+      Race.raced.set(false)
+      val e = intercept[Exception](sql(statement).collect())
+      val conflict = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst {
+        case c: ConcurrentShardUpdate => c
+      }
+      assert(conflict.exists(_.getMessage.contains("run the statement again")), e)
+      assert(shardRows("race") === before && partFiles("race").toSet === files, statement)
+    }
+    // An overwrite planned on a state another commit has since moved past.
+    val stale = store.open("race").state
+    commitElsewhere("race")
+    val target = org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation.create(
+      spark.table("persist.race").queryExecution.analyzed.collectFirst {
+        case r: org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation => r.table
+      }.get, None, None)
+    val e = intercept[ConcurrentShardUpdate] {
+      OverwriteShard("INSERT OVERWRITE", store.open("race"), stale, target,
+        org.apache.spark.sql.catalyst.expressions.Literal.TrueLiteral, None).commit(spark)
+    }
+    assert(e.getMessage.contains("INSERT OVERWRITE on shard 'race' conflicted with a concurrent commit"))
+    assert(shardRows("race") === before && partFiles("race").toSet === files)
+  }
+}
+
+/** A commit by another writer, made once from inside a statement (a UDF in its condition). */
+private object Race {
+  val raced = new java.util.concurrent.atomic.AtomicBoolean(false)
+  @volatile var root: String = _
+
+  /** True; the first call after `raced` was reset commits elsewhere to `table`. */
+  def once(table: String): Boolean = {
+    if (raced.compareAndSet(false, true)) commit(root, table)
+    true
+  }
+
+  /** Moves the shard's upper by one, as a commit of no rows does. */
+  def commit(root: String, table: String): Unit = {
+    val shard = new sparkpersist.shard.ShardStore(root, new org.apache.hadoop.conf.Configuration()).open(table)
+    val upper = shard.state.upper
+    shard.log.compareAndAppend(upper, sparkpersist.shard.BatchMeta(java.util.UUID.randomUUID().toString, upper,
+      upper + 1, IndexedSeq.empty, System.currentTimeMillis()))
   }
 }

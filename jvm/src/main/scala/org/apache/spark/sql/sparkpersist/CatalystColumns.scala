@@ -13,3 +13,9 @@ import org.apache.spark.sql.classic.ExpressionUtils
 object CatalystColumns {
   def column(expression: Expression): Column = ExpressionUtils.column(expression)
 }
+
+/** A DataFrame of a logical plan (`Dataset.ofRows`, `private[sql]`), for commands that read and write shards. */
+object DataFrames {
+  def ofRows(spark: org.apache.spark.sql.SparkSession, plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan): org.apache.spark.sql.DataFrame =
+    org.apache.spark.sql.classic.Dataset.ofRows(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], plan)
+}
