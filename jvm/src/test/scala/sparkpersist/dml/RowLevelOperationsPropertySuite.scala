@@ -8,7 +8,7 @@ import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.compact.{CompactOptions, Lifecycle}
 
 /**
- * Random histories of INSERT, DELETE, UPDATE and MERGE INTO run on a shard and on an oracle,
+ * Random histories of INSERT, DELETE, UPDATE, MERGE INTO, INSERT OVERWRITE and TRUNCATE run on a shard and on an oracle,
  * Spark's in-memory table of row-level operations (copy-on-write, from Spark's test jar): duplicate
  * rows, NULL keys, NaN and -0.0, a struct column, conditions that raise under ANSI (a cast of a
  * text column, a division by zero) and MERGE sources that match a target row twice. After every
@@ -65,17 +65,23 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
       }
     }
 
-    def next(): String = random.nextInt(8) match {
+    def next(): String = random.nextInt(9) match {
       case 0 | 1 => s"INSERT INTO {t} VALUES ${Seq.fill(1 + random.nextInt(4))(row).mkString(", ")}"
+      case 8 => pick(s"INSERT OVERWRITE {t} VALUES ${Seq.fill(1 + random.nextInt(3))(row).mkString(", ")}",
+        "TRUNCATE TABLE {t}")
       case 2 | 3 => s"DELETE FROM {t} WHERE ${condition("{t}")}"
       case 4 | 5 => s"UPDATE {t} SET ${assignments("{t}", None, 1 + random.nextInt(2))} WHERE ${condition("{t}")}"
       case _ =>
-        val source = Seq.fill(1 + random.nextInt(3))(row).mkString(", ")
         val matched = clauses("MATCHED", () => pick("DELETE", "UPDATE SET *", s"UPDATE SET ${assignments("t", Some("s"), 1 + random.nextInt(2))}"),
           () => condition(pick("t", "s")))
         val notMatched = clauses("NOT MATCHED", () => pick("INSERT *", "INSERT (id, bal, tag, info) VALUES (s.id, s.bal + 1, 'new', NULL)"),
           () => condition("s"))
         val bySource = clauses("NOT MATCHED BY SOURCE", () => pick("DELETE", "UPDATE SET t.tag = 'gone'"), () => condition("t"))
+        // Without a MATCHED clause Spark checks no cardinality, and its copy-on-write rewrite (the
+        // oracle) copies a target row once per source row it matches: sources then have distinct keys.
+        val rows = Seq.fill(1 + random.nextInt(3))(id -> s"$bal, $tag, $info")
+        val keyed = if (matched.nonEmpty) rows else rows.filter(_._1 == "NULL") ++ rows.filter(_._1 != "NULL").distinctBy(_._1)
+        val source = keyed.map { case (k, rest) => s"($k, $rest)" }.mkString(", ")
         val all = matched ++ notMatched ++ bySource
         val clausesText = if (all.isEmpty) "WHEN MATCHED THEN DELETE" else all.mkString("\n")
         s"MERGE INTO {t} t USING (SELECT * FROM VALUES $source AS v(id, bal, tag, info)) s " +
