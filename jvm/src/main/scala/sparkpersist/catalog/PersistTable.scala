@@ -24,8 +24,8 @@ import sparkpersist.write.PersistWriteBuilder
 /**
  * The snapshot (`persist.<shard>`) or updates (`persist.<shard>.updates`) view of a shard.
  * The schema is fixed when the table is loaded; the state (and so the as-of and the parts) is
- * read again when a scan is built. Only the snapshot accepts writes: `INSERT INTO` appends one
- * batch of inserts, a streaming write one batch per micro-batch, and `DELETE`, `UPDATE` and
+ * read again when a scan is built. `INSERT INTO` the updates table writes one batch of updates
+ * `(data…, time, diff)` as they are. The snapshot: `INSERT INTO` appends one batch of inserts, a streaming write one batch per micro-batch, and `DELETE`, `UPDATE` and
  * `MERGE INTO` one batch of retractions and inserts ([[PersistRowLevelOperation]]), reading the
  * snapshot with the metadata columns that name each row ([[RowIdentity]]). Both views can be read as a
  * stream (`spark.readStream.table`, see [[MicroBatchStreams]]).
@@ -67,6 +67,8 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
       TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
       TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
+    case TableView.Updates => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
     case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
   }
 
@@ -75,14 +77,15 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
     new PersistScanBuilder(shard, view, storedSchema, request, options)
 
+  /** Appends to the snapshot; updates, with their own `time` and `diff`, to the updates table. */
   override def newWriteBuilder(info: LogicalWriteInfo): WriteBuilder = {
-    writable()
+    writable(TableView.Snapshot, TableView.Updates)
     new PersistWriteBuilder(shard, info)
   }
 
   /** A row-level operation on the shard as it is now (its latest state, whatever this table's as-of). */
   override def newRowLevelOperationBuilder(info: RowLevelOperationInfo): RowLevelOperationBuilder = {
-    writable()
+    writable(TableView.Snapshot)
     () => new PersistRowLevelOperation(shard, shard.state, info.command())
   }
 
@@ -91,7 +94,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
    * retracted in one batch ([[OverwriteShard]]); earlier times still read as they did.
    */
   override def truncateTable(): Boolean = {
-    writable()
+    writable(TableView.Snapshot)
     val state = shard.state
     OverwriteShard("TRUNCATE", shard, state, DataSourceV2Relation.create(latestOf(state), None, None),
       Literal.TrueLiteral, None).commit(SparkSession.active)
@@ -103,10 +106,10 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     case _ => Array.empty
   }
 
-  /** Fails unless this table takes writes: the snapshot, not read as of a past time. */
-  private def writable(): Unit = {
-    if (view != TableView.Snapshot) {
-      throw new UnsupportedOperationException(s"$tableName is read-only: write to the shard's snapshot table instead.")
+  /** Fails unless this table takes the write: one of the `views`, not read as of a past time. */
+  private def writable(views: TableView*): Unit = {
+    if (!views.contains(view)) {
+      throw new UnsupportedOperationException(s"$tableName does not take this write: write to the shard's snapshot table instead.")
     }
     travel.foreach { t =>
       throw new UnsupportedOperationException(s"$tableName is read as of $t here; write to the table without " +

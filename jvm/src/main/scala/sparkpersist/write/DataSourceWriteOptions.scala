@@ -13,8 +13,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
  *  - honored as `sparkpersist.write` honors them: `max_rows_per_part`, `keep_stats`,
  *    `index_columns` (comma-separated columns) and `json_columns` (must name exactly the shard's
  *    JSON columns, fixed when it was created);
- *  - refused by name, saying what to use instead: `time_col` and `diff_col` (a DSv2 batch write
- *    is an append: Spark matches its columns to the shard's data columns), `order_by` (a table
+ *  - refused by name, saying what to use instead: `time_col` and `diff_col` (a write to the shard's
+ *    table is an append; updates go to its `.updates` table, with columns named `time` and `diff`), `order_by` (a table
  *    property, fixed at `CREATE TABLE`) and `merge_schema` (`ALTER TABLE ... ADD COLUMNS`);
  *  - any other key fails a batch write, naming the options a write takes. A streaming write
  *    also carries Spark's own options (`checkpointLocation`, ...): there only the names above
@@ -28,9 +28,10 @@ object DataSourceWriteOptions {
 
   /** The options `sparkpersist.write` takes that a DSv2 write refuses, and what to use instead. */
   private val refused: Map[String, String] = Map(
-    "time_col" -> ("a DataSource V2 batch write is an append (every row stamped with the commit time, diff +1). " +
-      "Write updates with sparkpersist.write(df, shard, time_col=..., diff_col=...), or stream a frame with " +
-      "bigint 'time' and 'diff' columns into the table."),
+    "time_col" -> ("a write to the shard's table is an append (every row stamped with the commit time, diff +1). " +
+      "Write updates to the shard's updates table, with bigint columns named 'time' and 'diff': " +
+      "df.withColumnRenamed(<time column>, 'time').withColumnRenamed(<diff column>, 'diff')" +
+      ".writeTo('persist.<shard>.updates').append(), or INSERT INTO persist.<shard>.updates SELECT ..., <time>, <diff>."),
     "order_by" -> ("the order key is fixed when the shard is created: set the table property 'order_by' " +
       "(CREATE TABLE ... TBLPROPERTIES ('order_by' = 'c1, c2'), or df.writeTo(...).tableProperty('order_by', 'c1, c2'))."),
     "merge_schema" -> ("add the columns first with ALTER TABLE ... ADD COLUMNS, or write with " +

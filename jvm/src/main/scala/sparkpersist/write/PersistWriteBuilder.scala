@@ -14,8 +14,9 @@ import sparkpersist.schema.ReservedColumns
 import sparkpersist.shard.ShardHandle
 
 /**
- * DSv2 write for SQL `INSERT INTO persist.x SELECT ...` and `df.writeTo(...)`: append-only, every
- * row stamped with the commit time and diff +1; write options as [[DataSourceWriteOptions]] says. Spark sorts each task's rows by the shard's order key
+ * DSv2 write for SQL `INSERT INTO persist.x SELECT ...` and `df.writeTo(...)`: an append, every
+ * row stamped with the commit time and diff +1 (or, written to `persist.x.updates`, updates with
+ * their own `time` and `diff`); write options as [[DataSourceWriteOptions]] says. Spark sorts each task's rows by the shard's order key
  * ([[RequiresDistributionAndOrdering]]); each task writes one run with [[RunWriter]]; the driver
  * commits the batch with [[BatchCommit]] (compare-and-set on the upper read when the write was
  * planned) or, on abort, deletes its parts.
@@ -49,16 +50,17 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
 
   override def toStreaming: StreamingWrite = StreamingWrites.open(shard, state, info, updates)
 
+  /**
+   * One batch: an append stamped with the commit time, or (rows with time and diff, written to
+   * the shard's `.updates` table) the updates as they are, every time at or above the upper.
+   */
   override def toBatch: BatchWrite = {
-    if (updates) {
-      throw new UnsupportedOperationException(s"A batch write to shard '${shard.name}' takes its data columns only; " +
-        "write updates with time and diff columns with sparkpersist's DataFrame writer (ShardWriter).")
-    }
     val commitTime = BatchCommit.commitTime(state.upper)
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime",
-      state.schema)
+    val timeSource = if (updates) s"the '${ReservedColumns.Time}' column" else s"the commit time $commitTime"
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema)
     val options = DataSourceWriteOptions.parse(shard.name, info.options(), streaming = false)
-    val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, commit.batchDir, options, Some(commitTime))
+    val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, commit.batchDir, options,
+      if (updates) None else Some(commitTime))
     new PersistBatchWrite(commit, new RunWriterFactory(spec))
   }
 }

@@ -128,6 +128,44 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     assert(e.getMessage.contains("the query's columns (other) are not the shard's (id, bal, tag)"), e.getMessage)
   }
 
+  test("the target's scan prunes with the statement's condition") {
+    // One part per day; each statement's batch writes one part per day it changes.
+    sql("CREATE TABLE persist.days (day INT, n BIGINT) TBLPROPERTIES ('order_by' = 'day')")
+    (1 to 4).foreach(d => sql(s"INSERT INTO persist.days SELECT /*+ COALESCE(1) */ $d, id FROM range(10)"))
+    for ((statement, kept) <- Seq(
+        "DELETE FROM persist.days WHERE day = 2 AND n < 5" -> 1,
+        "UPDATE persist.days SET n = n + 100 WHERE day >= 3" -> 2,
+        "MERGE INTO persist.days t USING (SELECT 4 AS day, 107L AS n) s ON t.day = s.day AND t.n = s.n AND t.day = 4 " +
+          "WHEN MATCHED THEN DELETE" -> 1)) { // the part the UPDATE wrote for day 4 (n 0-9 retracted, 100-109 inserted)
+      sql(statement)
+      val reports = ScanReports.last(spark).filter(_.shard == "days")
+      assert(reports.map(_.metrics.partsKept) === Seq(kept), statement)
+    }
+    assert(sql("SELECT day, count(*), sum(n) FROM persist.days GROUP BY day ORDER BY day").collect().map(_.toString).toSeq ===
+      Seq("[1,10,45]", "[2,5,35]", "[3,10,1045]", "[4,9,938]"))
+  }
+
+  test("updates with their own time and diff go to the updates table, from SQL and DataFrameWriterV2") {
+    import testImplicits._
+    create("upd8")
+    val upper = store.open("upd8").state.upper
+    sql(s"INSERT INTO persist.upd8.updates VALUES (1, 10.0, 'a', ${upper + 5}, -1), (1, 12.0, 'a', ${upper + 5}, 1)")
+    Seq((4, 40.0, "d", upper + 9, -1L)).toDF("id", "bal", "tag", "time", "diff").writeTo("persist.upd8.updates").append()
+    assert(shardRows("upd8") === Seq("[1,12.0,a]", "[2,20.0,b]", "[2,20.0,b]", "[3,null,null]", "[null,5.0,n]"))
+    assert(store.open("upd8").state.upper === upper + 10)
+    assert(shardRows("upd8", Some(upper + 5)) === Seq("[1,12.0,a]", "[2,20.0,b]", "[2,20.0,b]", "[3,null,null]",
+      "[4,40.0,d]", "[null,5.0,n]"))
+    val below = intercept[Exception](sql(s"INSERT INTO persist.upd8.updates VALUES (9, 1.0, 'z', ${upper - 1}, 1)"))
+    assert(below.getMessage.contains("every time must be >= the shard's upper") &&
+      below.getMessage.contains("the 'time' column"), below.getMessage)
+    val option = intercept[IllegalArgumentException] {
+      Seq((5, 1.0, "e")).toDF("id", "bal", "tag").writeTo("persist.upd8").option("diff_col", "d").append()
+    }
+    assert(option.getMessage.contains("persist.<shard>.updates"))
+    // Row-level operations and truncation take the snapshot table only.
+    intercept[Exception](sql("DELETE FROM persist.upd8.updates WHERE id = 1"))
+  }
+
   /**
    * Moves the upper of shard `table` by one, as another writer's commit of no rows would: the
    * commit a statement raced with.
