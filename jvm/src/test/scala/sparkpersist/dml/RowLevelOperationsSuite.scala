@@ -143,6 +143,10 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     }
     assert(sql("SELECT day, count(*), sum(n) FROM persist.days GROUP BY day ORDER BY day").collect().map(_.toString).toSeq ===
       Seq("[1,10,45]", "[2,5,35]", "[3,10,1045]", "[4,9,938]"))
+    // The SQL form of the scan reports (for Spark Connect and the Thrift server) says the same.
+    val last = sql("CALL persist.system.last_scans()").collect()
+    assert(last.map(r => (r.getAs[String]("shard"), r.getAs[Long]("parts_total"), r.getAs[Long]("parts_read"))).toSeq ===
+      Seq(("days", 8L, 8L)))
   }
 
   test("updates with their own time and diff go to the updates table, from SQL and DataFrameWriterV2") {
