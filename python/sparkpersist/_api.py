@@ -6,6 +6,7 @@ from typing import Any, Optional, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
+from . import _connect
 from ._jvm import facade, is_connect, wrap_dataframe
 from .errors import ConnectNotSupportedError, InvalidInputError, translated_errors
 
@@ -59,10 +60,6 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
     Returns:
         The committed :class:`Batch`.
     """
-    if is_connect(df):
-        raise ConnectNotSupportedError(
-            "sparkpersist.write() needs a classic session; under Spark Connect use "
-            f"`df.writeTo('persist.{shard}').append()` or SQL INSERT INTO persist.{shard}.")
     if max_rows_per_part is not None and max_rows_per_part < 1:
         raise InvalidInputError(f"max_rows_per_part must be a positive integer, got {max_rows_per_part}")
     if isinstance(order_by, str):
@@ -73,6 +70,12 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         keep_stats = [keep_stats]
     if isinstance(index_columns, str):
         index_columns = [index_columns]
+    if is_connect(df):
+        batch = _connect.write(df, shard, time_col=time_col, diff_col=diff_col, max_rows_per_part=max_rows_per_part,
+                               order_by=order_by, json_columns=json_columns, keep_stats=keep_stats,
+                               index_columns=index_columns, merge_schema=merge_schema)
+        return Batch(id=str(batch["id"]), lower=int(batch["lower"]), upper=int(batch["upper"]),
+                     parts=int(batch["parts"]), rows=int(batch["rows"]))
     spark = df.sparkSession
     api = facade(spark, "write")
     with translated_errors():
@@ -105,6 +108,8 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
     """
     if isinstance(columns, str):
         columns = [columns]
+    if is_connect(spark):
+        return _connect.set_index_columns(spark, shard, columns)
     api = facade(spark, "set_index_columns")
     with translated_errors():
         value = api.setIndexColumns(spark._jsparkSession, shard, None if columns is None else list(columns))
@@ -113,6 +118,8 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
 
 def parts(spark: SparkSession, shard: str) -> DataFrame:
     """Returns the parts of ``shard`` with their statistics, one row per part and column."""
+    if is_connect(spark):
+        return _connect.parts(spark, shard)
     api = facade(spark, "parts")
     with translated_errors():
         return wrap_dataframe(api.parts(spark._jsparkSession, shard), spark)
@@ -129,7 +136,10 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
     statistics, not read), ``bytes_total``, ``bytes_read``, ``pruning_ms``,
     ``soft_violations``, ``part_keys_read`` (the ``key`` of each part read, as in
     :func:`parts`) and ``part_keys_proven_true`` (those of the parts proven true). Call it right after the query's action (``collect()``, ``count()``...).
+    Over Spark Connect it runs ``CALL persist.system.last_scans()``.
     """
+    if is_connect(spark):
+        return _connect.last_scans(spark)
     api = facade(spark, "last_scans")
     with translated_errors():
         return [{str(k): _python(v) for k, v in report.items()} for report in api.lastScans(spark._jsparkSession)]
@@ -147,6 +157,8 @@ def _python(value: Any) -> Any:
 
 def shards(spark: SparkSession) -> list[str]:
     """Names of the shards under the session's root."""
+    if is_connect(spark):
+        return _connect.shards(spark)
     api = facade(spark, "shards")
     with translated_errors():
         return [str(n) for n in api.shards(spark._jsparkSession)]
@@ -203,6 +215,11 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
         raise InvalidInputError(f"gc must be True or False, got {gc!r}")
     args = (_check_int("retention_ms", retention_ms, 0), _check_int("fan_in", fan_in, 2),
             _check_int("target_bytes", target_bytes, 1), _check_int("window_ms", window_ms, 1))
+    if is_connect(spark):
+        if keep_stats:
+            raise ConnectNotSupportedError("keep_stats is not available to compact() over Spark Connect; omit it.")
+        return _connect.call(spark, "compact", shard=shard, retention_ms=args[0], fan_in=args[1],
+                             target_bytes=args[2], window_ms=args[3], gc=gc)[0]
     api = _lifecycle(spark, "compact")
     with translated_errors():
         result = api.compact(spark._jsparkSession, shard, *args,
@@ -231,6 +248,8 @@ def gc(spark: SparkSession, shard: str, *, keep_versions: Optional[int] = None,
         ``bytes_deleted``, ``parts_kept`` and ``state_files_deleted``.
     """
     args = (_check_int("keep_versions", keep_versions, 1), _check_int("grace_ms", grace_ms, 0))
+    if is_connect(spark):
+        return _connect.call(spark, "gc", shard=shard, keep_versions=args[0], grace_ms=args[1])[0]
     api = _lifecycle(spark, "gc")
     with translated_errors():
         result = api.gc(spark._jsparkSession, shard, *args)
@@ -257,6 +276,8 @@ def drop_batch(spark: SparkSession, shard: str, batch: str) -> dict[str, Any]:
     """
     if not isinstance(batch, str) or not batch:
         raise InvalidInputError(f"batch must be a batch id or a part's path, got {batch!r}")
+    if is_connect(spark):
+        return _connect.call(spark, "drop_batch", shard=shard, batch=batch)[0]
     api = _lifecycle(spark, "drop_batch")
     with translated_errors():
         result = api.dropBatch(spark._jsparkSession, shard, batch)

@@ -17,10 +17,9 @@ def facade(spark: SparkSession, what: str) -> Any:
     """Returns the JVM facade of ``spark``'s driver, or explains why there is none."""
     if is_connect(spark):
         raise ConnectNotSupportedError(
-            f"sparkpersist.{what}() calls the JVM through py4j, which a Spark Connect session "
-            "does not have. Under Spark Connect use SQL instead, e.g. "
-            "`INSERT INTO persist.<shard> SELECT ...` and `SELECT * FROM persist.<shard>.parts`, "
-            "or run this with a classic session (sparkpersist.session(...)).")
+            f"sparkpersist.{what}() needs the driver's JVM (py4j), which a Spark Connect session does not "
+            "have: it registers objects in the driver, beyond what SQL can express. Run it with a classic "
+            "session (sparkpersist.session(...)); the other functions of the package work over Spark Connect.")
     try:
         api = spark._jvm.sparkpersist.api.PythonApi
         api.version()  # fails fast when the jar is not on the driver classpath
