@@ -86,6 +86,24 @@ def aggregates(doc, ax_files, ax_time):
     ax_time.set_yscale("log")
 
 
+def dml(doc, ax_time, ax_bytes):
+    rs = rows(doc)
+    steps = [r["step"] for r in rs if r["system"] == "ours"]
+    width = 0.4
+    for i, system in enumerate(["ours", "delta"]):
+        mine = [r for r in rs if r["system"] == system]
+        xs = [k + (i - 0.5) * width for k in range(len(mine))]
+        ax_time.bar(xs, [r["wallMs"] for r in mine], width, label=system)
+        ax_bytes.bar(xs, [max(r["bytesWritten"], 1) for r in mine], width, label=system)
+    for ax in (ax_time, ax_bytes):
+        ax.set_xticks(range(len(steps)))
+        ax.set_xticklabels(steps, fontsize=7, rotation=20)
+    ax_time.set(ylabel="ms", title="wall time per step")
+    ax_time.set_yscale("log")
+    ax_bytes.set(ylabel="bytes written", title="bytes the step wrote")
+    ax_bytes.set_yscale("log")
+
+
 def planning(doc, ax_decide, ax_open):
     rs = rows(doc)
     parts = [r["parts"] for r in rs]
@@ -155,7 +173,7 @@ def reads(doc, ax_time, ax_cpu, key="read"):
         ax.set_xticklabels(labels, fontsize=8)
 
 
-PLOTS = {"history": history, "incumbents": incumbents, "join": join, "aggregates": aggregates, "planning": planning, "write": write,
+PLOTS = {"history": history, "incumbents": incumbents, "join": join, "aggregates": aggregates, "dml": dml, "planning": planning, "write": write,
          "compaction": compaction, "consolidated_read": reads, "restart": restart}
 
 
