@@ -49,9 +49,7 @@ object AggregateBench {
     val rows = arg(args, 1, 900000L)(_.toLong)
     val runs = arg(args, 2, 5)(_.toInt)
     val root = Files.createTempDirectory("aggregate-bench").toFile
-    val spark = Bench.persistSession("AggregateBench", new File(root, "shards"),
-      extensions = Seq("io.delta.sql.DeltaSparkSessionExtension"),
-      conf = Map("spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+    val spark = Bench.persistAndDeltaSession("AggregateBench", new File(root, "shards"))
     try {
       val windowStart = Start + (Days - 7) * Day
       val queries = Seq(

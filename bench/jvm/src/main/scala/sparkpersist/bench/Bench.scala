@@ -75,6 +75,14 @@ object Bench {
     spark
   }
 
+  /** Delta Lake's extension and catalog, beside ours: the incumbent the comparisons run against. */
+  val DeltaExtensions: Seq[String] = Seq("io.delta.sql.DeltaSparkSessionExtension")
+  val DeltaCatalog: (String, String) = "spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog"
+
+  /** [[persistSession]] that also reads and writes Delta tables (`conf` added). */
+  def persistAndDeltaSession(app: String, root: File, conf: Map[String, String] = Map.empty): SparkSession =
+    persistSession(app, root, DeltaExtensions, conf + DeltaCatalog)
+
   /**
    * Creates `persist.<table>` and writes `parts * rowsPerPart` events to it in one batch at time
    * `ingestMs`, with temporal locality: part i holds the `partMs` of events from

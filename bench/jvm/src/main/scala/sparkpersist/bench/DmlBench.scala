@@ -45,9 +45,7 @@ object DmlBench {
     val rows = arg(args, 0, 10000000L)(_.toLong)
     val days = arg(args, 1, 100)(_.toInt)
     val root = Files.createTempDirectory("dml-bench").toFile
-    val spark = Bench.persistSession("DmlBench", new File(root, "shards"),
-      extensions = Seq("io.delta.sql.DeltaSparkSessionExtension"),
-      conf = Map("spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog"))
+    val spark = Bench.persistAndDeltaSession("DmlBench", new File(root, "shards"))
     try {
       val deltaDir = new File(root, "delta/events")
       val dirs = Map("ours" -> new File(root, "shards/events/parts"), "delta" -> deltaDir)

@@ -56,10 +56,8 @@ object IncumbentsBench {
     val runs = arg(args, 2, 5)(_.toInt)
     val only = arg(args, 3, Set.empty[String])(_.split(',').map(_.trim).toSet)
     val root = Files.createTempDirectory("incumbents-bench").toFile
-    val spark = Bench.persistSession("IncumbentsBench", new File(root, "shards"),
-      extensions = Seq("io.delta.sql.DeltaSparkSessionExtension"),
+    val spark = Bench.persistAndDeltaSession("IncumbentsBench", new File(root, "shards"),
       conf = Map(
-        "spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         "spark.sql.adaptive.enabled" -> "false",
         "spark.sql.parquet.filterPushdown" -> "true"))
     try {

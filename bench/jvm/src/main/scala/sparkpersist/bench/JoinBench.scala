@@ -43,10 +43,8 @@ object JoinBench {
     val runs = arg(args, 3, 5)(_.toInt)
     require(dimKeys >= 100 && factRows % parts == 0, "dimKeys >= 100, factRows a multiple of parts")
     val root = Files.createTempDirectory("join-bench").toFile
-    val spark = Bench.persistSession("JoinBench", new File(root, "shards"),
-      extensions = Seq("io.delta.sql.DeltaSparkSessionExtension"),
+    val spark = Bench.persistAndDeltaSession("JoinBench", new File(root, "shards"),
       conf = Map(
-        "spark.sql.catalog.spark_catalog" -> "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         "spark.sql.adaptive.enabled" -> "false"))
     try {
       val (fact, dim) = (facts(spark, factRows, parts, dimKeys), dims(spark, dimKeys))
