@@ -69,6 +69,21 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     assert(reports.nonEmpty)
   }
 
+  test("DataFrame.mergeInto runs the same MERGE") {
+    import org.apache.spark.sql.functions.{col, expr}
+    import testImplicits._
+    create("dfm")
+    Seq((1, 11.0, "u"), (2, -1.0, "d"), (9, 90.0, "i")).toDF("id", "bal", "tag").createOrReplaceTempView("dfsrc")
+    sql("MERGE INTO oracle.dfm t USING dfsrc s ON t.id = s.id WHEN MATCHED AND s.tag = 'd' THEN DELETE " +
+      "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    spark.table("dfsrc").as("s").mergeInto("persist.dfm", expr("persist.dfm.id = s.id"))
+      .whenMatched(col("s.tag") === "d").delete()
+      .whenMatched().updateAll()
+      .whenNotMatched().insertAll()
+      .merge()
+    assert(shardRows("dfm") === sql("SELECT * FROM oracle.dfm").collect().map(_.toString).toSeq.sorted)
+  }
+
   /** The rows of `persist.<table>` in every mode, as of `asOf` when given. */
   private def shardRows(table: String, asOf: Option[Long] = None): Seq[String] =
     withSQLConf(asOf.map(t => PersistConf.AsOf.key -> t.toString).toSeq: _*) {
