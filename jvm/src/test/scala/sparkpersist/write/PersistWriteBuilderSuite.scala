@@ -97,7 +97,7 @@ class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {
   test("a DSv2 write refuses the options it cannot honor, and unknown ones, by name") {
     withShard { shard =>
       val df = spark.range(3).selectExpr("id AS k", "'a' AS v")
-      for ((key, says) <- Seq("time_col" -> "sparkpersist.write(df, shard, time_col=", "diff_col" -> "diff_col=",
+      for ((key, says) <- Seq("time_col" -> "writeTo('persist.<shard>.updates')", "diff_col" -> "INSERT INTO persist.<shard>.updates",
           "order_by" -> "table property 'order_by'", "merge_schema" -> "ADD COLUMNS",
           "tiem_col" -> "unknown write option 'tiem_col'", "max_rows_per_part" -> "at least 1")) {
         val e = intercept[IllegalArgumentException](df.writeTo("persist.events").option(key, "0").append())
