@@ -3,7 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.AnswerAggregatesFromStats
-import sparkpersist.catalyst.{MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
+import sparkpersist.catalyst.{DeleteWholePartsRule, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -12,13 +12,15 @@ import sparkpersist.stream.StreamFilters
  * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), the optimizer rule that
  * prunes the parts of persist scans ([[PrunePersistParts]]) and, after it, the one that answers
  * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]), and the one that
- * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]).
+ * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
+ * that deletes whole parts without reading them ([[DeleteWholePartsRule]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
+    extensions.injectOptimizerRule(_ => DeleteWholePartsRule)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
     extensions.injectPostHocResolutionRule(_ => PersistOverwrites)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)

@@ -40,9 +40,15 @@ object BatchRemoval {
     val state = shard.state
     val key = Try(shard.relativeKey(new Path(batchOrPart))).toOption
     val batch = state.batches.find(_.id == batchOrPart)
-      .orElse(state.batches.find(_.parts.exists(p => p.key == batchOrPart || key.contains(p.key))))
+      .orElse(state.batches.find(_.parts.exists(p => !p.negated && (p.key == batchOrPart || key.contains(p.key)))))
       .getOrElse(throw new IllegalArgumentException(s"Shard '${shard.name}' has no batch '$batchOrPart' and no " +
         "part at that key or path: name a batch id (persist.<shard>.batches) or a part's path as a read error names it."))
+    val files = batch.parts.map(_.key).toSet
+    state.batches.find(b => b.id != batch.id && b.parts.exists(p => p.negated && files(p.fileKey))).foreach { b =>
+      throw new IllegalArgumentException(s"Cannot drop batch '${batch.id}' of shard '${shard.name}': batch '${b.id}' " +
+        "retracts some of its parts whole (a DELETE), and would then retract rows the shard no longer holds. " +
+        s"Drop batch '${b.id}' first.")
+    }
     val empty = BatchMeta(s"dropped-${UUID.randomUUID()}", batch.lower, batch.upper, IndexedSeq.empty, nowMs,
       batch.appends, batch.epochs)
     val (_, applied) = shard.log.replaceBatches(Seq(BatchReplacement(IndexedSeq(batch.id), empty)))

@@ -112,7 +112,7 @@ object GarbageCollector {
     shard.log.statesFrom(from).foreach { state =>
       last = state.seqNo
       state.batches.foreach { b =>
-        if (seenBatches.add(b.id)) b.parts.foreach(p => keys += p.key)
+        if (seenBatches.add(b.id)) b.parts.foreach(p => keys += p.fileKey)
       }
     }
     if (last < newest) throw new IllegalStateException(s"Shard '${shard.name}': its state log replays from " +

@@ -26,10 +26,12 @@ import sparkpersist.shard.PartMeta
  * `start` and `length` delimit the bytes of the file this read covers: it reads the row groups
  * whose middle lies there (the whole file by default; see [[PartPacking]]). `minTime` is the
  * part's earliest time (a read of the updates from a time on checks rows only below it).
+ * `constantDiff` is every update's diff when the time is constant: +1, or -1 for a negated part
+ * ([[PartMeta.negated]]), which reads its original's file.
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
     constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
-    minTime: Long = Long.MinValue, provenTrue: Boolean = false) {
+    minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
 
@@ -49,9 +51,10 @@ object PartFile {
    */
   def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None,
       provenTrue: Boolean = false): PartFile = {
-    val constant = !part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _))
+    val constant = part.negated ||
+      (!part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _)))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
-      minTime = part.minTime, provenTrue = provenTrue)
+      minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L)
   }
 }
 
@@ -119,7 +122,7 @@ final class PartFileReader private (
   }
 
   private def read(file: PartFile, open: OpenFiles, filters: Seq[Filter], batches: Boolean): Iterator[AnyRef] = {
-    val values = file.constantTime.fold(InternalRow.empty)(t => InternalRow(t, 1L))
+    val values = file.constantTime.fold(InternalRow.empty)(t => InternalRow(t, file.constantDiff))
     val split = PartitionedFile(values, SparkPath.fromUrlString(file.path), file.start, file.length,
       Array.empty[String], 0L, file.bytes)
     UnreadablePart.guard(file.path) {

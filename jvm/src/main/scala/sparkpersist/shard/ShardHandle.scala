@@ -40,8 +40,9 @@ final class ShardHandle(val name: String, val dir: Path, val log: StateLog, val 
 
   private val dirUri: String = qualifiedDir.toUri.toString.stripSuffix("/")
 
+  /** The file key of `part` (a negated part reads its original's file), checked to lie under the shard. */
   private def checkedKey(part: PartMeta): String = {
-    val key = part.key
+    val key = part.fileKey
     Check.arg(key.nonEmpty && !key.startsWith("/") && !key.contains(':') &&
       !key.split('/').exists(s => s.isEmpty || s == "." || s == ".."),
       s"Part key '$key' of shard '$name' is not a plain path relative to the shard directory.")

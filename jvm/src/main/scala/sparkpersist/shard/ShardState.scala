@@ -7,6 +7,11 @@ import sparkpersist.stats.PartStats
  * One Parquet file of a shard. `key` is its path relative to the shard's directory. Rows are
  * sorted by the shard's order key, then time. `stats` is absent when it could not be computed
  * (readers then treat every column as "anything").
+ *
+ * A **negated** part ([[negation]]) writes no file: its key is an insert-only part's key plus
+ * [[PartMeta.NegatedSuffix]], and it stands for every row of that file retracted at one time
+ * (`minTime == maxTime`, diff -1 on every row): a `DELETE` that the filter proves true on whole
+ * parts retracts them so, reading and writing none of their rows. Its statistics are the file's.
  */
 final case class PartMeta(
     key: String,
@@ -15,7 +20,25 @@ final case class PartMeta(
     minTime: Long,
     maxTime: Long,
     hasRetractions: Boolean,
-    stats: Option[PartStats])
+    stats: Option[PartStats]) {
+
+  /** Whether this part retracts, at its one time, every row of the file of [[fileKey]]. */
+  def negated: Boolean = key.endsWith(PartMeta.NegatedSuffix)
+
+  /** The key of the file this part reads. */
+  def fileKey: String = if (negated) key.dropRight(PartMeta.NegatedSuffix.length) else key
+
+  /** This insert-only part's rows, every one retracted at `time`, as a part of no file of its own. */
+  def negation(time: Long): PartMeta = {
+    require(!hasRetractions && !negated, s"only an insert-only part can be negated whole, not $key")
+    copy(key = key + PartMeta.NegatedSuffix, minTime = time, maxTime = time, hasRetractions = true)
+  }
+}
+
+object PartMeta {
+  /** Ends the key of a negated part: a name no part file has. */
+  val NegatedSuffix = "#negated"
+}
 
 /** A sorted sequence of parts (one write task's output). */
 final case class RunMeta(parts: IndexedSeq[PartMeta])

@@ -164,6 +164,39 @@ class RowLevelOperationsSuite extends PersistSparkSession {
       Seq(("days", 8L, 8L)))
   }
 
+  test("a DELETE that decides every part retracts whole parts by reference: no row read, no file written") {
+    sql("CREATE TABLE persist.wp (day INT, n BIGINT) TBLPROPERTIES ('order_by' = 'day')")
+    (1 to 4).foreach(d => sql(s"INSERT INTO persist.wp SELECT /*+ COALESCE(1) */ $d, id FROM range(10)"))
+    val before = shardRows("wp")
+    val beforeAt = latest("wp")
+    val files = partFiles("wp").toSet
+    val statement = "DELETE FROM persist.wp WHERE day <= 2"
+    assert(sql(s"EXPLAIN $statement").collect().head.getString(0).contains("DeleteWholeParts 'wp': 2 parts retracted whole"))
+    sql(statement)
+    assert(partFiles("wp").toSet === files, "a whole-part DELETE writes no file")
+    val batch = store.open("wp").state.batches.last
+    assert(batch.parts.toSeq.map(_.key.endsWith("#negated")) === Seq(true, true))
+    assert(shardRows("wp") === before.filter(r => r.startsWith("[3,") || r.startsWith("[4,")))
+    assert(shardRows("wp", Some(beforeAt)) === before)
+    assert(sql(s"SELECT count(*), min(diff), max(diff) FROM persist.wp.updates WHERE time = ${batch.upper - 1}")
+      .collect().head.toSeq === Seq(20L, -1L, -1L))
+    // A condition some part straddles reads rows (and writes their retractions).
+    sql("DELETE FROM persist.wp WHERE day = 3 AND n < 5")
+    assert(partFiles("wp").size > files.size, "a DELETE that reads rows writes their retractions")
+    val expected = before.filter(r => r.startsWith("[4,") || (r.startsWith("[3,") && r.stripPrefix("[3,").dropRight(1).toLong >= 5))
+    assert(shardRows("wp") === expected)
+    // The batch whose parts are negated cannot be dropped before the negations.
+    val first = store.open("wp").state.batches.head.id
+    val refused = intercept[IllegalArgumentException](sql(s"CALL persist.system.drop_batch('wp', '$first')"))
+    assert(refused.getMessage.contains("retracts some of its parts whole"), refused.getMessage)
+    // Compaction consolidates rows and their negations away; GC then deletes the files of days 1 and 2.
+    sparkpersist.compact.Lifecycle.compact(spark, "wp", sparkpersist.compact.CompactOptions(retentionMs = Some(0L)))
+    assert(shardRows("wp") === expected)
+    assert(store.open("wp").state.parts.forall(p => !p.negated))
+    sparkpersist.compact.Lifecycle.gc(spark, "wp", sparkpersist.compact.GcOptions(keepVersions = Some(1), graceMs = Some(0L)))
+    assert(shardRows("wp") === expected)
+  }
+
   test("updates with their own time and diff go to the updates table, from SQL and DataFrameWriterV2") {
     import testImplicits._
     create("upd8")
