@@ -101,6 +101,7 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
       val statements = new Statements(new Random(seed))
       val history = Seq.newBuilder[(Long, Seq[String])]
       var failures = 0
+      var wholePartDeletes = 0
       (1 to 14).foreach { step =>
         val statement = statements.next()
         val oracle = withSQLConf("spark.sql.optimizer.excludedRules" ->
@@ -113,7 +114,9 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
         val expected = rows(s"SELECT * FROM oracle.$table")
         val (actual, _) = inEveryMode(s"SELECT * FROM persist.$table")
         assert(actual === expected, s"step $step: $statement")
-        val upper = store.open(table).state.upper
+        val state = store.open(table).state
+        if (shard.isSuccess && state.batches.lastOption.exists(_.parts.exists(_.negated))) wholePartDeletes += 1
+        val upper = state.upper
         if (upper > 0) history += ((upper - 1) -> expected)
       }
       val past = history.result()
@@ -124,7 +127,58 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
       }
       Lifecycle.compact(spark, table, CompactOptions(retentionMs = Some(0L)))
       assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === rows(s"SELECT * FROM oracle.$table"), "after compaction")
-      info(s"${past.size} snapshots compared as of their time, $failures statements failed on both sides")
+      info(s"${past.size} snapshots compared as of their time, $failures statements failed on both sides, " +
+        s"$wholePartDeletes DELETEs retracted whole parts")
+    }
+  }
+
+  /**
+   * Histories where `DELETE` decides whole parts: each INSERT is one day's rows (so each part
+   * holds one day), DELETEs and UPDATEs by ranges of days. A DELETE that decides every part
+   * negates the parts it deletes (no file written); one that meets a part holding retractions, or
+   * straddling its bounds, reads rows. Either way the shard equals the oracle, in every mode and
+   * at every earlier as-of, and after compaction.
+   */
+  Seq(11L, 12L, 13L).foreach { seed =>
+    test(s"DELETEs by day, whole parts or rows, agree with the oracle (seed $seed)") {
+      val table = s"d$seed"
+      val columns = "day INT, id INT, bal DOUBLE"
+      sql(s"CREATE TABLE oracle.$table ($columns)")
+      sql(s"CREATE TABLE persist.$table ($columns) TBLPROPERTIES ('order_by' = 'day')")
+      val random = new Random(seed)
+      val history = Seq.newBuilder[(Long, Seq[String])]
+      var whole = 0
+      // Four days, then a DELETE of the first: every part decided, so whole parts at least once.
+      val opening = (0 until 4).map(d => s"INSERT INTO {t} SELECT /*+ COALESCE(1) */ $d, CAST(id AS INT), id * 1.5 FROM range(3)") :+
+        "DELETE FROM {t} WHERE day <= 0"
+      (1 to opening.size + 14).foreach { step =>
+        val day = random.nextInt(8)
+        val statement = if (step <= opening.size) opening(step - 1) else random.nextInt(6) match {
+          case 0 | 1 | 2 => s"INSERT INTO {t} SELECT /*+ COALESCE(1) */ $day, CAST(id AS INT), id * 1.5 FROM range(${1 + random.nextInt(5)})"
+          case 3 => s"DELETE FROM {t} WHERE day <= $day"
+          case 4 => s"DELETE FROM {t} WHERE day IN ($day, ${random.nextInt(8)}) OR day > ${4 + random.nextInt(4)}"
+          case _ => s"UPDATE {t} SET bal = bal + 1 WHERE day = $day"
+        }
+        withSQLConf("spark.sql.optimizer.excludedRules" ->
+            "org.apache.spark.sql.execution.datasources.v2.OptimizeMetadataOnlyDeleteFromTable") {
+          sql(statement.replace("{t}", s"oracle.$table"))
+        }
+        sql(statement.replace("{t}", s"persist.$table"))
+        val state = store.open(table).state
+        if (state.batches.lastOption.exists(_.parts.exists(_.negated))) whole += 1
+        val expected = rows(s"SELECT * FROM oracle.$table")
+        assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === expected, s"step $step: $statement")
+        if (state.upper > 0) history += ((state.upper - 1) -> expected)
+      }
+      history.result().foreach { case (asOf, expected) =>
+        withSQLConf(PersistConf.AsOf.key -> asOf.toString) {
+          assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === expected, s"as of $asOf")
+        }
+      }
+      Lifecycle.compact(spark, table, CompactOptions(retentionMs = Some(0L)))
+      assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === rows(s"SELECT * FROM oracle.$table"), "after compaction")
+      assert(whole > 0, "no DELETE retracted whole parts")
+      info(s"$whole DELETEs retracted whole parts")
     }
   }
 }
