@@ -14,8 +14,8 @@ import org.apache.spark.sql.connector.write.{LogicalWriteInfo, RowLevelOperation
 import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import sparkpersist.dml.{OverwriteShard, PersistRowLevelOperation}
-import sparkpersist.plan.{ScanRequest, TableView}
+import sparkpersist.dml.{DeleteWholeParts, OverwriteShard, PersistRowLevelOperation}
+import sparkpersist.plan.{PushdownMode, ScanRequest, TableView}
 import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{ShardHandle, ShardState}
@@ -91,13 +91,19 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
 
   /**
    * `TRUNCATE TABLE`, and `DELETE FROM` without a condition: every row of the latest snapshot
-   * retracted in one batch ([[OverwriteShard]]); earlier times still read as they did.
+   * retracted in one batch, earlier times still reading as they did. A shard of insert-only parts
+   * is truncated by negating every part ([[DeleteWholeParts]]: no row read or written); else every
+   * row is read and retracted ([[OverwriteShard]]).
    */
   override def truncateTable(): Boolean = {
     writable(TableView.Snapshot)
+    val spark = SparkSession.active
     val state = shard.state
-    OverwriteShard("TRUNCATE", shard, state, DataSourceV2Relation.create(latestOf(state), None, None),
-      Literal.TrueLiteral, None).commit(SparkSession.active)
+    DeleteWholeParts.plan(shard, state, Literal.TrueLiteral, PushdownMode.of(spark.sessionState.conf)) match {
+      case Some(whole) => whole.commit()
+      case None => OverwriteShard("TRUNCATE", shard, state, DataSourceV2Relation.create(latestOf(state), None, None),
+        Literal.TrueLiteral, None).commit(spark)
+    }
     true
   }
 

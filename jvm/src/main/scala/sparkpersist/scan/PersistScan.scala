@@ -108,8 +108,8 @@ final class PersistScan(
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
     case None => IndexedSeq.empty
-    case Some(t) => state.batches.flatMap(_.runs)
-      .map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from && !answered.contains(p.key)))
+    case Some(t) => PersistScan.withoutCancelled(view, from, state.batches.flatMap(_.runs)
+      .map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from && !answered.contains(p.key))))
   }
 
   /** The visible parts, run after run: what the filter decides. */
@@ -362,4 +362,25 @@ final class PersistScan(
       asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
       decided.parts.forall(_.minTime >= from)
   }
+}
+
+object PersistScan {
+  /**
+   * `runs` without the parts a visible negation cancels: a negated part ([[PartMeta.negated]]) and
+   * the part whose file it negates, both visible, sum to nothing, row by row, so a snapshot read
+   * (from the beginning) leaves both out, and the rest of the shard is read as if the deleted
+   * parts had never been written (straight, without consolidation, when nothing else retracts).
+   * The updates view shows them.
+   */
+  private[scan] def withoutCancelled(view: TableView, from: Long,
+      runs: IndexedSeq[IndexedSeq[PartMeta]]): IndexedSeq[IndexedSeq[PartMeta]] =
+    if (view != TableView.Snapshot || from != Long.MinValue) runs
+    else {
+      val negated = runs.iterator.flatten.filter(_.negated).map(_.fileKey).toSet
+      if (negated.isEmpty) runs
+      else {
+        val cancelled = runs.iterator.flatten.filter(p => !p.negated && negated(p.key)).map(_.key).toSet
+        runs.map(_.filterNot(p => cancelled(p.fileKey)))
+      }
+    }
 }

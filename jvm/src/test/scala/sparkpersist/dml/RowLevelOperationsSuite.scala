@@ -197,6 +197,18 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     assert(shardRows("wp") === expected)
   }
 
+  test("TRUNCATE of a shard of insert-only parts negates every part and writes no file") {
+    sql("CREATE TABLE persist.tr (id INT)")
+    (1 to 3).foreach(i => sql(s"INSERT INTO persist.tr VALUES ($i), (${i * 10})"))
+    val before = shardRows("tr")
+    val beforeAt = latest("tr")
+    val files = partFiles("tr").toSet
+    sql("TRUNCATE TABLE persist.tr")
+    assert(shardRows("tr").isEmpty && partFiles("tr").toSet === files)
+    assert(store.open("tr").state.batches.last.parts.forall(_.negated))
+    assert(shardRows("tr", Some(beforeAt)) === before)
+  }
+
   test("updates with their own time and diff go to the updates table, from SQL and DataFrameWriterV2") {
     import testImplicits._
     create("upd8")

@@ -60,12 +60,13 @@ object DmlBench {
       val read = "SELECT count(*), sum(amount) FROM %s"
       val steps = Seq(
         "read before" -> read,
+        "DELETE old days" -> s"DELETE FROM %s WHERE day < $oldDays",
+        "read after it" -> read,
         "MERGE" -> ("MERGE INTO %s t USING changes s ON t.id = s.id " +
           "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
         "read after MERGE" -> read,
         "DELETE 1 %" -> "DELETE FROM %s WHERE id % 100 = 13",
-        "DELETE old days" -> s"DELETE FROM %s WHERE day < $oldDays",
-        "read after DELETEs" -> read,
+        "read after DELETE 1 %" -> read,
         "compact" -> "",
         "read after compaction" -> read)
       // Warm-up: the reads, once per system.
