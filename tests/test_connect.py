@@ -64,8 +64,11 @@ def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compac
     assert out["after_merge"] == [[1, 11.0, "u"], [2, 20.0, "b"], [2, 20.0, "b"], [3, 33.0, "c"], [4, 40.0, "new"]]
     assert out["after_delete"] == [[1, 11.0, "u"], [3, 33.0, "c"], [4, 40.0, "new"]]
     [scan] = out["last_scans"]
-    assert scan["shard"] == "acc" and scan["parts_read"] < scan["parts_total"]
-    assert scan["parts_read"] + scan["parts_pruned"] == scan["parts_total"]
+    assert scan["shard"] == "acc" and scan["parts_pruned"] > 0
+    if scan["mode"] == "soft":  # `make test`'s second pass: every part read, every skip verified
+        assert scan["parts_read"] == scan["parts_total"] and scan["soft_violations"] == 0
+    else:
+        assert scan["mode"] == "on" and scan["parts_read"] + scan["parts_pruned"] == scan["parts_total"]
     assert out["compact"]["batches_after"] < out["compact"]["batches_before"]
     assert out["after_compact"] == out["after_delete"]
     assert out["shards"] == ["acc"]

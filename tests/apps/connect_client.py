@@ -41,7 +41,7 @@ def main(url: str) -> None:
     spark.sql("DELETE FROM persist.acc WHERE id = 2")
     out["after_delete"] = rows(spark, "SELECT * FROM persist.acc")
     spark.sql("SELECT * FROM persist.acc WHERE id = 4").collect()
-    out["last_scans"] = [{k: s[k] for k in ("shard", "parts_total", "parts_read", "parts_pruned")}
+    out["last_scans"] = [{k: s[k] for k in ("shard", "mode", "parts_total", "parts_read", "parts_pruned", "soft_violations")}
                          for s in sparkpersist.last_scans(spark)]
     compacted = sparkpersist.compact(spark, "acc", retention_ms=0)
     out["compact"] = {k: compacted[k] for k in ("batches_before", "batches_after")}
