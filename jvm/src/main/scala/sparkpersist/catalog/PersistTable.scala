@@ -48,6 +48,9 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   /** This table read as of the latest complete time of `state`, for a statement that writes it. */
   def latestOf(state: ShardState): PersistTable = withRequest(ScanRequest.latestOf(state))
 
+  /** A relation reading [[latestOf]] `state`: the rows a statement that writes the table replaces. */
+  def latestRelation(state: ShardState): DataSourceV2Relation = DataSourceV2Relation.create(latestOf(state), None, None)
+
   /** This table read as of `asOf` whatever the query's other reads ([[TimeTravel]]). */
   def travelledTo(asOf: Long): PersistTable =
     new PersistTable(shard, shardSchema, view, tableName, tableProperties, ScanRequest(Some(asOf), None), Some(asOf))
@@ -101,8 +104,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     val state = shard.state
     DeleteWholeParts.plan(shard, state, Literal.TrueLiteral, PushdownMode.of(spark.sessionState.conf)) match {
       case Some(whole) => whole.commit()
-      case None => OverwriteShard("TRUNCATE", shard, state, DataSourceV2Relation.create(latestOf(state), None, None),
-        Literal.TrueLiteral, None).commit(spark)
+      case None => OverwriteShard("TRUNCATE", shard, state, latestRelation(state), Literal.TrueLiteral, None).commit(spark)
     }
     true
   }

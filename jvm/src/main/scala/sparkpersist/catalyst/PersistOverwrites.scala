@@ -52,7 +52,7 @@ object PersistOverwrites extends Rule[LogicalPlan] {
     if (t.view != TableView.Snapshot || t.travel.isDefined) return r // the table refuses the write when planned
     val state = t.shard.state
     OverwriteShard(statement, t.shard, state, r.copy(table = t.latestOf(state)), condition, Some(query),
-      DataSourceWriteOptions.parse(t.shard.name, new CaseInsensitiveStringMap(options.asJava), streaming = false))
+      writeOptions(t, options))
   }
 
   /** A replace of `t` by the rows of `rtas.query`, which must have `t`'s columns (matched by name). */
@@ -70,9 +70,11 @@ object PersistOverwrites extends Rule[LogicalPlan] {
         s"(${columns.mkString(", ")}); add columns with ALTER TABLE ... ADD COLUMNS first.")
     }
     val state = t.shard.state
-    val relation = DataSourceV2Relation.create(t.latestOf(state), None, None)
-    OverwriteShard("REPLACE TABLE", t.shard, state, relation, Literal.TrueLiteral,
-      Some(Project(columns.map(c => byName(c.toLowerCase(Locale.ROOT))), rtas.query)),
-      DataSourceWriteOptions.parse(shard, new CaseInsensitiveStringMap(rtas.writeOptions.asJava), streaming = false))
+    OverwriteShard("REPLACE TABLE", t.shard, state, t.latestRelation(state), Literal.TrueLiteral,
+      Some(Project(columns.map(c => byName(c.toLowerCase(Locale.ROOT))), rtas.query)), writeOptions(t, rtas.writeOptions))
   }
+
+  /** The statement's write options, as a write to `t` takes them ([[DataSourceWriteOptions]]). */
+  private def writeOptions(t: PersistTable, options: Map[String, String]) =
+    DataSourceWriteOptions.parse(t.shard.name, new CaseInsensitiveStringMap(options.asJava), streaming = false)
 }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 import sparkpersist.plan.{PartPruning, PushdownMode}
 import sparkpersist.interpret.PartFilter
-import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, ShardHandle, ShardState, UpperMismatch}
+import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, ShardHandle, ShardState}
 import sparkpersist.write.{BatchCommit, CommitHook}
 
 /**
@@ -39,8 +39,7 @@ final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, conditi
     val time = BatchCommit.commitTime(state.upper)
     val batch = BatchMeta(UUID.randomUUID().toString, state.upper, time + 1,
       IndexedSeq(RunMeta(parts.map(_.negation(time)).toIndexedSeq)), System.currentTimeMillis())
-    try shard.log.compareAndAppend(state.upper, batch, state.schema)
-    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard.name, "DELETE", e) }
+    ConcurrentShardUpdate.onConflict(shard.name, "DELETE")(shard.log.compareAndAppend(state.upper, batch, state.schema))
     CommitHook.afterCommit(shard, batch)
     batch
   }

@@ -8,7 +8,7 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.sparkpersist.DataFrames
 
 import sparkpersist.schema.ReservedColumns
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState, UpperMismatch}
+import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
 import sparkpersist.write.{BatchCommit, ShardWriter, WriteInput, WriteOptions}
 
 /**
@@ -46,8 +46,9 @@ final case class OverwriteShard(statement: String, shard: ShardHandle, state: Sh
       .select(names.map(n => col(WriteInput.quote(n))) :+ time :+ lit(diff).as(ReservedColumns.Diff): _*)
     val retracted = updates(Filter(condition, target), -1L)
     val all = query.fold(retracted)(q => retracted.unionAll(updates(q, 1L)))
-    try ShardWriter.write(all, shard, options.copy(timeCol = Some(ReservedColumns.Time), diffCol = Some(ReservedColumns.Diff)), state)
-    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard.name, statement, e) }
+    ConcurrentShardUpdate.onConflict(shard.name, statement) {
+      ShardWriter.write(all, shard, options.copy(timeCol = Some(ReservedColumns.Time), diffCol = Some(ReservedColumns.Diff)), state)
+    }
   }
 
   override def simpleString(maxFields: Int): String =

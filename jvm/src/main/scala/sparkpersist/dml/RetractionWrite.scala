@@ -40,8 +40,9 @@ final class RetractionWrite(shard: ShardHandle, state: ShardState, cmd: Command,
   override def useCommitCoordinator(): Boolean = true
 
   override def commit(messages: Array[WriterCommitMessage]): Unit =
-    try batch.commit(messages.toSeq.map(_.asInstanceOf[RunCommitMessage].parts))
-    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard.name, cmd.toString, e) }
+    ConcurrentShardUpdate.onConflict(shard.name, cmd.toString) {
+      batch.commit(messages.toSeq.map(_.asInstanceOf[RunCommitMessage].parts))
+    }
 
   override def abort(messages: Array[WriterCommitMessage]): Unit = batch.abort()
 }
@@ -51,3 +52,10 @@ final class ConcurrentShardUpdate(val shard: String, val statement: String, caus
   extends IllegalStateException(s"$statement on shard '$shard' conflicted with a concurrent commit: it read the " +
     s"shard at upper ${cause.expected}, which is now ${cause.actual}. Nothing was written; run the statement " +
     "again to apply it to the shard as it is now.", cause)
+
+object ConcurrentShardUpdate {
+  /** Runs `commit`, `statement`'s compare-and-set on shard `shard`; a lost race becomes [[ConcurrentShardUpdate]]. */
+  def onConflict[T](shard: String, statement: String)(commit: => T): T =
+    try commit
+    catch { case e: UpperMismatch => throw new ConcurrentShardUpdate(shard, statement, e) }
+}

@@ -143,10 +143,22 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     assert(e.getMessage.contains("the query's columns (other) are not the shard's (id, bal, tag)"), e.getMessage)
   }
 
+  /** Shard `table` (day, n) ordered by day, of four batches of one day each: one part per day, 10 rows each. */
+  private def createDays(table: String): Unit = {
+    sql(s"CREATE TABLE persist.$table (day INT, n BIGINT) TBLPROPERTIES ('order_by' = 'day')")
+    (1 to 4).foreach(d => sql(s"INSERT INTO persist.$table SELECT /*+ COALESCE(1) */ $d, id FROM range(10)"))
+  }
+
+  /** A shard before a statement: its rows (every mode), latest time and part files. */
+  private final case class Before(rows: Seq[String], asOf: Long, files: Set[java.io.File])
+
+  private object Before {
+    def apply(table: String): Before = Before(shardRows(table), latest(table), partFiles(table).toSet)
+  }
+
   test("the target's scan prunes with the statement's condition") {
     // One part per day; each statement's batch writes one part per day it changes.
-    sql("CREATE TABLE persist.days (day INT, n BIGINT) TBLPROPERTIES ('order_by' = 'day')")
-    (1 to 4).foreach(d => sql(s"INSERT INTO persist.days SELECT /*+ COALESCE(1) */ $d, id FROM range(10)"))
+    createDays("days")
     for ((statement, kept) <- Seq(
         "DELETE FROM persist.days WHERE day = 2 AND n < 5" -> 1,
         "UPDATE persist.days SET n = n + 100 WHERE day >= 3" -> 2,
@@ -165,11 +177,8 @@ class RowLevelOperationsSuite extends PersistSparkSession {
   }
 
   test("a DELETE that decides every part retracts whole parts by reference: no row read, no file written") {
-    sql("CREATE TABLE persist.wp (day INT, n BIGINT) TBLPROPERTIES ('order_by' = 'day')")
-    (1 to 4).foreach(d => sql(s"INSERT INTO persist.wp SELECT /*+ COALESCE(1) */ $d, id FROM range(10)"))
-    val before = shardRows("wp")
-    val beforeAt = latest("wp")
-    val files = partFiles("wp").toSet
+    createDays("wp")
+    val Before(before, beforeAt, files) = Before("wp")
     val statement = "DELETE FROM persist.wp WHERE day <= 2"
     assert(sql(s"EXPLAIN $statement").collect().head.getString(0).contains("DeleteWholeParts 'wp': 2 parts retracted whole"))
     sql(statement)
@@ -200,9 +209,7 @@ class RowLevelOperationsSuite extends PersistSparkSession {
   test("TRUNCATE of a shard of insert-only parts negates every part and writes no file") {
     sql("CREATE TABLE persist.tr (id INT)")
     (1 to 3).foreach(i => sql(s"INSERT INTO persist.tr VALUES ($i), (${i * 10})"))
-    val before = shardRows("tr")
-    val beforeAt = latest("tr")
-    val files = partFiles("tr").toSet
+    val Before(before, beforeAt, files) = Before("tr")
     sql("TRUNCATE TABLE persist.tr")
     assert(shardRows("tr").isEmpty && partFiles("tr").toSet === files)
     assert(store.open("tr").state.batches.last.parts.forall(_.negated))
