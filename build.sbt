@@ -9,6 +9,7 @@ lazy val versions: Properties = {
   p
 }
 lazy val sparkVersion = versions.getProperty("spark_version")
+lazy val hadoopVersion = versions.getProperty("hadoop_version")
 
 ThisBuild / organization := "io.sparkpersist"
 ThisBuild / version := versions.getProperty("package_version")
@@ -52,7 +53,10 @@ lazy val sparkpersist = (project in file("jvm"))
       "org.apache.spark" %% "spark-core" % sparkVersion % Test classifier "tests",
       "org.apache.spark" %% "spark-catalyst" % sparkVersion % Test classifier "tests",
       "org.apache.spark" %% "spark-sql" % sparkVersion % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql-api" % sparkVersion % Test classifier "tests"
+      "org.apache.spark" %% "spark-sql-api" % sparkVersion % Test classifier "tests",
+      // HDFS commits are tested on a real HDFS: Hadoop's MiniDFSCluster, in its shaded form that
+      // sits beside the hadoop-client-api/runtime jars Spark ships.
+      "org.apache.hadoop" % "hadoop-client-minicluster" % hadoopVersion % Test
     ),
     Test / fork := true,
     Test / parallelExecution := false,

@@ -1,7 +1,5 @@
 package sparkpersist.reliability
 
-import java.io.File
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.types.StructType
 
@@ -17,12 +15,12 @@ import sparkpersist.schema.ShardSchema
  */
 object ConcurrentWritersRun {
 
-  def run(spark: SparkSession, root: File, name: String, processes: Int, appends: Int, compact: Boolean): Tally = {
+  def run(spark: SparkSession, at: AuditedStore, name: String, processes: Int, appends: Int, compact: Boolean): Tally = {
     val caseName = s"concurrent writers: $processes x $appends${if (compact) " + compaction" else ""}"
-    val store = ShardAudit.store(spark, root)
+    val store = at.store(spark)
     store.create(name, ShardSchema.fromStruct(new StructType().add("k", "long").add("v", "string"), Seq("k")))
     val children = (0 until processes).map(p =>
-      ChildJvm.start(AppendLoop, Seq(root.toURI.toString, name, appends.toString, s"p$p-")))
+      ChildJvm.start(AppendLoop, Seq(at.root, name, appends.toString, s"p$p-")))
     val options = CompactOptions(fanIn = Some(2), targetBytes = Some(3L << 29), windowMs = Some(1000L * 86400000L))
     var uppers = Vector(0L)
     var compactions = 0
@@ -36,7 +34,7 @@ object ConcurrentWritersRun {
     def fail(why: String, lost: Boolean = false) = Tally.failed(caseName, s"$name: $why", lost)
     val acked = children.zipWithIndex.flatMap { case (c, p) => c.numbered("ACK").map(p -> _) }
     val expected = acked.flatMap { case (p, i) => ShardAudit.batch(s"p$p-", i) }.sorted
-    val rows = ShardAudit.rows(spark, name).sorted
+    val rows = at.rows(spark, name).sorted
     val handle = store.open(name)
     val leftovers = ShardAudit.unreferencedParts(handle)
     if (exits.exists(_ != 0)) fail(s"writers failed: ${children.map(_.errorTail).mkString("\n")}")

@@ -1,7 +1,5 @@
 package sparkpersist.reliability
 
-import java.io.File
-
 import scala.util.Random
 
 import org.apache.spark.sql.SparkSession
@@ -22,12 +20,12 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  */
 object CrashRun {
 
-  def run(spark: SparkSession, root: File, name: String, step: String, seed: Long): Tally = {
+  def run(spark: SparkSession, at: AuditedStore, name: String, step: String, seed: Long): Tally = {
     val caseName = s"crash: $step"
-    val store = ShardAudit.store(spark, root)
+    val store = at.store(spark)
     store.create(name, ShardSchema.fromStruct(new StructType().add("k", "long").add("v", "string"), Seq("k")))
     val batches = if (step == "random") 8 else 2
-    val child = ChildJvm.start(CrashingWriter, Seq(root.toURI.toString, name, batches.toString, step))
+    val child = ChildJvm.start(CrashingWriter, Seq(at.root, name, batches.toString, step))
     if (step == "random") {
       // After a random number of acknowledged batches, a random time into the next ones.
       val rnd = new Random(seed)
@@ -42,7 +40,7 @@ object CrashRun {
     if (step != "random" && (exit != CrashingWriter.Halted || acked != (0 until batches - 1))) {
       return fail(s"the writer did not halt at $step after its first batches: acked $acked\n${child.errorTail}")
     }
-    val byBatch = ShardAudit.byBatch(ShardAudit.rows(spark, name))
+    val byBatch = ShardAudit.byBatch(at.rows(spark, name))
     val missing = acked.filterNot(i => byBatch.get(s"b$i").exists(_.sorted == ShardAudit.batch("", i)))
     val partial = byBatch.filter { case (b, rows) => !(0 until batches).exists(i => b == s"b$i" && rows.sorted == ShardAudit.batch("", i)) }
     val halted = byBatch.contains(s"b${batches - 1}")
@@ -51,7 +49,7 @@ object CrashRun {
     val orphansBefore = ShardAudit.unreferencedParts(handle)
     val gc = GarbageCollector.collect(handle, GcSettings(keepVersions = 1, graceMs = 0), System.currentTimeMillis() + 86400000L)
     val orphansAfter = ShardAudit.unreferencedParts(handle)
-    val afterGc = ShardAudit.byBatch(ShardAudit.rows(spark, name))
+    val afterGc = ShardAudit.byBatch(at.rows(spark, name))
     val upper = handle.state.upper
     import spark.implicits._
     val next = ShardWriter.write(ShardAudit.batch("", 99).toDF("k", "v").coalesce(1), handle, WriteOptions())
@@ -60,7 +58,7 @@ object CrashRun {
     else if (step != "random" && halted != expectHalted) fail(s"the halted batch is ${if (halted) "" else "not "}visible")
     else if (orphansAfter.nonEmpty) fail(s"garbage collection left orphan parts $orphansAfter")
     else if (afterGc != byBatch) fail("garbage collection changed the snapshot", lost = true)
-    else if (next.lower != upper || ShardAudit.rows(spark, name).size != byBatch.values.map(_.size).sum + 5) {
+    else if (next.lower != upper || at.rows(spark, name).size != byBatch.values.map(_.size).sum + 5) {
       fail(s"the next append did not commit after the crash: $next")
     }
     else Tally.ok(caseName).copy(examples = Vector(s"$step: ${acked.size} acked, halted batch " +

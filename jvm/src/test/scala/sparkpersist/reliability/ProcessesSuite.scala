@@ -17,14 +17,14 @@ import sparkpersist.PersistSparkSession
 class ProcessesSuite extends QueryTest with PersistSparkSession {
 
   test("a writer halted at each step of a write, or killed at a random time, loses no acknowledged batch") {
-    val runs = (CrashingWriter.Steps :+ "random").map(step => Future(CrashRun.run(spark, root, s"crash_$step", step, seed = 1)))
+    val runs = (CrashingWriter.Steps :+ "random").map(step => Future(CrashRun.run(spark, AuditedStore(root), s"crash_$step", step, seed = 1)))
     val tallies = runs.map(Await.result(_, Duration.Inf))
     tallies.foreach(t => assert(t.failures === 0, t.summary))
     info(tallies.flatMap(_.examples).mkString("; "))
   }
 
   test("two processes appending to one shard: every acknowledged batch exactly once, upper monotone") {
-    val t = ConcurrentWritersRun.run(spark, root, "racing", processes = 2, appends = 4, compact = false)
+    val t = ConcurrentWritersRun.run(spark, AuditedStore(root), "racing", processes = 2, appends = 4, compact = false)
     assert(t.failures === 0, t.summary)
     info(t.examples.mkString)
   }

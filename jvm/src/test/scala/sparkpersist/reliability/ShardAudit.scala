@@ -12,10 +12,6 @@ import sparkpersist.shard.{ShardHandle, ShardStore}
  */
 object ShardAudit {
 
-  /** The snapshot's rows, as `(k, v)` pairs, duplicates kept. */
-  def rows(spark: SparkSession, shard: String): Seq[(Long, String)] =
-    spark.sql(s"SELECT k, v FROM persist.$shard").collect().toSeq.map(r => (r.getLong(0), r.getString(1)))
-
   /** The rows `(i * 10 + j, "<tag>b<i>-<j>")` of batch i of writer `tag`. */
   def batch(tag: String, i: Int): Seq[(Long, String)] = (0 until 5).map(j => (i * 10L + j, s"${tag}b$i-$j"))
 
@@ -38,7 +34,21 @@ object ShardAudit {
         .filterNot(_.getName.endsWith(".crc")).map(shard.relativeKey).toSeq.sorted
     }
   }
+}
 
-  def store(spark: SparkSession, root: java.io.File): ShardStore =
-    new ShardStore(root.toURI.toString, spark.sessionState.newHadoopConf())
+/**
+ * Where a run's shards live: the store's root (any file system URI: local disk, HDFS) and the
+ * catalog of the session that reads them there.
+ */
+final case class AuditedStore(root: String, catalog: String) {
+  def store(spark: SparkSession): ShardStore = new ShardStore(root, spark.sessionState.newHadoopConf())
+
+  /** The snapshot's rows, as `(k, v)` pairs, duplicates kept, read as users read it. */
+  def rows(spark: SparkSession, shard: String): Seq[(Long, String)] =
+    spark.sql(s"SELECT k, v FROM $catalog.$shard").collect().toSeq.map(r => (r.getLong(0), r.getString(1)))
+}
+
+object AuditedStore {
+  /** Shards in a local directory, read through the catalog `persist`. */
+  def apply(dir: java.io.File): AuditedStore = AuditedStore(dir.toURI.toString, "persist")
 }

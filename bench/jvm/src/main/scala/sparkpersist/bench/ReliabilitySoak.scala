@@ -3,7 +3,7 @@ package sparkpersist.bench
 import java.nio.file.Files
 
 import sparkpersist.interpret.SoundnessCheck
-import sparkpersist.reliability.{CodecFuzz, ConcurrentWritersRun, CrashRun, CrashingWriter, Tally}
+import sparkpersist.reliability.{AuditedStore, CodecFuzz, ConcurrentWritersRun, CrashRun, CrashingWriter, Tally}
 
 /**
  * The reliability suite (issue 13) at full size; `sparkpersist.reliability.*` runs each case small
@@ -52,9 +52,9 @@ object ReliabilitySoak {
         ("fuzz", "binary", () => CodecFuzz.binaryStats(fuzz, seed)), ("fuzz", "state", () => CodecFuzz.state(fuzz, seed))) ++
         (CrashingWriter.Steps.map(step => (step, math.max(1, crashes / 5))) :+ ("random" -> crashes)).map {
           case (step, runs) => ("crash", s"crash-$step", () =>
-            inParallel(runs, parallel)(i => CrashRun.run(spark, root, s"crash_${step}_$i", step, seed + i)))
+            inParallel(runs, parallel)(i => CrashRun.run(spark, AuditedStore(root), s"crash_${step}_$i", step, seed + i)))
         } ++
-        Seq(("writers", "writers", () => ConcurrentWritersRun.run(spark, root, "racing", processes, appends, compact = true))) ++
+        Seq(("writers", "writers", () => ConcurrentWritersRun.run(spark, AuditedStore(root), "racing", processes, appends, compact = true))) ++
         Seq(true, false).map(ansi => ("soundness", if (ansi) "soundness-ansi" else "soundness-legacy",
           () => soundness(spark, ansi, checks, seed)))
     selected.foreach { names =>
