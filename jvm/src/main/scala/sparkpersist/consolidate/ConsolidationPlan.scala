@@ -27,8 +27,9 @@ final case class ConsolidationPlan(tasks: IndexedSeq[ConsolidationTask], straigh
 object ConsolidationPlan {
 
   /**
-   * The plan for `runs` (each in run order) of a shard with `schema`, in at most `n` consolidation
-   * tasks (one: today's single merge of every run).
+   * The plan for the `written` runs (each in run order) of a shard with `schema`, in at most `n`
+   * consolidation tasks (one: a single merge of every run). Runs are first chained end to end where
+   * their statistics allow ([[RunChains]]), so a task holds one open part per chain.
    *
    * Shares are key ranges ([[KeyRanges]]) of the column whose part statistics leave the busiest
    * task the fewest bytes to read (the order key's first column among equals). The merge order
@@ -37,7 +38,8 @@ object ConsolidationPlan {
    * buckets of the rows' bytes ([[RowShare.Hash]]) instead, every task reading every part: as
    * much reading as key ranges would cost, but rows spread evenly.
    */
-  def apply(runs: IndexedSeq[IndexedSeq[PartMeta]], schema: ShardSchema, n: Int): ConsolidationPlan = {
+  def apply(written: IndexedSeq[IndexedSeq[PartMeta]], schema: ShardSchema, n: Int): ConsolidationPlan = {
+    val runs = RunChains(written, schema)
     if (n <= 1 || runs.isEmpty) {
       return ConsolidationPlan(IndexedSeq(ConsolidationTask(runs, RowShare.All)).filter(_.runs.nonEmpty),
         IndexedSeq.empty, "one consolidation task")

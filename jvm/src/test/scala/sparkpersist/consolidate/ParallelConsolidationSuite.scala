@@ -159,6 +159,28 @@ class ParallelConsolidationSuite extends PersistSparkSession {
     }
   }
 
+  test("a batch of 600 runs with retractions beside it: each consolidation task merges a few chains, not 600 runs") {
+    val longs = StructType(Seq(StructField("id", LongType), StructField("v", LongType)))
+    val shard = store.create("many_runs", ShardSchema.fromStruct(longs, Seq("id")))
+    try {
+      // 600 write tasks over disjoint id ranges: 600 runs, 10 rows each.
+      ShardWriter.write(spark.range(0, 6000, 1, 600).selectExpr("id", "id % 7 AS v"), shard, WriteOptions())
+      val retract = spark.range(0, 6000, 97, 1)
+        .selectExpr("id", "id % 7 AS v", s"CAST(${shard.state.upper} AS BIGINT) AS t", "CAST(-1 AS BIGINT) AS n")
+      ShardWriter.write(retract, shard, WriteOptions(Some("t"), Some("n")))
+      assert(shard.state.batches.head.runs.size === 600)
+      for (tasks <- Seq(1, 2, 8)) {
+        val (rows, scan) = read("many_runs", tasks, shard.state.upper - 1)
+        val retracted = (0L until 6000L by 97).toSet
+        assert(rows.map(r => (r.getLong(0), r.getLong(1))).sorted ===
+          (0L until 6000L).filterNot(retracted).map(i => (i, i % 7)), s"$tasks tasks")
+        // The 600 runs chain into one; the retraction run overlaps them all and is a chain of its own.
+        val merged = scan.consolidation.get.tasks.map(_.runs.size)
+        assert(merged.nonEmpty && merged.forall(_ <= 2), s"$tasks tasks: runs merged per task $merged")
+      }
+    } finally store.drop("many_runs")
+  }
+
   test("by default a consolidated read uses at least two tasks on local[2], and pushdown modes agree") {
     val shard = store.create("modes", ShardSchema.fromStruct(data, Seq("k")))
     try {
