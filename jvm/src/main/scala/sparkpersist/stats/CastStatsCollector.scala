@@ -1,17 +1,19 @@
 package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, Expression, GenericInternalRow}
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * Collects the [[CastStats]] of a string column, one non-null value at a time. Every value goes
- * through Spark's own casts (the expressions a query's `CAST` evaluates, and `Decimal.fromString`,
- * which a cast to DECIMAL calls before rounding), so a value counts as parsed exactly when the cast
- * accepts it. Casts are evaluated in legacy mode, which accepts the same values as ANSI for DOUBLE,
- * DATE and TIMESTAMP (ANSI raises exactly where legacy gives NULL); the strict ANSI grammar of
- * BIGINT is `UTF8String.toLongExact`, what ANSI's cast calls, tried only on values that the legacy
- * grammar, a superset of it, accepts.
+ * Collects the [[CastStats]] of a string column, one non-null value at a time, with Spark's own
+ * parsing, so that a value counts as parsed exactly when the cast accepts it. Legacy casts accept
+ * the same values as ANSI for DOUBLE, DATE and TIMESTAMP (ANSI raises exactly where legacy gives
+ * NULL); the strict ANSI grammar of BIGINT is `UTF8String.toLongExact`'s, the legacy one without
+ * a fraction. A value is parsed once per cast, and only by the casts its [[TextShape]] admits:
+ * ASCII values by the functions the casts call (`UTF8String.toLong`, `Decimal.fromString`, which a
+ * cast to DECIMAL calls before rounding, `Double.parseDouble`, `DateTimeUtils.stringToDate` and
+ * `stringToTimestamp`), others (Unicode digits and spaces) by the cast expressions themselves.
  *
  * Parsing costs most on text that never parses (free text, names): once the first
  * [[CastStatsCollector.GiveUpAfter]] values of a part all failed every cast, the collector stops
@@ -31,6 +33,10 @@ final class CastStatsCollector(zone: String) {
   private val toDate = cast(DateType, EvalMode.LEGACY)
   private val toTimestamp = cast(TimestampType, EvalMode.LEGACY)
 
+  private val zoneId = DateTimeUtils.getZoneId(zone)
+  private val shape = new TextShape
+  private val long = new UTF8String.LongWrapper
+
   private val exact, truncated, timestamp = new LongBounds
   private val date = new LongBounds
   private val decimal = new DecimalBounds
@@ -42,6 +48,49 @@ final class CastStatsCollector(zone: String) {
   /** Adds one non-null value (which may point into a reused buffer: nothing keeps it). */
   def add(s: UTF8String): Unit = if (!gaveUp) {
     seen += 1
+    val parsed = if (shape.read(s)) addByShape(s) else addByCasts(s)
+    if (!parsed) {
+      unparsed += 1
+      if (unparsed == GiveUpAfter && seen == GiveUpAfter) gaveUp = true
+    }
+  }
+
+  /**
+   * An ASCII value: the functions Spark's casts call, each only where the value's [[TextShape]]
+   * admits it; true if any accepted it.
+   */
+  private def addByShape(s: UTF8String): Boolean = {
+    var parsed = false
+    if (s.toLong(long)) { // the legacy cast's grammar (which takes "." for 0); without a '.', ANSI's
+      parsed = true
+      truncated.add(long.value)
+      if (!shape.dot) exact.add(long.value)
+    }
+    if (shape.digits) {
+      if (shape.decimal) parsed |= addDecimal(s)
+      if (shape.floating) {
+        try {
+          double.add(java.lang.Double.parseDouble(s.toString))
+          parsed = true
+        } catch { case _: NumberFormatException => () }
+      }
+      val days = DateTimeUtils.stringToDate(s)
+      if (days.isDefined) {
+        parsed = true
+        date.add(days.get.asInstanceOf[Int].toLong)
+      }
+      val micros = DateTimeUtils.stringToTimestamp(s, zoneId)
+      if (micros.isDefined) {
+        parsed = true
+        timestamp.add(micros.get.asInstanceOf[Long])
+      }
+    }
+    if (shape.otherDouble && !shape.floating) parsed |= addDouble(s)
+    parsed
+  }
+
+  /** Any other value (bytes outside ASCII): every one of Spark's casts; true if any accepted it. */
+  private def addByCasts(s: UTF8String): Boolean = {
     row.update(0, s)
     var parsed = false
     val t = toTruncated.eval(row)
@@ -51,16 +100,8 @@ final class CastStatsCollector(zone: String) {
       // What ANSI's CAST calls (UTF8StringUtils.toLongExact), without its error: a plain exception.
       try exact.add(s.toLongExact()) catch { case _: NumberFormatException => () }
     }
-    val d = Decimal.fromString(s)
-    if (d != null) {
-      parsed = true
-      decimal.add(d.toJavaBigDecimal)
-    }
-    val f = toDouble.eval(row)
-    if (f != null) {
-      parsed = true
-      double.add(f.asInstanceOf[Double])
-    }
+    parsed |= addDecimal(s)
+    parsed |= addDouble(s)
     val days = toDate.eval(row)
     if (days != null) {
       parsed = true
@@ -71,10 +112,20 @@ final class CastStatsCollector(zone: String) {
       parsed = true
       timestamp.add(micros.asInstanceOf[Long])
     }
-    if (!parsed) {
-      unparsed += 1
-      if (unparsed == GiveUpAfter && seen == GiveUpAfter) gaveUp = true
-    }
+    parsed
+  }
+
+  private def addDecimal(s: UTF8String): Boolean = {
+    val d = Decimal.fromString(s)
+    if (d != null) decimal.add(d.toJavaBigDecimal)
+    d != null
+  }
+
+  private def addDouble(s: UTF8String): Boolean = {
+    row.update(0, s)
+    val f = toDouble.eval(row)
+    if (f != null) double.add(f.asInstanceOf[Double])
+    f != null
   }
 
   /** The stats of the values added, or None when none of them parses (or the collector gave up). */

@@ -1,0 +1,101 @@
+package sparkpersist.stats
+
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * The shape of an ASCII string, read in one pass over its bytes: which of the parsers behind
+ * Spark's string casts could accept it. [[CastStatsCollector]] calls a parser only when the
+ * shape admits the value, so that text which cannot parse costs one scan, and never an
+ * exception. Each flag is exact or errs towards "could": a parser skipped on a flag's word
+ * rejects the value.
+ *
+ * Shapes are read after trimming as Java's number parsers trim (`String.trim`: every byte up to
+ * the space), on the trimmed content:
+ *  - `decimal`: `[+-]? (d+ ('.' d*)? | '.' d+) ([eE] [+-]? d+)?`, which is exactly what
+ *    `new java.math.BigDecimal(String)` accepts among ASCII strings (`Decimal.fromString`);
+ *  - `floating`: a decimal, optionally followed by one of `fFdD`: what `Double.parseDouble`
+ *    accepts besides hexadecimal floats and `NaN`/`Infinity`;
+ *  - `otherDouble`: could be one of those others (contains `x`/`X`, or is, after an optional
+ *    sign, `inf`, `infinity` or `nan` in any case), which the collector leaves to Spark's cast;
+ *  - `digits`: holds an ASCII digit, without which no string is a decimal, a double other than
+ *    the special words, a date or a timestamp (the legacy BIGINT grammar takes "." as 0);
+ *  - `dot`: holds a '.', without which `UTF8String.toLong`'s legacy grammar (which truncates a
+ *    fraction) is the exact one.
+ *
+ * [[read]] answers false for a string holding a byte outside ASCII (Unicode digits and spaces,
+ * which some of Java's parsers take): those go to Spark's casts as they are.
+ */
+private[stats] final class TextShape {
+  var digits = false
+  var dot = false
+  var decimal = false
+  var floating = false
+  var otherDouble = false
+
+  /** Reads `s`'s shape into the flags; false (flags unset) if `s` is not all ASCII. */
+  def read(s: UTF8String): Boolean = {
+    digits = false; dot = false; decimal = false; floating = false; otherDouble = false
+    val n = s.numBytes()
+    var i = 0
+    var hex = false
+    while (i < n) {
+      val b = s.getByte(i)
+      if (b < 0) return false
+      if (b >= '0' && b <= '9') digits = true
+      else if (b == '.') dot = true
+      else if (b == 'x' || b == 'X') hex = true
+      i += 1
+    }
+    var from = 0
+    var to = n
+    while (from < to && (s.getByte(from) & 0xff) <= ' ') from += 1
+    while (to > from && (s.getByte(to - 1) & 0xff) <= ' ') to -= 1
+    val end = decimalEnd(s, from, to)
+    decimal = end == to
+    floating = decimal || (end == to - 1 && "fFdD".indexOf(s.getByte(to - 1).toInt) >= 0)
+    otherDouble = hex || isSpecialLiteral(s, from, to)
+    true
+  }
+
+  /** The end of the longest decimal at `from` (see the class), or -1 if none starts there. */
+  private def decimalEnd(s: UTF8String, from: Int, to: Int): Int = {
+    var i = from
+    if (i < to && (s.getByte(i) == '+' || s.getByte(i) == '-')) i += 1
+    val whole = digitsFrom(s, i, to)
+    var mantissa = whole - i
+    i = whole
+    if (i < to && s.getByte(i) == '.') {
+      val fraction = digitsFrom(s, i + 1, to)
+      mantissa += fraction - i - 1
+      i = fraction
+    }
+    if (mantissa == 0) return -1
+    if (i < to && (s.getByte(i) == 'e' || s.getByte(i) == 'E')) {
+      var j = i + 1
+      if (j < to && (s.getByte(j) == '+' || s.getByte(j) == '-')) j += 1
+      val exponent = digitsFrom(s, j, to)
+      if (exponent > j) i = exponent
+    }
+    i
+  }
+
+  private def digitsFrom(s: UTF8String, from: Int, to: Int): Int = {
+    var i = from
+    while (i < to && s.getByte(i) >= '0' && s.getByte(i) <= '9') i += 1
+    i
+  }
+
+  /** `[+-]?(inf|infinity|nan)`, any case: the words of the double cast's special literals and Java's. */
+  private def isSpecialLiteral(s: UTF8String, from: Int, to: Int): Boolean = {
+    var i = from
+    if (i < to && (s.getByte(i) == '+' || s.getByte(i) == '-')) i += 1
+    val len = to - i
+    (len == 3 || len == 8) && TextShape.SpecialWords.exists { w =>
+      w.length == len && (0 until len).forall(k => Character.toLowerCase(s.getByte(i + k).toChar) == w.charAt(k))
+    }
+  }
+}
+
+private object TextShape {
+  private val SpecialWords = Seq("inf", "infinity", "nan")
+}

@@ -1,0 +1,111 @@
+package sparkpersist.stats
+
+import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Literal}
+import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, TimestampType}
+import org.apache.spark.unsafe.types.UTF8String
+import org.scalacheck.Gen
+import org.scalatest.funsuite.AnyFunSuite
+import org.scalatestplus.scalacheck.ScalaCheckDrivenPropertyChecks
+
+/**
+ * The cast stats collector (which parses ASCII values with the functions Spark's casts call,
+ * only where the value's shape admits them) against Spark's `Cast` expressions, value by value:
+ * for each value, the stats of a one-value column are what `CAST` in legacy mode and `try_cast`
+ * (the ANSI grammar, without its error) give, in two zones. The values are built to sit on every
+ * edge of the parsers' grammars: signs, dots and exponents in every place, type suffixes,
+ * hexadecimal floats, special words in any case, dates and timestamps with and without zones,
+ * whitespace and control bytes around and inside, Unicode digits and spaces.
+ */
+class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenPropertyChecks {
+
+  private val Zones = Seq("UTC", "America/Los_Angeles")
+
+  private def cast(s: String, to: DataType, mode: EvalMode.Value, zone: String): Option[Any] =
+    Option(Cast(Literal(UTF8String.fromString(s)), to, Some(zone), mode).eval())
+
+  private def range(v: Option[Any]): CastRange = v.fold(CastRange.none)(x => CastRange(1, Some(x), Some(x)))
+
+  /** What Spark's casts make of `s` in `zone`, as the stats of a one-value column (None if nothing parses). */
+  private def expected(s: String, zone: String): Option[CastStats] = {
+    def both(to: DataType): Option[Any] = {
+      val legacy = cast(s, to, EvalMode.LEGACY, zone)
+      val ansi = cast(s, to, EvalMode.TRY, zone)
+      assert(legacy.map(_.toString) === ansi.map(_.toString), s"legacy and ANSI casts of '$s' to $to accept different values")
+      legacy
+    }
+    val stats = CastStats(zone,
+      exact = range(cast(s, LongType, EvalMode.TRY, zone)),
+      truncated = range(cast(s, LongType, EvalMode.LEGACY, zone)),
+      decimal = range(Option(Decimal.fromString(UTF8String.fromString(s))).map(_.toJavaBigDecimal)),
+      double = range(both(DoubleType)),
+      date = range(both(DateType)),
+      timestamp = range(both(TimestampType)),
+      unparsed = 0)
+    if (stats.views.forall(_._2.count == 0)) None else Some(stats)
+  }
+
+  private def collected(s: String, zone: String): Option[CastStats] = {
+    val c = new CastStatsCollector(zone)
+    c.add(UTF8String.fromString(s))
+    c.result()
+  }
+
+  private val digits = Gen.listOf(Gen.numChar).map(_.mkString)
+  private val sign = Gen.oneOf("", "+", "-")
+  private val pad = Gen.listOf(Gen.oneOf(" ", "\t", "\n", "\r", "\u0000", "\u001f", "\u007f", "\u00a0", "\u2003")).map(_.take(2).mkString)
+
+  private val numbers: Gen[String] = for {
+    s <- sign; whole <- digits; dot <- Gen.oneOf("", "."); fraction <- digits
+    exp <- Gen.oneOf(Gen.const(""), for { e <- Gen.oneOf("e", "E"); es <- sign; ed <- digits } yield e + es + ed)
+    suffix <- Gen.oneOf("", "", "", "f", "F", "d", "D", "L", "x")
+  } yield s + whole.take(20) + dot + fraction.take(6) + exp + suffix
+
+  private val words: Gen[String] = for {
+    s <- sign
+    w <- Gen.oneOf("inf", "infinity", "nan", "NaN", "Infinity", "INF", "iNfInItY", "in", "infinit", "nana", "N/A", "null", "true")
+  } yield s + w
+
+  private val hex: Gen[String] = for {
+    s <- sign; x <- Gen.oneOf("0x", "0X", "x"); h <- Gen.listOf(Gen.oneOf("0123456789abcdefABCDEF.".toSeq)).map(_.take(6).mkString)
+    p <- Gen.oneOf("", "p3", "P-2", "p")
+  } yield s + x + h + p
+
+  private val times: Gen[String] = for {
+    y <- Gen.oneOf("2026", "1970", "0001", "99999", "-0044", "+2026", "26", "")
+    m <- Gen.oneOf("", "-1", "-01", "-12", "-13", "-")
+    d <- Gen.oneOf("", "-5", "-05", "-31", "-32")
+    t <- Gen.oneOf("", " ", "T", " 10:00", "T10:00:00", "T23:59:59.123456", " 24:00", "T1", " 10:00:00.5 ", "garbage")
+    z <- Gen.oneOf("", "Z", "+01:00", "-08", " UTC", " Europe/Paris", "+25:00", "[UTC]")
+  } yield y + m + d + t + z
+
+  private val timeOnly: Gen[String] = Gen.oneOf("T10:00", "10:00:00", "T23:59:59Z", "12:00 UTC")
+
+  private val unicode: Gen[String] = Gen.oneOf("\u0661\u0662\u0663", "\uff11\uff12", "1\u0662", "\u0661.5", "\u0661e2", "2026-\u0660\u0661-05", "12\u00a0", "\u2003 7")
+
+  private val arbitrary: Gen[String] = Gen.listOf(Gen.oneOf("0123456789+-.eEdDfFxXpPaAnNiItTyYZ: /,_\t\u0000\u007f".toSeq))
+    .map(_.take(14).mkString)
+
+  private val values: Gen[String] = for {
+    body <- Gen.frequency(4 -> numbers, 1 -> words, 1 -> hex, 3 -> times, 1 -> timeOnly, 1 -> unicode, 3 -> arbitrary)
+    before <- pad; after <- pad
+  } yield before + body + after
+
+  test("one value at a time, the collector records exactly what Spark's casts accept, legacy and ANSI") {
+    var checked = 0
+    forAll(values, minSuccessful(8000)) { s =>
+      Zones.foreach { zone =>
+        assert(collected(s, zone) === expected(s, zone), s"value '${s.flatMap(c => if (c < ' ' || c > '~') f"\\u${c.toInt}%04x" else c.toString)}' in $zone")
+        checked += 1
+      }
+    }
+    info(s"$checked values compared with Spark's casts")
+  }
+
+  test("edges the generators might miss") {
+    val edges = Seq("", " ", ".", "+", "-", "e5", ".e5", "1.", ".5", "1e", "1e+", "1E-5", "1.5f", "1.5e3D", "1fx",
+      "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1.9", "-1.9", "00012", "0x1p3", "0x.8p1",
+      "0x1", "+Infinity", "-NaN", " inf ", "\u0000nan", "1\u00002", "1 2", "1e9999999999", "123456789012345678901234567890e-5",
+      "2026-01-05", "2026-01-05 garbage", "2026", "T10:00", "\u007f12\u007f", "12\u007f")
+    for (s <- edges; zone <- Zones) assert(collected(s, zone) === expected(s, zone), s"value '$s' in $zone")
+  }
+}
