@@ -2,7 +2,7 @@ package sparkpersist
 
 import org.apache.spark.sql.SparkSessionExtensions
 
-import sparkpersist.aggregate.AnswerAggregatesFromStats
+import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
 import sparkpersist.catalyst.{DeleteWholePartsRule, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
@@ -11,7 +11,8 @@ import sparkpersist.stream.StreamFilters
  * `--conf spark.sql.extensions=sparkpersist.PersistExtensions`. It registers `mz_now()`, the
  * analyzer rule that fixes the times a query reads ([[PinQueryTime]]), the optimizer rule that
  * prunes the parts of persist scans ([[PrunePersistParts]]) and, after it, the one that answers
- * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]), and the one that
+ * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]; the planner
+ * strategy for the answers that need no read, [[StatsAnswerStrategy]]), and the one that
  * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
  * that deletes whole parts without reading them ([[DeleteWholePartsRule]]).
  */
@@ -20,6 +21,7 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectFunction(MzNowFunction.description)
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
+    extensions.injectPlannerStrategy(_ => StatsAnswerStrategy)
     extensions.injectOptimizerRule(_ => DeleteWholePartsRule)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
     extensions.injectPostHocResolutionRule(_ => PersistOverwrites)

@@ -1,7 +1,7 @@
 package sparkpersist.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Coalesce, Expression, Literal, NamedExpression}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Coalesce, Expression, Literal, NamedExpression, SubqueryExpression, UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, Count, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LocalRelation, LogicalPlan, Project, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -12,20 +12,24 @@ import sparkpersist.PersistConf
 import sparkpersist.catalog.PersistTable
 import sparkpersist.interpret.PartFilter
 import sparkpersist.plan.{AnsweredParts, PartPruning, PushdownMode, TableView}
+import sparkpersist.scan.{ScanMetrics, ScanReport}
 import sparkpersist.shard.ShardState
 
 /**
  * Answers `count(*)`, `count(column)`, `min(column)` and `max(column)` over a persist shard's
  * snapshot partly from statistics: `Aggregate(Filter(condition, shard))` (or without the filter)
  * (a projection of columns may stand between them) becomes the merge of a partial aggregate over the parts that must be read and one partial row per
- * part the statistics answer ([[StatsAggregates]]):
+ * part the statistics answer ([[StatsAggregates]]), merged on the driver ([[PartialMerge]]) to one
+ * row per group:
  * {{{
  *   Aggregate(merge)            -- counts summed (0 when nothing), min of mins, max of maxes
  *     Union
  *       Aggregate(partial)      -- over the shard without the answered parts
  *         Filter(condition, shard)
- *       LocalRelation           -- one partial row per answered part
+ *       LocalRelation           -- the answered parts' partial rows, merged
  * }}}
+ * When no part is left to read (each is answered or ruled out), the result itself is computed
+ * here and planned as a [[StatsAnswer]]: no Spark job runs.
  * A part is answered only when every row of it counts, so its statistics give the aggregate
  * exactly: the filter is proven true on it ([[PartFilter.decide]]; no filter: every part), every
  * update of it is an insert visible at the read's as-of, and no visible part of the shard holds a
@@ -57,8 +61,24 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
     if aggregates.nonEmpty
     state = table.shard.state
     answered = answeredParts(state, table, asOf, condition, groups, answers)
-    if answered.nonEmpty
-  } yield merge(agg, relation, table, groups, aggregates, AnsweredParts(state, answered.keySet), answered.values.toSeq)
+    if answered.rows.nonEmpty
+  } yield {
+    val merged = new PartialMerge(groups.size, answers.zip(aggregates.map(_.dataType)))(answered.rows.valuesIterator)
+    val whole = if (answered.leftToRead) None else answerAll(agg, groups, aggregates, merged, answered.report(table, asOf))
+    whole.getOrElse(merge(agg, relation, table, groups, aggregates, AnsweredParts(state, answered.rows.keySet), merged))
+  }
+
+  /**
+   * What the statistics of a shard's parts answer: the partial row of each part they answer (by
+   * part key), whether any visible part is neither answered nor ruled out (and must be read),
+   * and what the decisions cost, for the report of a query that reads no part.
+   */
+  private final case class Answered(rows: Map[String, InternalRow], leftToRead: Boolean, state: ShardState,
+      ruledOut: Int, decisionNanos: Long) {
+    def report(table: PersistTable, asOf: Long): ScanReport = ScanReport(table.shard.name, Some(asOf), PushdownMode.On,
+      ScanMetrics(state.partCount, 0, state.parts.map(_.bytes).sum, 0, partsPruned = ruledOut,
+        pruningNanos = decisionNanos, partsFromStats = rows.size), softViolations = None)
+  }
 
   /** Every value, if each is defined. */
   private def allDefined[A](options: Seq[Option[A]]): Option[Seq[A]] =
@@ -104,18 +124,55 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
     }
   }
 
-  /** The partial rows of the parts whose statistics answer the aggregates, by part key. */
+  /** The parts whose statistics answer the aggregates, and whether any other must be read. */
   private def answeredParts(state: ShardState, table: PersistTable, asOf: Long, condition: Option[Expression],
-      groups: Seq[Attribute], answers: Seq[StatsAggregate]): Map[String, InternalRow] = {
+      groups: Seq[Attribute], answers: Seq[StatsAggregate]): Answered = {
     val visible = state.parts.filter(_.minTime <= asOf).toIndexedSeq
-    if (visible.exists(_.hasRetractions)) return Map.empty
+    if (visible.exists(_.hasRetractions)) return Answered(Map.empty, leftToRead = true, state, 0, 0)
     val schema = table.shardSchema
+    val started = System.nanoTime()
     val decision = condition.map(c => PartPruning.select(c, state.schema, asOf, PushdownMode.On).decisionAmong(visible))
     val types = schema.columns.map(c => c.id -> c.dataType).toMap
     val groupColumns = groups.map(a => (schema.column(a.name).get.id, a.dataType))
-    visible.iterator.filter(p => p.maxTime <= asOf && decision.forall(_(p) == PartFilter.ProvenTrue))
+    val rows = visible.iterator.filter(p => p.maxTime <= asOf && decision.forall(_(p) == PartFilter.ProvenTrue))
       .flatMap(p => p.stats.flatMap(StatsAggregates.partial(_, groupColumns, answers, types)).map(p.key -> _))
       .toMap
+    val ruledOut = decision.fold(0)(d => visible.count(d(_) == PartFilter.RuledOut))
+    val leftToRead = visible.exists(p => !rows.contains(p.key) && !decision.exists(_(p) == PartFilter.RuledOut))
+    Answered(rows, leftToRead, state, ruledOut, System.nanoTime() - started)
+  }
+
+  /**
+   * The aggregate's result when nothing is left to read: its expressions evaluated over the merged
+   * partial rows, as a [[StatsAnswer]]; None (the caller merges as usual) when an expression is
+   * not deterministic, holds a subquery, or fails here (its error is then raised when the query runs).
+   */
+  private def answerAll(agg: Aggregate, groups: Seq[Attribute], aggregates: Seq[AggregateExpression],
+      merged: Seq[InternalRow], report: ScanReport): Option[LogicalPlan] = {
+    val groupIn = groups.map(g => AttributeReference(g.name, g.dataType, nullable = true)())
+    val valueIn = aggregates.zipWithIndex.map { case (ae, i) => AttributeReference(s"partial_$i", ae.dataType, nullable = true)() }
+    val results = resultsOver(agg, groups, aggregates, groupIn, valueIn)
+    if (!results.forall(r => r.deterministic && !SubqueryExpression.hasSubquery(r))) None
+    else scala.util.Try {
+      val project = UnsafeProjection.create(results, groupIn ++ valueIn)
+      merged.map(r => project(r).copy(): InternalRow)
+    }.toOption.map(rows => StatsAnswer(results.map(_.toAttribute), rows, report))
+  }
+
+  /**
+   * `agg`'s output expressions over merged inputs: each grouping column read from `groupIn`, each
+   * aggregate replaced by `value(i)` of its position, names and expression ids kept.
+   */
+  private def resultsOver(agg: Aggregate, groups: Seq[Attribute], aggregates: Seq[AggregateExpression],
+      groupIn: Seq[Attribute], value: Int => Expression): Seq[NamedExpression] = {
+    def rewritten(e: Expression): Expression = e.transformDown {
+      case ae: AggregateExpression if aggregates.exists(_.semanticEquals(ae)) => value(aggregates.indexWhere(_.semanticEquals(ae)))
+      case a: Attribute if groups.exists(_.semanticEquals(a)) => groupIn(groups.indexWhere(_.semanticEquals(a)))
+    }
+    agg.aggregateExpressions.map {
+      case a: Attribute => Alias(rewritten(a), a.name)(exprId = a.exprId, qualifier = a.qualifier)
+      case ne => rewritten(ne).asInstanceOf[NamedExpression]
+    }
   }
 
   private def merge(agg: Aggregate, relation: DataSourceV2Relation, table: PersistTable,
@@ -134,14 +191,6 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
       case _: Min => Min(valueOut(i)).toAggregateExpression()
       case _ => Max(valueOut(i)).toAggregateExpression()
     }
-    def rewritten(e: Expression): Expression = e.transformDown {
-      case ae: AggregateExpression if aggregates.exists(_.semanticEquals(ae)) => merged(aggregates.indexWhere(_.semanticEquals(ae)))
-      case a: Attribute if groups.exists(_.semanticEquals(a)) => groupOut(groups.indexWhere(_.semanticEquals(a)))
-    }
-    val results = agg.aggregateExpressions.map {
-      case a: Attribute => Alias(rewritten(a), a.name)(exprId = a.exprId, qualifier = a.qualifier)
-      case ne => rewritten(ne).asInstanceOf[NamedExpression]
-    }
-    Aggregate(groupOut, results, union)
+    Aggregate(groupOut, resultsOver(agg, groups, aggregates, groupOut, merged), union)
   }
 }

@@ -121,6 +121,21 @@ class StatsAggregatesSuite extends PersistSparkSession {
     assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((0, 2)))
   }
 
+  test("an aggregate answered whole from statistics is planned as its result, no job; one that reads is not") {
+    def root(query: String) = sql(query).queryExecution.executedPlan
+    for (query <- Seq("SELECT day, count(*), max(id) FROM persist.sales GROUP BY day",
+        "SELECT max(id) - min(id) AS span, count(*) + 1 AS c1 FROM persist.sales WHERE day >= DATE '2026-01-05'")) {
+      assert(root(query).isInstanceOf[StatsAnswerExec], root(query))
+      sql(query).collect()
+      assert(ScanReports.last(spark).map(r => (r.metrics.partsKept, r.metrics.partsFromStats)) ===
+        Seq((0L, if (query.contains("GROUP BY")) Days.toLong else 2L)), query)
+    }
+    // A straddled part is read: the partial aggregate runs, beside the merged answers.
+    assert(!root("SELECT count(*) FROM persist.sales WHERE ts >= TIMESTAMP '2026-01-03 10:00:00'").isInstanceOf[StatsAnswerExec])
+    // A non-deterministic result is left to Spark.
+    assert(!root("SELECT count(*) + rand() FROM persist.sales").isInstanceOf[StatsAnswerExec])
+  }
+
   test("the answer is recorded in the scan report and EXPLAIN") {
     sql("SELECT count(*) FROM persist.sales WHERE ts >= TIMESTAMP '2026-01-03 10:00:00'").collect()
     assert(ScanReports.last(spark).map(_.toMap("parts_from_stats")) === Seq(3L))
