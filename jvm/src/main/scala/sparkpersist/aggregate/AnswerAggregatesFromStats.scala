@@ -1,7 +1,7 @@
 package sparkpersist.aggregate
 
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Coalesce, Expression, Literal, NamedExpression, SubqueryExpression, UnsafeProjection}
+import org.apache.spark.sql.catalyst.expressions.{Alias, Attribute, AttributeReference, Coalesce, Expression, If, IsNull, Literal, NamedExpression, SubqueryExpression, UnsafeProjection}
 import org.apache.spark.sql.catalyst.expressions.aggregate.{AggregateExpression, Complete, Count, Max, Min, Sum}
 import org.apache.spark.sql.catalyst.plans.logical.{Aggregate, Filter, LocalRelation, LogicalPlan, Project, Union}
 import org.apache.spark.sql.catalyst.rules.Rule
@@ -24,8 +24,8 @@ import sparkpersist.shard.ShardState
  * {{{
  *   Aggregate(merge)            -- counts summed (0 when nothing), min of mins, max of maxes
  *     Union
- *       Aggregate(partial)      -- over the shard without the answered parts
- *         Filter(condition, shard)
+ *       Project(partial)        -- each row read as a partial row: counts 1 or 0, min = max = its value
+ *         Filter(condition, shard without the answered parts)
  *       LocalRelation           -- the answered parts' partial rows, merged
  * }}}
  * When no part is left to read (each is answered or ruled out), the result itself is computed
@@ -180,8 +180,19 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
       rows: Seq[InternalRow]): LogicalPlan = {
     val rest = relation.copy(table = table.withRequest(table.request.copy(answered = Some(answered))))
     val partialGroups = groups.map(g => Alias(g, g.name)())
-    val partialValues = aggregates.zipWithIndex.map { case (ae, i) => Alias(ae, s"partial_$i")() }
-    val partial = Aggregate(groups, partialGroups ++ partialValues, agg.child.transformUp { case r if r eq relation => rest })
+    // Each row read is a partial row of its own (a count of 1 or 0, its value as min and max), so
+    // one aggregation (one shuffle) merges them with the answered parts' rows.
+    val rowValues = aggregates.zipWithIndex.map { case (ae, i) =>
+      val value = ae.aggregateFunction match {
+        case Count(Seq(_: Literal)) => Literal(1L)
+        case Count(Seq(e)) => If(IsNull(e), Literal(0L), Literal(1L))
+        case Min(e) => e
+        case Max(e) => e
+        case other => throw new IllegalStateException(s"not an aggregate statistics answer: $other")
+      }
+      Alias(value, s"partial_$i")()
+    }
+    val partial = Project(partialGroups ++ rowValues, agg.child.transformUp { case r if r eq relation => rest })
     val fromStats = LocalRelation(partial.output.map(a => AttributeReference(a.name, a.dataType, nullable = true)()),
       rows)
     val union = Union(partial, fromStats)
