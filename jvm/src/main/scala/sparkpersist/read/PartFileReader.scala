@@ -31,7 +31,7 @@ import sparkpersist.shard.PartMeta
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
     constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
-    minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L) {
+    minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L, retracts: Boolean = false) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
 
@@ -54,7 +54,8 @@ object PartFile {
     val constant = part.negated ||
       (!part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _)))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
-      minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L)
+      minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L,
+      retracts = part.hasRetractions || part.negated)
   }
 }
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.consolidate.{Consolidation, RowShare}
+import sparkpersist.consolidate.{Cancellation, Consolidation, RowShare}
 import sparkpersist.plan.{RuntimeDecision, SoftCheck}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
@@ -33,8 +33,8 @@ object ReadMode {
  * Parts read by one task; `runs` keeps each run's parts in run order. With a `share`, the task
  * merges the runs and consolidates the rows of that share; without, it reads the parts in turn.
  */
-final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: Option[RowShare] = None)
-  extends InputPartition {
+final case class PartsPartition(runs: IndexedSeq[IndexedSeq[PartFile]], share: Option[RowShare] = None,
+    cancelInMemory: Boolean = false) extends InputPartition {
   def files: Iterator[PartFile] = runs.iterator.flatten
 }
 
@@ -105,10 +105,15 @@ final class PersistReaderFactory(
         // Only the share's rows are verified here: each row of a verified part is in one share.
         // Parquet may skip row groups outside the share's key range: their rows are another task's.
         val range = share.parquetFilters
-        new Consolidation(shard, schema, reader.schema, asOf, parts.runs, file => {
+        val shareOf = (file: PartFile) => {
           val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
           check.fold(kept)(_(file, kept))
-        }, complete && runtime.complete)
+        }
+        if (!parts.cancelInMemory) new Consolidation(shard, schema, reader.schema, asOf, parts.runs, shareOf, complete && runtime.complete)
+        else {
+          val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
+          new Cancellation(shard, reader.schema, asOf, retracting, inserting, shareOf, complete && runtime.complete)
+        }
       case (None, ReadMode.Updates) =>
         parts.files.flatMap(updates)
       case (None, _) =>

@@ -16,7 +16,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.PersistConf
-import sparkpersist.consolidate.ConsolidationPlan
+import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
 import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
 import sparkpersist.schema.ReservedColumns
@@ -190,7 +190,10 @@ final class PersistScan(
           visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
       consolidation match {
         case Some(plan) =>
-          (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share))) ++
+          val inMemory = PersistConf.CancelInMemoryRows.get(spark.sessionState.conf)
+          def retractingRows(t: ConsolidationTask) = t.runs.iterator.flatten.filter(p => p.hasRetractions || p.negated).map(_.rowCount).sum
+          (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share),
+            cancelInMemory = inMemory > 0 && retractingRows(t) <= inMemory)) ++
             straight(plan.straight.map(partFile))).toArray
         case None => straight(parts.map(partFile)).toArray
       }

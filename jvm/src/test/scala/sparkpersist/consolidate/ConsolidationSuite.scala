@@ -22,19 +22,33 @@ class ConsolidationSuite extends SharedSparkSession {
     Row(k, v, d, m, time, diff)
 
   /** One part per inner Seq (already in merge-key order), runs as given. */
-  private def consolidate(asOf: Long, runs: Seq[Seq[Seq[Row]]], schema: ShardSchema = schema): Seq[Row] = {
+  /**
+   * The snapshot as of `asOf` of `runs`, merged ([[Consolidation]]) or, `inMemory`, with the
+   * parts holding a retraction summed in memory and the others streamed past them ([[Cancellation]]).
+   */
+  private def consolidate(asOf: Long, runs: Seq[Seq[Seq[Row]]], schema: ShardSchema = schema,
+      inMemory: Boolean = false): Seq[Row] = {
     var result: Seq[Row] = Nil
-    withTempDir { dir => result = consolidateIn(dir, asOf, runs, schema) }
+    withTempDir { dir => result = consolidateIn(dir, asOf, runs, schema, inMemory) }
     result
   }
 
   private def consolidateIn(dir: java.io.File, asOf: Long, runs: Seq[Seq[Seq[Row]]],
-      schema: ShardSchema): Seq[Row] = {
-    val files = runs.map(_.map(ParquetParts.write(spark, schema, _, dir)))
+      schema: ShardSchema, inMemory: Boolean): Seq[Row] = {
+    val files = runs.map(_.map(rows => ParquetParts.write(spark, schema, rows, dir).copy(retracts = rows.exists(_.getLong(5) < 0))))
     val reader = PartFileReader(spark, schema, schema.dataSchema)
     val toRow = CatalystTypeConverters.createToScalaConverter(schema.dataSchema)
     val open = new OpenFiles
-    try new Consolidation("t", schema, reader, asOf, files, open).map(r => toRow(r).asInstanceOf[Row]).toList
+    val rows =
+      if (!inMemory) new Consolidation("t", schema, reader, asOf, files, open)
+      else {
+        val (retracting, inserting) = files.flatten.partition(_.retracts)
+        new Cancellation("t", reader.schema, asOf, retracting, inserting, reader.rowsAsOf(_, asOf, open), complete = true)
+      }
+    val fields = schema.dataSchema.fields
+    def data(r: org.apache.spark.sql.catalyst.InternalRow) =
+      org.apache.spark.sql.catalyst.InternalRow.fromSeq(fields.indices.map(i => if (r.isNullAt(i)) null else r.get(i, fields(i).dataType)))
+    try rows.map(r => toRow(data(r)).asInstanceOf[Row]).toList
     finally open.close()
   }
 
@@ -76,6 +90,8 @@ class ConsolidationSuite extends SharedSparkSession {
     assert(consolidate(3, runs) === expected)
     assert(consolidate(1, runs) ===
       Seq(Row(1, "a", 1.5, Map("x" -> 1))) ++ Seq.fill(3)(Row(2, "b", 0.0, Map.empty)) :+ Row(3, "c", 2.0, null))
+    // In memory: the same rows, in another order.
+    for (asOf <- 1L to 3L) assert(multiset(consolidate(asOf, runs, inMemory = true)) === multiset(consolidate(asOf, runs)))
   }
 
   test("rows equal under Spark's ordering but not in value stay apart (-0.0, NaN, maps)") {
@@ -83,7 +99,7 @@ class ConsolidationSuite extends SharedSparkSession {
       Seq(Seq(update(1, "a", -0.0, Map("x" -> 1), 1, 1), update(1, "a", 0.0, Map("x" -> 1), 1, 1))),
       Seq(Seq(update(1, "a", 0.0, Map("x" -> 1), 1, -1), update(1, "a", Double.NaN, Map("x" -> 1), 1, 2))),
       Seq(Seq(update(1, "a", Double.NaN, Map("x" -> 2), 1, 1))))
-    assert(multiset(consolidate(1, runs)) === multiset(Seq(
+    for (inMemory <- Seq(false, true)) assert(multiset(consolidate(1, runs, inMemory = inMemory)) === multiset(Seq(
       Row(1, "a", -0.0, Map("x" -> 1)), Row(1, "a", Double.NaN, Map("x" -> 1)),
       Row(1, "a", Double.NaN, Map("x" -> 1)), Row(1, "a", Double.NaN, Map("x" -> 2)))))
   }
@@ -108,8 +124,9 @@ class ConsolidationSuite extends SharedSparkSession {
       val runs = rnd.shuffle(updates).grouped(20).toSeq.map { run =>
         sorted(run).grouped(1 + rnd.nextInt(15)).toSeq
       }
-      for (asOf <- Seq(0L, 2L, 5L)) {
-        assert(multiset(consolidate(asOf, runs)) === bruteForce(updates, asOf), s"seed $seed as of $asOf")
+      for (asOf <- Seq(0L, 2L, 5L); inMemory <- Seq(false, true)) {
+        assert(multiset(consolidate(asOf, runs, inMemory = inMemory)) === bruteForce(updates, asOf),
+          s"seed $seed as of $asOf, in memory $inMemory")
       }
       val unordered = schema.copy(orderBy = Nil)
       assert(multiset(consolidate(5L, runs, unordered)) === bruteForce(updates, 5L), s"seed $seed, no order key")
@@ -118,11 +135,18 @@ class ConsolidationSuite extends SharedSparkSession {
 
   test("more retractions than insertions is an error naming the shard and as-of") {
     val runs = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 1), update(1, "a", 1.0, null, 2, -2))))
-    val e = intercept[NegativeMultiplicity](consolidate(2, runs))
-    assert(e.getMessage === "Shard 't' as of 2 holds a row with net multiplicity -1 (more retractions " +
-      "than insertions), so its updates are inconsistent. Read its raw updates (the .updates table) " +
-      "to find the retractions without a matching insertion.")
-    assert(consolidate(1, runs) === Seq(Row(1, "a", 1.0, null)))
+    for (inMemory <- Seq(false, true)) {
+      val e = intercept[NegativeMultiplicity](consolidate(2, runs, inMemory = inMemory))
+      assert(e.getMessage === "Shard 't' as of 2 holds a row with net multiplicity -1 (more retractions " +
+        "than insertions), so its updates are inconsistent. Read its raw updates (the .updates table) " +
+        "to find the retractions without a matching insertion.")
+      assert(consolidate(1, runs, inMemory = inMemory) === Seq(Row(1, "a", 1.0, null)))
+    }
+    // Retractions in their own part, paid off by inserts streamed from another.
+    val apart = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 2))), Seq(Seq(update(1, "a", 1.0, null, 2, -3))))
+    assert(intercept[NegativeMultiplicity](consolidate(2, apart, inMemory = true)).count === -1)
+    val paid = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 3))), Seq(Seq(update(1, "a", 1.0, null, 2, -2))))
+    assert(consolidate(2, paid, inMemory = true) === Seq(Row(1, "a", 1.0, null)))
   }
 
   test("a part out of merge-key order is reported, not mis-consolidated") {

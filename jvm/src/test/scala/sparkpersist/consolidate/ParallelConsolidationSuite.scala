@@ -116,15 +116,18 @@ class ParallelConsolidationSuite extends PersistSparkSession {
         val batches = history(seed)
         write(shard, batches)
         val all = batches.flatten
-        for (asOf <- Seq(150L, 302L); tasks <- Seq(1, 2, 8)) {
-          val (rows, scan) = read(name, tasks, asOf)
-          assert(multiset(rows) === expected(all, asOf), s"$name seed $seed, $tasks tasks, as of $asOf")
+        // Tasks merge the runs (cancelInMemoryRows 0), or cancel retracted rows in memory.
+        for (asOf <- Seq(150L, 302L); tasks <- Seq(1, 2, 8); inMemory <- Seq("0", "1000000")) {
+          val (rows, scan) = withSQLConf(PersistConf.CancelInMemoryRows.key -> inMemory)(read(name, tasks, asOf))
+          assert(multiset(rows) === expected(all, asOf), s"$name seed $seed, $tasks tasks, as of $asOf, in memory $inMemory")
+          assert(scan.planInputPartitions().forall(p => p.asInstanceOf[PartsPartition].cancelInMemory == (inMemory != "0" &&
+            p.asInstanceOf[PartsPartition].share.isDefined)))
           val plan = scan.consolidation.get
           assert(scan.planInputPartitions().length === plan.tasks.size + scan.planInputPartitions().count(
             _.asInstanceOf[PartsPartition].share.isEmpty))
           if (tasks == 1) assert(plan.tasks.map(_.share) === Seq(RowShare.All))
           else assert(plan.tasks.size >= 2 && plan.tasks.size <= tasks, plan.describe)
-          if (tasks == 8 && asOf == 302L) split += splitAcrossTasks(shard, scan, all)
+          if (tasks == 8 && asOf == 302L && inMemory == "0") split += splitAcrossTasks(shard, scan, all)
         }
       } finally store.drop(name)
     }
