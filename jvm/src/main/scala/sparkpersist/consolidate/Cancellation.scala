@@ -4,7 +4,7 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, JoinedRow, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.StructType
+import org.apache.spark.sql.types.{BooleanType, DateType, NumericType, StringType, StructType, TimestampNTZType, TimestampType}
 
 import sparkpersist.read.PartFile
 
@@ -56,10 +56,26 @@ final class Cancellation(
   /** How many negative sums are left to pay off: while none, inserted rows are not looked up. */
   private var owed = 0L
 
+  /**
+   * The first column's values among the rows with negative sums, when it has an atomic type
+   * (equal values are equal bytes, or coarser): an inserted row whose value is not among them
+   * owes nothing, and is not projected and looked up.
+   */
+  private val firstType = updateSchema(0).dataType
+  private val firstValues: Option[java.util.HashSet[Any]] = firstType match {
+    case _: NumericType | _: StringType | BooleanType | DateType | TimestampType | TimestampNTZType => Some(new java.util.HashSet[Any])
+    case _ => None
+  }
+  private var nullOwed = false
+
+  private def mayOwe(u: InternalRow): Boolean = firstValues.forall { values =>
+    if (u.isNullAt(0)) nullOwed else values.contains(u.get(0, firstType))
+  }
+
   /** The inserting parts' rows, each as many times as it stands for after paying off what it owes. */
   private lazy val inserted: Iterator[InternalRow] = inserting.iterator.flatMap(updates).flatMap { u =>
     var copies = u.getLong(diffOrdinal)
-    if (owed > 0) sums.get(projectData(u)).foreach { sum =>
+    if (owed > 0 && mayOwe(u)) sums.get(projectData(u)).foreach { sum =>
       if (sum(1) < 0) {
         val paid = math.min(copies, -sum(1))
         sum(1) += paid
@@ -86,7 +102,13 @@ final class Cancellation(
   }
 
   private lazy val all: Iterator[InternalRow] = {
-    owed = sums.valuesIterator.count(_(1) < 0).toLong // the retracting parts are read first
+    // The retracting parts are read first.
+    sums.foreach { case (data, sum) =>
+      if (sum(1) < 0) {
+        owed += 1
+        firstValues.foreach(values => if (data.isNullAt(0)) nullOwed = true else values.add(data.get(0, firstType)))
+      }
+    }
     inserted ++ remaining
   }
 
