@@ -123,10 +123,11 @@ object PersistConf {
       "range of keys. 0: the cluster's default parallelism, or one task per " +
       "spark.sql.files.maxPartitionBytes of parts to merge when that is more; 1: a single merge.", min = 0)
 
-  val CancelInMemoryRows = long(Prefix + "read.cancelInMemoryRows", 1000000L,
+  val CancelInMemoryRows = long(Prefix + "read.cancelInMemoryRows", 200000L,
     "A consolidation task whose parts with retractions hold at most this many rows sums those " +
-      "parts' updates in memory and streams the other parts past them, cancelling retracted rows, " +
-      "instead of merging every part in key order (one entry per distinct row in memory). 0: always merge.", min = 0)
+      "parts' updates in memory and streams the other parts past them one at a time, cancelling " +
+      "retracted rows, instead of merging every run in key order with one part open per run (one " +
+      "entry per distinct row in memory, roughly 100-200 bytes each). 0: always merge.", min = 0)
 
   val ColumnarReads = bool(Prefix + "read.columnar", true,
     "Hand Spark columnar batches from its vectorized Parquet reader for reads that need no " +

@@ -10,7 +10,8 @@ import sparkpersist.read.PartFile
 
 /**
  * Consolidation when few updates retract (a MERGE or DELETE that changed a small share of the
- * rows): the same snapshot as [[Consolidation]], without merging the runs. The updates of the
+ * rows): the same snapshot as [[Consolidation]], without merging the runs, so one part is open at
+ * a time however many runs overlap. The updates of the
  * parts that may retract (`retracting`) are summed by data row in memory; the insert-only parts
  * (`inserting`) are then streamed in any order, each of their rows emitted (as many copies as its
  * diff) unless a negative sum is left for it, which it pays off one copy at a time; last, the
