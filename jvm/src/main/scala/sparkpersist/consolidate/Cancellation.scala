@@ -84,7 +84,7 @@ final class Cancellation(
         if (sum(1) == 0) owed -= 1
       }
     }
-    Iterator.fill(math.max(0L, copies).toInt)(u)
+    Multiplicity.repeat(u, copies)
   }
 
   /** Then the retracting parts' rows left with positive sums (checking that none stays negative). */
@@ -95,10 +95,7 @@ final class Cancellation(
     sums.iterator.flatMap { case (data, sum) =>
       if (sum(1) < 0 && complete) throw new NegativeMultiplicity(shard, asOf, sum(1))
       if (sum(1) <= 0) Iterator.empty
-      else {
-        val row = projectSum(joined(data, InternalRow(sum(0), sum(1)))).copy()
-        Iterator.fill(sum(1).toInt)(row)
-      }
+      else Multiplicity.repeat(projectSum(joined(data, InternalRow(sum(0), sum(1)))).copy(), sum(1))
     }
   }
 

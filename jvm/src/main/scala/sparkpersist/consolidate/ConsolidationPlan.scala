@@ -5,7 +5,10 @@ import sparkpersist.schema.{ColumnDef, ShardSchema}
 import sparkpersist.shard.PartMeta
 
 /** One consolidation task: the runs it merges (each in run order) and the rows it keeps. */
-final case class ConsolidationTask(runs: IndexedSeq[IndexedSeq[PartMeta]], share: RowShare)
+final case class ConsolidationTask(runs: IndexedSeq[IndexedSeq[PartMeta]], share: RowShare) {
+  /** Rows of the task's parts that hold retractions: what a [[Cancellation]] would hold in memory. */
+  def retractingRows: Long = runs.iterator.flatten.filter(_.hasRetractions).map(_.rowCount).sum
+}
 
 /**
  * How a snapshot with retractions is read in parallel (seed 004, "key-range part assignment"):

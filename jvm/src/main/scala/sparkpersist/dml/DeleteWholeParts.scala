@@ -57,7 +57,7 @@ object DeleteWholeParts {
   def plan(shard: ShardHandle, state: ShardState, condition: Expression, mode: PushdownMode): Option[DeleteWholeParts] =
     if (mode != PushdownMode.On || state.upper <= 0) None
     else {
-      val parts = state.batches.flatMap(_.parts)
+      val parts = state.parts.toIndexedSeq
       val decision = PartPruning.select(condition, state.schema, state.upper - 1, mode).decisionAmong(parts)
       val decisions = parts.map(p => p -> decision(p))
       val deleted = decisions.collect { case (p, PartFilter.ProvenTrue) => p }

@@ -55,7 +55,7 @@ object PartFile {
       (!part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _)))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
       minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L,
-      retracts = part.hasRetractions || part.negated)
+      retracts = part.hasRetractions)
   }
 }
 

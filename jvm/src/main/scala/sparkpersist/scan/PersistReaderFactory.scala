@@ -9,7 +9,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.consolidate.{Cancellation, Consolidation, RowShare}
+import sparkpersist.consolidate.{Cancellation, Consolidation, Multiplicity, RowShare}
 import sparkpersist.plan.{RuntimeDecision, SoftCheck}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
@@ -140,12 +140,4 @@ private final class IteratorReader[T](items: Iterator[T], open: OpenFiles, check
   override def get(): T = current
   override def close(): Unit = open.close()
   override def currentMetricsValues(): Array[CustomTaskMetric] = ScanMetrics.taskValues(open.stats, check)
-}
-
-/** Rows standing for several copies of themselves. */
-private[scan] object Multiplicity {
-  /** `row` repeated `count` times; nothing for `count <= 0`. */
-  def repeat(row: InternalRow, count: Long): Iterator[InternalRow] =
-    if (count == 1) Iterator.single(row)
-    else Iterator.iterate(count)(_ - 1).takeWhile(_ > 0).map(_ => row)
 }

@@ -16,7 +16,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.PersistConf
-import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
+import sparkpersist.consolidate.ConsolidationPlan
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
 import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
 import sparkpersist.schema.ReservedColumns
@@ -191,9 +191,8 @@ final class PersistScan(
       consolidation match {
         case Some(plan) =>
           val inMemory = PersistConf.CancelInMemoryRows.get(spark.sessionState.conf)
-          def retractingRows(t: ConsolidationTask) = t.runs.iterator.flatten.filter(p => p.hasRetractions || p.negated).map(_.rowCount).sum
           (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share),
-            cancelInMemory = inMemory > 0 && retractingRows(t) <= inMemory)) ++
+            cancelInMemory = inMemory > 0 && t.retractingRows <= inMemory)) ++
             straight(plan.straight.map(partFile))).toArray
         case None => straight(parts.map(partFile)).toArray
       }
