@@ -204,6 +204,16 @@ object PersistConf {
       "this many ms (UTC days by default) are merged, so parts stay narrow in time. Once the " +
       "shard's upper passes a window, its leftover batches are packed up to targetBytes.", min = 1)
 
+  val ClusterPartBytes = long(Prefix + "cluster.partBytes", 32L * 1024 * 1024,
+    "Size of the parts a clustering compaction cuts (CLUSTER BY): each time window's rows, sorted along " +
+      "the curve of the clustering columns, are cut into parts of about this many bytes (estimated from " +
+      "the input parts' bytes per row), so each part covers a narrow range of every clustering column. " +
+      "Smaller parts prune more finely and cost more per part to plan and open.", min = 1)
+
+  val ClusterCurve = choice(Prefix + "cluster.curve", "hilbert", Seq("hilbert", "zorder"),
+    "Space-filling curve a clustering compaction lays rows out along: hilbert (neighbouring positions are " +
+      "neighbouring cells, so parts cover more compact ranges) or zorder (bit interleaving).")
+
   val AutoCompact = bool(Prefix + "compact.auto", false,
     "Compact a shard after every committed write (one round, at most compact.auto.maxBytes of " +
       "input, smallest groups first), so a write never pays for the whole history.")

@@ -27,7 +27,7 @@ class LayeringSuite extends AnyFunSuite {
     Set("interpret", "index", "shard"),
     Set("write"),
     Set("read"),
-    Set("consolidate", "plan"),
+    Set("consolidate", "plan", "cluster"),
     Set("scan"),
     Set("dml"),
     Set("catalog"),

@@ -8,11 +8,12 @@ import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchT
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.catalog.{Column, Identifier, ProcedureCatalog, Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
-import org.apache.spark.sql.connector.expressions.Transform
+import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform}
 import org.apache.spark.sql.types.{StructField, StructType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
+import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
 import sparkpersist.plan.TableView
 import sparkpersist.schema.ShardSchema
@@ -28,7 +29,9 @@ import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
  *    `CREATE TABLE`, `INSERT INTO` (append) and `DROP TABLE` act on it. The table property
  *    `order_by` (a comma-separated list of columns) sets the order key at creation;
  *    `sparkpersist.indexColumns` ([[IndexColumns]]) names the columns every writer indexes, at
- *    creation or with `ALTER TABLE ... SET TBLPROPERTIES`.
+ *    creation or with `ALTER TABLE ... SET TBLPROPERTIES`; `CLUSTER BY (columns)` (or the property
+ *    `sparkpersist.clusterBy`, [[ClusterColumns]]) names the columns compaction clusters rows by,
+ *    at creation or with `ALTER TABLE ... CLUSTER BY`.
  *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
@@ -80,7 +83,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           "format_version" -> state.formatVersion.toString,
           "since" -> state.since.toString,
           "upper" -> state.upper.toString) ++
-          Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _)
+          Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _) ++
+          Option(ClusterColumns.render(state.schema)).filter(_.nonEmpty).map(ClusterColumns.Property -> _)
         new PersistTable(shard, state.schema, view, tableName, properties)
     }
   }
@@ -105,19 +109,28 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val shard = snapshotShard(ident, "create")
-    if (partitions.nonEmpty) {
-      throw new UnsupportedOperationException(
+    val clusterBy = partitions.toSeq.map {
+      case ClusterByTransform(columns) => columns.map(_.fieldNames().mkString("."))
+      case _ => throw new UnsupportedOperationException(
         s"Persist table $catalogName.$shard cannot be partitioned: parts are pruned by their statistics. " +
-          s"Drop PARTITIONED BY; use the '${PersistCatalog.OrderBy}' table property to cluster rows.")
+          s"Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than time, or the " +
+          s"'${PersistCatalog.OrderBy}' table property to sort them.")
     }
     val props = properties.asScala.toMap
-    val unknown = props.keySet.filterNot(k => k == PersistCatalog.OrderBy || k == IndexColumns.Property ||
-      PersistCatalog.SparkProperties(k))
+    val known = Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property)
+    val unknown = props.keySet.filterNot(k => known(k) || PersistCatalog.SparkProperties(k))
     if (unknown.nonEmpty) {
       throw new IllegalArgumentException(
         s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
-          s"The persist table properties are '${PersistCatalog.OrderBy}' and '${IndexColumns.Property}' " +
-          "(comma-separated columns).")
+          s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
+          s"'${ClusterColumns.Property}' (comma-separated columns).")
+    }
+    val context = s"Cannot create table $catalogName.$shard"
+    val clustering = (clusterBy ++ props.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
+      case Seq() => Nil
+      case Seq(columns) => columns
+      case _ => throw new IllegalArgumentException(s"$context: CLUSTER BY and the table property " +
+        s"'${ClusterColumns.Property}' both name clustering columns. Keep one")
     }
     val orderBy = props.get(PersistCatalog.OrderBy).toSeq
       .flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
@@ -127,9 +140,9 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     })
     ShardStore.validateName(shard)
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
-    val context = s"Cannot create table $catalogName.$shard"
     val schema = ShardSchema.fromStruct(struct, orderBy, context)
-    store.create(shard, IndexColumns.set(schema, props.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context))
+    val indexed = IndexColumns.set(schema, props.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context)
+    store.create(shard, ClusterColumns.set(indexed, clustering, context))
     loadTable(ident)
   }
 

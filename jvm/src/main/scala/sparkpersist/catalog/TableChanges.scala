@@ -3,6 +3,7 @@ package sparkpersist.catalog
 import org.apache.spark.sql.connector.catalog.TableChange
 import org.apache.spark.sql.types.StructField
 
+import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 
@@ -11,12 +12,14 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
  * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
  * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened, and any level inside a
  * column (struct field, array element, map value) may lose its NOT NULL; their other changes,
- * column defaults and table properties but [[IndexColumns.Property]] are refused with what to do instead.
+ * column defaults and table properties but [[IndexColumns.Property]] and [[ClusterColumns.Property]] are
+ * refused with what to do instead. `CLUSTER BY (columns)` / `CLUSTER BY NONE` set the clustering columns.
  */
 object TableChanges {
 
   def applyAll(schema: ShardSchema, changes: Seq[TableChange], context: String): ShardSchema =
-    IndexColumns.check(changes.foldLeft(schema)((s, change) => applyOne(s, change, context)), context)
+    ClusterColumns.check(
+      IndexColumns.check(changes.foldLeft(schema)((s, change) => applyOne(s, change, context)), context), context)
 
   private def applyOne(schema: ShardSchema, change: TableChange, context: String): ShardSchema = change match {
     case add: TableChange.AddColumn =>
@@ -54,10 +57,17 @@ object TableChanges {
       IndexColumns.set(schema, IndexColumns.parse(set.value()), context)
     case unset: TableChange.RemoveProperty if unset.property() == IndexColumns.Property =>
       IndexColumns.set(schema, Nil, context)
+    case cluster: TableChange.ClusterBy =>
+      ClusterColumns.set(schema, cluster.clusteringColumns().toSeq.map(c => column(c.fieldNames(), context)), context)
+    case set: TableChange.SetProperty if set.property() == ClusterColumns.Property =>
+      ClusterColumns.set(schema, ClusterColumns.parse(set.value()), context)
+    case unset: TableChange.RemoveProperty if unset.property() == ClusterColumns.Property =>
+      ClusterColumns.set(schema, Nil, context)
     case other =>
       refuse(context, s"${other.getClass.getSimpleName} is not supported. A persist table accepts ADD COLUMN(S), " +
-        "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT and FIRST/AFTER; its " +
-        s"properties are '${PersistCatalog.OrderBy}', set at creation, and '${IndexColumns.Property}'")
+        "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT, FIRST/AFTER and CLUSTER BY; " +
+        s"its properties are '${PersistCatalog.OrderBy}', set at creation, '${IndexColumns.Property}' and " +
+        s"'${ClusterColumns.Property}'")
   }
 
   /** The top-level column `names` denotes; a nested field is refused. */

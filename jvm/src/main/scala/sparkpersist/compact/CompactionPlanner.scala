@@ -25,6 +25,13 @@ import sparkpersist.util.NextFit
  *    packed into batches of at most `targetBytes`. The settled history is always sealed, and a
  *    settled batch with retractions not yet consolidated at since is rewritten even alone.
  *
+ *  - **Clustering**: in a shard with clustering columns, each sealed window (not the settled
+ *    history, which stays one sorted run) is laid out along the curve of those columns once
+ *    ([[sparkpersist.cluster]]): its batches not yet clustered by the current columns
+ *    ([[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
+ *    too, however large), each merged, consolidated where it holds retractions, into one clustered
+ *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
+ *
  * Each round's groups are disjoint; merging runs rounds until a plan is empty.
  */
 object CompactionPlanner {
@@ -49,16 +56,23 @@ object CompactionPlanner {
       case Settled => true
       case Span(i) => BigInt(i + 1) * settings.windowMs <= state.upper
     }
-    val groups = segments(state.batches, windowOf).flatMap { case (window, batches) =>
-      val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)
-      val tiered = belowTarget.flatMap(tierGroups(_, settings))
-      if (tiered.nonEmpty || !sealedWindow(window)) tiered
-      else {
-        val packed = belowTarget.flatMap(pack(_, settings.targetBytes))
-        if (window == Settled) packed ++ unconsolidated(batches, packed, state.since) else packed
+    val clusterBy = state.schema.clusteredIds
+    segments(state.batches, windowOf).flatMap { case (window, batches) =>
+      if (clusterBy.nonEmpty && window != Settled && sealedWindow(window)) {
+        val pending = splitWhen(batches)(settings.cluster.done(_, clusterBy))
+        pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
+      } else {
+        val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)
+        val tiered = belowTarget.flatMap(tierGroups(_, settings))
+        val groups =
+          if (tiered.nonEmpty || !sealedWindow(window)) tiered
+          else {
+            val packed = belowTarget.flatMap(pack(_, settings.targetBytes))
+            if (window == Settled) packed ++ unconsolidated(batches, packed, state.since) else packed
+          }
+        groups.map(MergeGroup(_, state.since))
       }
     }
-    groups.map(MergeGroup(_, state.since))
   }
 
   /** The tier of a batch below the target: the largest k with `bytes * fanIn^k < targetBytes`. */

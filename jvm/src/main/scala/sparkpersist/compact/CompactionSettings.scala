@@ -3,7 +3,9 @@ package sparkpersist.compact
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
+import sparkpersist.cluster.Curve
 import sparkpersist.codec.Check
+import sparkpersist.shard.BatchMeta
 
 /**
  * How a compaction plans (see [[CompactionPlanner]]) and how far it moves since.
@@ -12,8 +14,10 @@ import sparkpersist.codec.Check
  * @param targetBytes a batch this large is complete: never rewritten, never exceeded by packing
  * @param windowMs    the time-span limit: only batches within one aligned window are merged
  * @param retentionMs update-time history kept readable below the upper; None: since stays
+ * @param cluster     how a shard with clustering columns is laid out
  */
-final case class CompactionSettings(fanIn: Int, targetBytes: Long, windowMs: Long, retentionMs: Option[Long]) {
+final case class CompactionSettings(fanIn: Int, targetBytes: Long, windowMs: Long, retentionMs: Option[Long],
+    cluster: ClusterSettings = ClusterSettings()) {
   Check.arg(fanIn >= 2, s"fanIn must be at least 2, got $fanIn")
   Check.arg(targetBytes >= 1, s"targetBytes must be positive, got $targetBytes")
   Check.arg(windowMs >= 1, s"windowMs must be positive, got $windowMs")
@@ -26,5 +30,23 @@ object CompactionSettings {
     fanIn = math.min(PersistConf.CompactFanIn.get(conf), Int.MaxValue.toLong).toInt,
     targetBytes = PersistConf.CompactTargetBytes.get(conf),
     windowMs = PersistConf.CompactWindowMs.get(conf),
-    retentionMs = PersistConf.RetentionMs.get(conf))
+    retentionMs = PersistConf.RetentionMs.get(conf),
+    cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), Curve.named(PersistConf.ClusterCurve.get(conf))))
+}
+
+/**
+ * How compaction clusters a shard with clustering columns ([[sparkpersist.cluster]]).
+ *
+ * @param partBytes       about how large each part of a clustered batch is
+ * @param curve           the space-filling curve rows are laid out along
+ * @param reclusterBefore when set, batches committed before this time (ms) are clustered again even if
+ *                        clustered by the current columns (`CALL ... compact(..., cluster => true)`)
+ */
+final case class ClusterSettings(partBytes: Long = PersistConf.ClusterPartBytes.default,
+    curve: Curve = Curve.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None) {
+  Check.arg(partBytes >= 1, s"cluster partBytes must be positive, got $partBytes")
+
+  /** Whether `batch` is laid out as these settings would lay it out, along `columns`. */
+  def done(batch: BatchMeta, columns: IndexedSeq[Int]): Boolean =
+    batch.clusteredBy == columns && reclusterBefore.forall(batch.committedAtMs >= _)
 }

@@ -94,7 +94,7 @@ object Compactor {
       if (groups.isEmpty) done = true
       else {
         rounds += 1
-        totals += round(spark, shard, state, groups, keepStats, rounds)
+        totals += round(spark, shard, state, groups, keepStats, settings.cluster, rounds)
       }
     }
     val after = shard.state
@@ -128,15 +128,17 @@ object Compactor {
 
   /** Merges `groups` in one Spark job and commits the outcome in one state version. */
   private def round(spark: SparkSession, shard: ShardHandle, state: ShardState, groups: Seq[MergeGroup],
-      keepStats: Set[Int], round: Int): Totals = {
+      keepStats: Set[Int], cluster: ClusterSettings, round: Int): Totals = {
     val outputs = groups.map(g => new BatchCommit(shard, UUID.randomUUID().toString, g.lower, "compaction", state.schema))
+    val clustering = groups.count(_.clusterBy.nonEmpty)
     val description = s"sparkpersist compact '${shard.name}' round $round: ${groups.map(_.batches.size).sum} " +
-      s"batches into ${groups.size} (${groups.map(_.rows).sum} rows, since ${state.since})"
+      s"batches into ${groups.size} (${groups.map(_.rows).sum} rows, since ${state.since}" +
+      (if (clustering > 0) s", $clustering clustered along the ${cluster.curve.name} curve)" else ")")
     try {
-      val written = MergeJob.run(spark, shard, state.schema, groups, outputs, keepStats, description)
+      val written = MergeJob.run(spark, shard, state.schema, groups, outputs, keepStats, cluster, description)
       val now = System.currentTimeMillis()
-      val replacements = groups.zip(outputs).zip(written).map { case ((g, out), parts) =>
-        g.replacement(out.batchId, out.runsOf(Seq(parts)), now).copy(writtenUnder = Some(state.schema))
+      val replacements = groups.zip(outputs).zip(written).map { case ((g, out), runs) =>
+        g.replacement(out.batchId, out.runsOf(runs), now).copy(writtenUnder = Some(state.schema))
       }
       val (_, applied) = shard.log.replaceBatches(replacements)
       val committed = applied.map(_.batch.id).toSet

@@ -22,7 +22,8 @@ final case class CompactOptions(
     targetBytes: Option[Long] = None,
     windowMs: Option[Long] = None,
     keepStats: Seq[String] = Nil,
-    gc: Option[Boolean] = None)
+    gc: Option[Boolean] = None,
+    recluster: Boolean = false)
 
 /** Options of one [[Lifecycle.gc]] call; absent ones come from `spark.sparkpersist.gc.*`. */
 final case class GcOptions(keepVersions: Option[Int] = None, graceMs: Option[Long] = None)
@@ -58,7 +59,8 @@ object Lifecycle {
       fanIn = options.fanIn.getOrElse(defaults.fanIn),
       targetBytes = options.targetBytes.getOrElse(defaults.targetBytes),
       windowMs = options.windowMs.getOrElse(defaults.windowMs),
-      retentionMs = options.retentionMs.orElse(defaults.retentionMs))
+      retentionMs = options.retentionMs.orElse(defaults.retentionMs),
+      cluster = defaults.cluster.copy(reclusterBefore = if (options.recluster) Some(System.currentTimeMillis()) else None))
     val keepStats = WriteInput.keepStatsIds(shard, handle.state.schema, options.keepStats)
     val gc = if (options.gc.getOrElse(PersistConf.CompactGc.get(conf))) Some(GcSettings.of(conf)) else None
     Compactor.compact(session, handle, settings, keepStats = keepStats, gc = gc)

@@ -18,6 +18,7 @@ import sparkpersist.shard.ShardStore
  * {{{
  *   CALL persist.system.compact('events');
  *   CALL persist.system.compact(shard => 'events', retention_ms => 2592000000);
+ *   CALL persist.system.compact(shard => 'events', cluster => true);  -- lay every sealed window out again
  *   CALL persist.system.gc('events', keep_versions => 5);
  *   CALL persist.system.drop_batch('events', '<batch id, or the path of one of its parts>');
  * }}}
@@ -29,12 +30,13 @@ final class LifecycleProcedures extends SystemProcedures {
   override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(
     new LifecycleProcedure("compact",
       "Compacts a persist shard: moves since by the retention, merges adjacent batches size-tiered " +
-        "within time windows, consolidates at since.",
+        "within time windows, consolidates at since, clusters sealed windows of a table with CLUSTER BY " +
+        "(cluster => true: all of them again).",
       Seq("shard" -> StringType, "retention_ms" -> LongType, "fan_in" -> IntegerType, "target_bytes" -> LongType,
-        "window_ms" -> LongType, "gc" -> BooleanType),
+        "window_ms" -> LongType, "gc" -> BooleanType, "cluster" -> BooleanType),
       args => Lifecycle.compact(SparkSession.active, store, args.string(0), CompactOptions(
         retentionMs = args.long(1), fanIn = args.int(2), targetBytes = args.long(3), windowMs = args.long(4),
-        gc = args.bool(5)))),
+        gc = args.bool(5), recluster = args.bool(6).getOrElse(false)))),
     new LifecycleProcedure("gc",
       "Deletes the parts no live state version of a persist shard refers to, orphans past the grace, " +
         "and state versions no longer needed.",

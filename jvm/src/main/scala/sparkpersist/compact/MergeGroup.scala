@@ -12,8 +12,11 @@ import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, StreamEpoch}
  * an update at time `u` exactly when it sees it at `max(u, advanceTo)` (both are `<= t` once
  * `u < since`), and the new batch keeps `lower <= time < upper`. A group below since thus
  * collapses to one time, `upper - 1`, where inserts and their retractions meet and cancel.
+ *
+ * `clusterBy` (column ids) makes the merged batch a clustered one ([[sparkpersist.cluster]]): its
+ * rows laid out along the curve of those columns, one run per part. Empty: one sorted run.
  */
-final case class MergeGroup(batches: IndexedSeq[BatchMeta], since: Long) {
+final case class MergeGroup(batches: IndexedSeq[BatchMeta], since: Long, clusterBy: IndexedSeq[Int] = IndexedSeq.empty) {
   require(batches.nonEmpty, "a merge group holds at least one batch")
 
   def lower: Long = batches.head.lower
@@ -49,5 +52,5 @@ final case class MergeGroup(batches: IndexedSeq[BatchMeta], since: Long) {
    */
   def replacement(id: String, runs: IndexedSeq[RunMeta], committedAtMs: Long): BatchReplacement =
     BatchReplacement(batches.map(_.id),
-      BatchMeta(id, lower, upper, runs, committedAtMs, appends, StreamEpoch.newest(batches.flatMap(_.epochs))))
+      BatchMeta(id, lower, upper, runs, committedAtMs, appends, StreamEpoch.newest(batches.flatMap(_.epochs)), clusterBy))
 }

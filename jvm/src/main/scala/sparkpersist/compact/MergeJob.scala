@@ -3,6 +3,11 @@ package sparkpersist.compact
 import org.apache.spark.{SparkContext, TaskContext}
 import org.apache.spark.sql.classic.SparkSession
 
+import org.apache.spark.sql.types.StructType
+
+import sparkpersist.PersistConf
+import sparkpersist.cluster.{ClusteredRuns, CurveLayout, Reservoir}
+import sparkpersist.consolidate.MergeKey
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
@@ -13,14 +18,30 @@ import sparkpersist.write.{BatchCommit, RunSpec, RunWriter, WrittenPart}
  * The Spark job of one compaction round: one task per [[MergeGroup]], each reading its group's
  * parts and writing their merged run ([[CompactedRows]]) as the parts of the group's new batch,
  * with the writer's own [[RunWriter]], so the parts get fresh, exact stats from the same
- * collectors and stats budget as any write. The job carries a description (Spark UI, progress
- * bar). Returns each group's parts, in group order.
+ * collectors and stats budget as any write. A clustering group first samples its clustering
+ * columns, then writes its rows along the curve they suggest ([[ClusteredRuns]]), one run per part.
+ * The job carries a description (Spark UI, progress bar). Returns each group's runs, in group order.
  */
 private[compact] object MergeJob {
 
-  /** What one task needs: its group's runs, how to rewrite them, and its batch directory. */
+  /** Rows of a group's clustering columns sampled to lay it out ([[CurveLayout]]). */
+  private val ClusterSampleRows = 10000
+
+  /**
+   * What one task needs: its group's runs, how to rewrite them, its batch directory, and for a
+   * clustering group how many buckets (parts) to cut its rows into (0: not clustered) and the seed
+   * of its sample (the group's lower bound: a retried task, or the same history, lays out alike).
+   */
   private final case class GroupTask(runs: Seq[Seq[PartFile]], advanceTo: Long, consolidate: Boolean,
-      stampTime: Option[Long], batchDir: String)
+      stampTime: Option[Long], batchDir: String, buckets: Int, seed: Long)
+
+  /** A clustering group's buckets: its rows over the rows of a part of `partBytes` at its bytes per row. */
+  private[compact] def buckets(g: MergeGroup, partBytes: Long, maxRowsPerPart: Long): Int =
+    if (g.clusterBy.isEmpty || g.rows == 0) 0
+    else {
+      val rowsPerPart = math.max(1L, math.min(maxRowsPerPart, (BigInt(partBytes) * g.rows / math.max(1L, g.bytes)).toLong))
+      math.min((g.rows + rowsPerPart - 1) / rowsPerPart, Int.MaxValue / 2L).toInt
+    }
 
   /**
    * Columns indexed in some input part (with a membership filter): their merged parts get one too.
@@ -32,12 +53,21 @@ private[compact] object MergeJob {
       .flatMap(_.columns.collect { case (id, c) if MembershipFilter.in(c) => id }).toSet
 
   def run(spark: SparkSession, shard: ShardHandle, schema: ShardSchema, groups: Seq[MergeGroup],
-      outputs: Seq[BatchCommit], keepStats: Set[Int], description: String): Seq[Seq[WrittenPart]] = {
+      outputs: Seq[BatchCommit], keepStats: Set[Int], cluster: ClusterSettings, description: String)
+      : Seq[Seq[Seq[WrittenPart]]] = {
+    val maxRowsPerPart = PersistConf.MaxRowsPerPart.get(spark.sessionState.conf)
     val tasks = groups.zip(outputs).map { case (g, out) =>
       val runs = g.batches.flatMap(_.runs).map(_.parts.map(p => PartFile.of(shard.partUri(p), p, verify = false)))
-      GroupTask(runs, g.advanceTo, g.consolidates, g.stampTime, out.batchDir.toString)
+      GroupTask(runs, g.advanceTo, g.consolidates, g.stampTime, out.batchDir.toString,
+        buckets(g, cluster.partBytes, maxRowsPerPart), g.lower)
     }
     val reader = PartFileReader(spark, schema, schema.dataSchema)
+    // The clustering columns (every clustering group of a round has the shard's): read alone to sample them.
+    val clusterBy = groups.flatMap(_.clusterBy).distinct.flatMap(schema.columnById)
+    val sampler = if (clusterBy.isEmpty) None else Some(PartFileReader(spark, schema, StructType(clusterBy.map(_.toField))))
+    val clusterOrdinals = clusterBy.map(c => schema.columns.indexWhere(_.id == c.id)).toIndexedSeq
+    val clusterTypes = clusterBy.map(_.dataType).toIndexedSeq
+    val curve = cluster.curve
     // One Parquet configuration per part layout, shared by all groups (the first batch
     // directory is a placeholder: each task writes into its own).
     def spec(stamp: Option[Long]) =
@@ -49,12 +79,20 @@ private[compact] object MergeJob {
     inJobGroup(spark.sparkContext, description) {
       spark.sparkContext.runJob(spark.sparkContext.parallelize(tasks, tasks.size),
         (task: TaskContext, it: Iterator[GroupTask]) => it.toSeq.flatMap { t =>
-          val base = t.stampTime.fold(inRow)(stamped.stampedAt)
+          val base = t.stampTime.fold(inRow)(stamped.stampedAt).inBatchDir(new org.apache.hadoop.fs.Path(t.batchDir))
           val open = new OpenFiles
           try {
             val rows = CompactedRows(name, schema, reader, t.runs, t.advanceTo, t.consolidate, t.stampTime.isDefined, open)
-            RunWriter.writeAll(base.inBatchDir(new org.apache.hadoop.fs.Path(t.batchDir)), task.partitionId(),
-              task.attemptNumber(), rows)
+            if (t.buckets == 0) Seq(RunWriter.writeAll(base, task.partitionId(), task.attemptNumber(), rows))
+            else {
+              val sample = new Reservoir(ClusterSampleRows, t.seed)
+              t.runs.flatten.foreach(p => sampler.get.rowsAsOf(p, Long.MaxValue, open).foreach(sample.offer))
+              val layout = CurveLayout.fromSample(sample.sample, clusterOrdinals.indices, clusterTypes, curve, t.buckets)
+                .at(clusterOrdinals)
+              val written = if (t.stampTime.isDefined) schema.dataSchema else reader.schema
+              val key = MergeKey.ordinals(schema, reader.schema) ++ (if (t.stampTime.isDefined) Nil else Seq(reader.timeOrdinal))
+              ClusteredRuns.write(base, task.partitionId(), task.attemptNumber(), written, key, layout, rows)
+            }
           } finally open.close()
         }).toSeq
     }

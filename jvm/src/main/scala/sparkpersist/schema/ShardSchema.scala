@@ -17,6 +17,10 @@ import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, St
  *
  * `indexed` says the table property `sparkpersist.indexColumns` names the column: every writer
  * gives its parts membership filters. Kept on the column, it follows renames and goes with a drop.
+ *
+ * `clustered` says the table's clustering columns (`CLUSTER BY`, the table property
+ * `sparkpersist.clusterBy`) include the column: compaction lays each time window's rows out along
+ * a space-filling curve of those columns. Kept on the column like `indexed`.
  */
 final case class ColumnDef(
     id: Int,
@@ -25,7 +29,8 @@ final case class ColumnDef(
     nullable: Boolean,
     metadata: Metadata = Metadata.empty,
     fieldIds: Map[Seq[String], Int] = Map.empty,
-    indexed: Boolean = false) {
+    indexed: Boolean = false,
+    clustered: Boolean = false) {
   require(fieldIds.isEmpty || fieldIds.keySet.subsetOf(NestedFieldIds.paths(dataType).toSet),
     s"field ids of column '$name' name fields it does not have")
 
@@ -64,6 +69,9 @@ final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String
 
   /** The ids of the columns the table property `sparkpersist.indexColumns` names (see [[ColumnDef]]). */
   def indexedIds: Set[Int] = columns.filter(_.indexed).map(_.id).toSet
+
+  /** The ids of the clustering columns (see [[ColumnDef]]), in column order. */
+  def clusteredIds: IndexedSeq[Int] = columns.filter(_.clustered).map(_.id)
 
   /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))

@@ -26,7 +26,8 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  * on its first row, null on the rows that follow (which Parquet stores as definition levels):
  * {{{
  *   batch_id: string?, batch_lower, batch_upper, batch_committed_ms, batch_appends: long?,
- *   batch_epochs: string? (JSON [{queryId, epochId}]), run: int?,
+ *   batch_epochs: string? (JSON [{queryId, epochId}]), batch_clustered_by: string? (column ids,
+ *   comma-separated; format version 8 on), run: int?,
  *   key: string?, rows, bytes, min_time, max_time: long?, retractions: boolean?,
  *   stats_rows, stats_bytes: long?, stats_trimmed: string? (column ids, comma-separated),
  *   s<id>: binary? for each shard column: that column's stats bytes
@@ -80,7 +81,7 @@ private[shard] object ColumnarRollup {
       if (stats.isEmpty) segments.addNull()
       else segments.add(Base64.getEncoder.encodeToString(codec.encode(summary(stats, state.schema, codec))))
     }
-    val version = ShardState.versionFor(state.schema, ShardState.ColumnarRollupFormatVersion)
+    val version = ShardState.versionFor(state.schema, ShardState.ColumnarRollupFormatVersion, state.batches)
     val header = StateCodec.header(state.seqNo, version).put("kind", "rollup")
       .put("name", state.name).put("shardId", state.shardId).put("since", state.since).put("upper", state.upper)
     header.set[JsonNode]("schema", StateCodec.schemaJson(state.schema))
@@ -108,13 +109,13 @@ private[shard] object ColumnarRollup {
       val n = reader.rowCount
       // Every row holds at least a bit (a definition level): a larger count is damage.
       Check.arg(n <= bytes.length * 8L, s"a columnar rollup of ${bytes.length} bytes cannot hold $n rows")
-      val columns = new Columns(n.toInt)
+      val present = reader.fileSchema.getFields.asScala.map(_.getName).toSet
+      val columns = new Columns(n.toInt, present)
       reader.rowGroups(columns.read)
       val segmentParts = required(reader.metadata, SegmentPartsKey).toInt
       Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
       val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec, columns.partsWithStats(segmentParts))
       val ids = header.schema.columns.map(_.id).toArray
-      val present = reader.fileSchema.getFields.asScala.map(_.getName).toSet
       val stats = new EncodedStats(codec, ids, n.toInt, i => statsVector(bytes, n.toInt, statsColumn(ids(i)), present),
         (i, ks) => statsSegments(bytes, n.toInt, statsColumn(ids(i)), present, segmentParts, ks), segmentParts,
         i => segments.lift(i / segmentParts).flatten)
@@ -211,7 +212,8 @@ private[shard] object ColumnarRollup {
       .optional(BINARY).as(string).named("batch_id")
       .optional(INT64).named("batch_lower").optional(INT64).named("batch_upper")
       .optional(INT64).named("batch_committed_ms").optional(INT64).named("batch_appends")
-      .optional(BINARY).as(string).named("batch_epochs").optional(INT32).named("run")
+      .optional(BINARY).as(string).named("batch_epochs").optional(BINARY).as(string).named("batch_clustered_by")
+      .optional(INT32).named("run")
       .optional(BINARY).as(string).named("key").optional(INT64).named("rows").optional(INT64).named("bytes")
       .optional(INT64).named("min_time").optional(INT64).named("max_time").optional(BOOLEAN).named("retractions")
       .optional(INT64).named("stats_rows").optional(INT64).named("stats_bytes")
@@ -233,6 +235,7 @@ private[shard] object ColumnarRollup {
         b.epochs.foreach(e => epochs.addObject().put("queryId", e.queryId).put("epochId", e.epochId))
         g.add("batch_epochs", Json.mapper.writeValueAsString(epochs))
       }
+      if (b.clusteredBy.nonEmpty) g.add("batch_clustered_by", b.clusteredBy.mkString(","))
     }
     if (row.startsRun) g.add("run", row.run)
     row.part.foreach { p =>
@@ -297,12 +300,13 @@ private[shard] object ColumnarRollup {
   }
 
   /** The columns of a rollup's `n` rows, read row group by row group, then assembled into batches. */
-  private final class Columns(n: Int) {
+  /** `present`: the names of the file's columns (a rollup older than clustering has no `batch_clustered_by`). */
+  private final class Columns(n: Int, present: Set[String]) {
     private val run = new Array[Int](n)
     private val startsRun = new Array[Boolean](n)
     private val batchId = new Array[String](n)
     private val batchLower, batchUpper, batchCommitted, batchAppends = new Array[Long](n)
-    private val batchEpochs = new Array[String](n)
+    private val batchEpochs, batchClusteredBy = new Array[String](n)
     private val key = new Array[String](n)
     private val rows, bytes, minTime, maxTime, statsRows, statsBytes = new Array[Long](n)
     private val retractions, hasStats = new Array[Boolean](n)
@@ -333,6 +337,9 @@ private[shard] object ColumnarRollup {
       perBatch("batch_committed_ms")((c, i) => batchCommitted(i) = c.long())
       perBatch("batch_appends")((c, i) => batchAppends(i) = c.long())
       perBatch("batch_epochs")((c, i) => if (c.present) batchEpochs(i) = c.string() else c.skip())
+      if (present("batch_clustered_by")) {
+        perBatch("batch_clustered_by")((c, i) => if (c.present) batchClusteredBy(i) = c.string() else c.skip())
+      }
       each("run")((c, i) => if (c.present) { startsRun(i) = true; run(i) = c.int() } else c.skip())
       each("key")((c, i) => if (c.present) key(i) = c.string() else c.skip())
       def partLong(name: String, to: Array[Long]): Unit =
@@ -380,7 +387,7 @@ private[shard] object ColumnarRollup {
           }
         }
         out += BatchMeta(batchId(first), batchLower(first), batchUpper(first), runs.result(), batchCommitted(first),
-          batchAppends(first), epochs(batchEpochs(first)))
+          batchAppends(first), epochs(batchEpochs(first)), clusteredBy(batchClusteredBy(first)))
       }
       out.result()
     }
@@ -393,6 +400,9 @@ private[shard] object ColumnarRollup {
       PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats)
     }
   }
+
+  private def clusteredBy(s: String): IndexedSeq[Int] =
+    if (s == null || s.isEmpty) IndexedSeq.empty else s.split(',').iterator.map(_.toInt).toIndexedSeq
 
   private def trimmedIds(s: String): Set[Int] =
     if (s == null || s.isEmpty) Set.empty else s.split(',').iterator.map(_.toInt).toSet

@@ -60,7 +60,9 @@ object StreamEpoch {
  * The updates of one append, or of several adjacent appends a compaction merged: every update
  * has `lower <= time < upper`. `appends` counts the appended batches it holds (1 for an append).
  * `epochs` names the streaming micro-batches that wrote it (one for a batch a streaming sink
- * committed; a merged batch keeps the newest epoch of each query it holds).
+ * committed; a merged batch keeps the newest epoch of each query it holds). `clusteredBy` holds
+ * the ids of the columns a clustering compaction laid its rows out by (empty for any other batch):
+ * each of its runs is one part, covering a narrow range of the curve along those columns.
  */
 final case class BatchMeta(
     id: String,
@@ -69,7 +71,8 @@ final case class BatchMeta(
     runs: IndexedSeq[RunMeta],
     committedAtMs: Long,
     appends: Long = 1L,
-    epochs: IndexedSeq[StreamEpoch] = IndexedSeq.empty) {
+    epochs: IndexedSeq[StreamEpoch] = IndexedSeq.empty,
+    clusteredBy: IndexedSeq[Int] = IndexedSeq.empty) {
   def parts: Iterator[PartMeta] = runs.iterator.flatMap(_.parts)
 
   def partCount: Int = runs.iterator.map(_.parts.size).sum
@@ -145,9 +148,21 @@ object ShardState {
    */
   val IndexColumnsFormatVersion = 7
 
-  /** The format version of a file holding `schema`, else `base`: the newest a feature of the schema needs. */
-  def versionFor(schema: ShardSchema, base: Int): Int =
-    if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
+  /**
+   * The format version of a state file whose schema names clustering columns
+   * ([[sparkpersist.schema.ColumnDef.clustered]]) or that holds a clustered batch
+   * ([[BatchMeta.clusteredBy]]): a reader older than clustering would drop the columns on its next
+   * schema change and merge clustered batches back into one run, so it refuses the file as too new.
+   */
+  val ClusteringFormatVersion = 8
+
+  /**
+   * The format version of a file holding `schema` and `batches`, else `base`: the newest a feature
+   * of either needs.
+   */
+  def versionFor(schema: ShardSchema, base: Int, batches: Iterable[BatchMeta] = Nil): Int =
+    if (schema.clusteredIds.nonEmpty || batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
+    else if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
     else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
     else base
 }

@@ -30,14 +30,15 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.IndexColumnsFormatVersion
+  private val ReadsUpTo = ShardState.ClusteringFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
       case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
-      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || batch.isDefined =>
+      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusteredIds.nonEmpty || batch.isDefined =>
         header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion))
-      case _: ReplaceBatches => header(seqNo, ShardState.CompactionFormatVersion)
+      case ReplaceBatches(replacements) =>
+        header(seqNo, ShardState.versionFor(schema, ShardState.CompactionFormatVersion, replacements.map(_.batch)))
       case _: AlterSchema => header(seqNo, ShardState.SchemaEvolutionFormatVersion)
       case _ => header(seqNo)
     }
@@ -115,7 +116,7 @@ private[shard] object StateCodec {
     s.set[JsonNode]("schema", schemaJson(state.schema))
     val batches = s.putArray("batches")
     state.batches.foreach(b => batches.add(batchJson(b, codec)))
-    val version = ShardState.versionFor(state.schema, FormatVersion)
+    val version = ShardState.versionFor(state.schema, FormatVersion, state.batches)
     val node = header(state.seqNo, version).put("kind", "rollup")
     node.set[JsonNode]("state", s)
     Json.write(node)
@@ -205,6 +206,7 @@ private[shard] object StateCodec {
         }
       }
       if (c.indexed) col.put("indexed", true) // the file then has format version 7
+      if (c.clustered) col.put("clustered", true) // the file then has format version 8
     }
     val orderBy = node.putArray("orderBy")
     schema.orderBy.foreach(orderBy.add)
@@ -234,6 +236,7 @@ private[shard] object StateCodec {
     var metadata: Option[Metadata] = None
     var fieldIds = Map.empty[Seq[String], Int]
     var indexed = false
+    var clustered = false
     r.readObject("column") {
       case "id" => id = Some(r.int("id"))
       case "name" => name = Some(r.string("name"))
@@ -242,11 +245,12 @@ private[shard] object StateCodec {
       case "metadata" => metadata = Some(sparkJson("metadata", Metadata.fromJson(r.tree().toString)))
       case "fieldIds" => fieldIds = r.readArray("fieldIds")(fieldIdFrom(r)).toMap
       case "indexed" => indexed = r.bool("indexed")
+      case "clustered" => clustered = r.bool("clustered")
       case _ => r.skip()
     }
     ColumnDef(JsonReader.required(id, "id"), JsonReader.required(name, "name"),
       JsonReader.required(dataType, "type"), JsonReader.required(nullable, "nullable"),
-      JsonReader.required(metadata, "metadata"), fieldIds, indexed)
+      JsonReader.required(metadata, "metadata"), fieldIds, indexed, clustered)
   }
 
   /** One id of a field inside a column's structs: its path of names from the column, and the id. */
@@ -281,6 +285,11 @@ private[shard] object StateCodec {
       val epochs = node.putArray("epochs")
       batch.epochs.foreach(e => epochs.addObject().put("queryId", e.queryId).put("epochId", e.epochId))
     }
+    // Written only for batches a clustering compaction wrote: the file then has format version 8.
+    if (batch.clusteredBy.nonEmpty) {
+      val ids = node.putArray("clusteredBy")
+      batch.clusteredBy.foreach(ids.add)
+    }
     val runs = node.putArray("runs")
     batch.runs.foreach { run =>
       val parts = runs.addArray()
@@ -294,6 +303,7 @@ private[shard] object StateCodec {
     var lower, upper, committedAtMs: Option[Long] = None
     var appends = 1L
     var epochs: Vector[StreamEpoch] = Vector.empty
+    var clusteredBy: Vector[Int] = Vector.empty
     var runs: Option[Vector[RunMeta]] = None
     r.readObject("batch") {
       case "id" => id = Some(r.string("id"))
@@ -302,12 +312,13 @@ private[shard] object StateCodec {
       case "committedAtMs" => committedAtMs = Some(r.long("committedAtMs"))
       case "appends" => appends = r.long("appends")
       case "epochs" => epochs = r.readArray("epochs")(epochFrom(r))
+      case "clusteredBy" => clusteredBy = r.readArray("clusteredBy")(r.int("a clustering column id"))
       case "runs" => runs = Some(r.readArray("runs")(RunMeta(r.readArray("run")(partFrom(r, codec)))))
       case _ => r.skip()
     }
     BatchMeta(JsonReader.required(id, "id"), JsonReader.required(lower, "lower"),
       JsonReader.required(upper, "upper"), JsonReader.required(runs, "runs"),
-      JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs)
+      JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs, clusteredBy)
   }
 
   private[shard] def epochFrom(r: JsonReader): StreamEpoch = {

@@ -128,6 +128,12 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
     done += part.close()
   }
 
+  /** Ends the current part, if any, so that the next row starts a new one; returns how many parts are done. */
+  def cut(): Int = {
+    if (current != null) finishPart()
+    done.size
+  }
+
   /** Closes the last part; returns the run's parts in order (empty for an empty input). */
   def close(): Seq[WrittenPart] = {
     if (current != null) finishPart()
@@ -147,11 +153,26 @@ final class RunWriter(spec: RunSpec, partition: Int, attempt: Int) {
 
 object RunWriter {
   /** Writes all of `rows` as one run, deleting this attempt's parts if anything fails. */
-  def writeAll(spec: RunSpec, partition: Int, attempt: Int, rows: Iterator[InternalRow]): Seq[WrittenPart] = {
+  def writeAll(spec: RunSpec, partition: Int, attempt: Int, rows: Iterator[InternalRow]): Seq[WrittenPart] =
+    writeRuns(spec, partition, attempt, rows)(_ => false).flatten
+
+  /**
+   * Writes `rows` as consecutive runs, deleting this attempt's parts if anything fails: a row for
+   * which `startsRun` holds starts a new part and a new run (a clustered batch's runs,
+   * [[sparkpersist.cluster]]). Returns the runs' parts in order, without empty runs.
+   */
+  def writeRuns(spec: RunSpec, partition: Int, attempt: Int, rows: Iterator[InternalRow])(
+      startsRun: InternalRow => Boolean): Seq[Seq[WrittenPart]] = {
     val run = new RunWriter(spec, partition, attempt)
     try {
-      rows.foreach(run.write)
-      run.close()
+      val starts = ArrayBuffer[Int](0)
+      rows.foreach { row =>
+        if (startsRun(row)) starts += run.cut()
+        run.write(row)
+      }
+      val parts = run.close()
+      starts.zip(starts.drop(1) :+ parts.size).map { case (from, until) => parts.slice(from, until) }
+        .filter(_.nonEmpty).toSeq
     } catch {
       case t: Throwable =>
         run.abort()

@@ -1,0 +1,69 @@
+package sparkpersist.cluster
+
+import org.apache.spark.sql.types._
+
+import sparkpersist.schema.ShardSchema
+
+/**
+ * The clustering columns of a shard: `CREATE TABLE … CLUSTER BY (a, b)`, `ALTER TABLE … CLUSTER BY`,
+ * or the table property [[Property]] name them. The shard's schema
+ * keeps them as a flag on each column ([[sparkpersist.schema.ColumnDef.clustered]]): it follows
+ * renames, and dropping a column drops it. Compaction then lays each time window's rows out along
+ * a space-filling curve of these columns ([[ClusteredRows]]).
+ */
+object ClusterColumns {
+  /** Table property: comma-separated names of the clustering columns. */
+  val Property = "sparkpersist.clusterBy"
+
+  /** Most clustering columns: past a few, a curve separates none of them well (Delta allows 4). */
+  val MaxColumns = 4
+
+  /** The column names of a property value (`"a, b"`), blanks dropped. */
+  def parse(value: String): Seq[String] = value.split(",").toSeq.map(_.trim).filter(_.nonEmpty)
+
+  /** The property's value for `schema`: its clustering columns by their current names, in column order. */
+  def render(schema: ShardSchema): String = schema.columns.filter(_.clustered).map(_.name).mkString(",")
+
+  /**
+   * `schema` with exactly the columns `names` as clustering columns (none: not clustered). Fails,
+   * saying why, on a name that is not a column, on a repeated name, on more than [[MaxColumns]]
+   * and on a column of a type the curve cannot order.
+   */
+  def set(schema: ShardSchema, names: Seq[String], context: String): ShardSchema = {
+    val unknown = names.filter(schema.column(_).isEmpty)
+    if (unknown.nonEmpty) {
+      refuse(context, s"CLUSTER BY names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of the table " +
+        s"(columns: ${schema.columns.map(_.name).mkString(", ")}). Name top-level columns")
+    }
+    val ids = names.flatMap(schema.column(_)).map(_.id)
+    if (ids.distinct.size != ids.size) refuse(context, s"CLUSTER BY names a column twice: ${names.mkString(", ")}")
+    if (ids.size > MaxColumns) {
+      refuse(context, s"CLUSTER BY names ${ids.size} columns; at most $MaxColumns: a space-filling curve over more " +
+        "separates none of them well. Keep the columns filters constrain most")
+    }
+    check(schema.copy(columns = schema.columns.map(c => c.copy(clustered = ids.contains(c.id)))), context)
+  }
+
+  /** `schema`, after checking that every clustering column still has a type the curve orders (a type change may break it). */
+  def check(schema: ShardSchema, context: String): ShardSchema = {
+    val unsupported = schema.columns.filter(c => c.clustered && !supports(c.dataType))
+    if (unsupported.nonEmpty) {
+      refuse(context, s"cannot cluster by ${unsupported.map(c => s"'${c.name}' (${c.dataType.sql})").mkString(", ")}: " +
+        "clustering columns are boolean, integral, float, double, decimal, date, timestamp, UTF8_BINARY string or " +
+        "binary columns. Cluster by other columns, or by none")
+    }
+    schema
+  }
+
+  /** Whether a column of `dt` can be a clustering column: an atomic type with a total order [[CurveKeys]] maps. */
+  def supports(dt: DataType): Boolean = dt match {
+    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType |
+         TimestampType | TimestampNTZType | BinaryType => true
+    case _: DecimalType => true
+    case s: StringType => s.collationId == StringType.collationId
+    case _ => false
+  }
+
+  private def refuse(context: String, why: String): Nothing =
+    throw new IllegalArgumentException(s"$context: $why.")
+}

@@ -1,0 +1,151 @@
+package sparkpersist.cluster
+
+import org.apache.spark.sql.{DataFrame, QueryTest}
+import org.apache.spark.sql.functions.{col, lit}
+
+import sparkpersist.compact.{CompactOptions, CompactionResult, Lifecycle}
+import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.{PersistConf, PersistSparkSession}
+
+/**
+ * `CLUSTER BY` end to end: DDL, the layout clustering compaction writes, what it prunes against
+ * the same rows compacted without clustering, and plain Spark over the same rows as the oracle.
+ */
+class ClusteringSuite extends QueryTest with PersistSparkSession {
+
+  private val Day = 86400000L
+  private val Hour = 3600000L
+  private val Days = 4
+  private val Countries = Seq("BR", "DE", "FR", "IN", "JP", "MX", "NG", "US")
+
+  /** Day `d`'s append `a` (of 4): 250 events of 8 countries and 4,000 users, ingested at hour 5(a + 1). */
+  private def events(d: Int, a: Int): DataFrame = {
+    val id = col("id") + lit(d * 1000L + a * 250L)
+    spark.range(0, 250, 1, 1).select(id.as("id"),
+      lit(Countries.toArray).getItem(((id * 5 + (id / 7).cast("long")) % 8).cast("int")).as("country"),
+      ((id * 7919) % 4000).cast("int").as("user_id"),
+      ((id * 31) % 1000 / 10.0).as("amount"),
+      lit(d * Day + (a + 1) * 5 * Hour).as("ingest"))
+  }
+
+  private def load(table: String): Unit = {
+    val shard = store.open(table)
+    for (d <- 0 until Days; a <- 0 until 4) ShardWriter.write(events(d, a), shard, WriteOptions(timeCol = Some("ingest")))
+  }
+
+  private def compact(table: String, recluster: Boolean = false): CompactionResult =
+    Lifecycle.compact(spark, table, CompactOptions(targetBytes = Some(1L << 30), recluster = recluster))
+
+  /** The rows of `where` from the shard, in every pushdown mode, equal plain Spark's; returns the parts kept (pushdown on). */
+  private def partsRead(table: String, where: String): Long = {
+    val (rows, reports) = inEveryMode(s"SELECT id, country, user_id, amount FROM persist.$table WHERE $where")
+    val oracle = sql(s"SELECT id, country, user_id, amount FROM oracle WHERE $where").collect().map(_.toString).toSeq.sorted
+    assert(rows === oracle, where)
+    reports("on").map(_.metrics.partsKept).sum
+  }
+
+  private lazy val prepared: Unit = {
+    (0 until Days).flatMap(d => (0 until 4).map(events(d, _))).reduce(_ union _).drop("ingest").createOrReplaceTempView("oracle")
+    sql("CREATE TABLE persist.plain (id BIGINT, country STRING, user_id INT, amount DOUBLE) TBLPROPERTIES ('order_by' = 'id')")
+    sql("CREATE TABLE persist.clustered (id BIGINT, country STRING, user_id INT, amount DOUBLE) " +
+      "CLUSTER BY (country, user_id) TBLPROPERTIES ('order_by' = 'id')")
+    Seq("plain", "clustered").foreach(load)
+  }
+
+  test("CLUSTER BY at creation: sealed days become clustered batches of parts cut along the curve") {
+    prepared
+    val dayBytes = store.open("clustered").state.batches.take(4).map(_.bytes).sum
+    withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 8).toString) {
+      // The last day is not sealed (no write after it): its 4 appends wait for a tier of 8, not clustered.
+      val unsealed = 4
+      assert(compact("plain").batchesAfter === Days - 1 + unsealed)
+      val result = compact("clustered")
+      assert((result.batchesBefore, result.batchesAfter) === (16, Days - 1 + unsealed))
+      val state = store.open("clustered").state
+      val ids = state.schema.clusteredIds
+      assert(ids === Seq(2, 3))
+      val (sealedDays, open) = state.batches.splitAt(Days - 1)
+      sealedDays.foreach { b =>
+        assert(b.clusteredBy === ids && b.appends === 4)
+        assert(b.runs.size === b.partCount && b.partCount >= 6 && b.partCount <= 10, b.partCount)
+      }
+      assert(open.map(b => (b.clusteredBy, b.runs.size)) === Seq.fill(unsealed)((IndexedSeq.empty, 1)))
+      // Every part is sorted by the order key, then time.
+      state.parts.foreach { p =>
+        val ids = spark.read.parquet(store.open("clustered").partPath(p).toString).select("id").collect().map(_.getLong(0)).toSeq
+        assert(ids === ids.sorted, p.key)
+      }
+
+      // The same rows as plain Spark's, and as the unclustered shard's; fewer parts read per filter on a clustering column.
+      val total = state.partCount.toLong
+      val read = Seq("country = 'DE'", "user_id < 500", "country IN ('US', 'JP') AND user_id BETWEEN 1000 AND 1400",
+        "country = 'FR' AND amount > 50", "id % 10 = 3").map { where =>
+        val plain = partsRead("plain", where)
+        assert(plain === Days - 1 + unsealed, where) // one part a sealed day, none separated from the others
+        where -> partsRead("clustered", where)
+      }
+      read.foreach { case (where, n) => info(s"$where: $n of $total parts") }
+      // The layout is deterministic (each day's sample is all its rows): the counts are exact. A
+      // filter on one of two clustering columns keeping 1/8 of the rows reads about P/8 + sqrt(P)
+      // of a day's P parts (a strip across the curve's squares); a day holds P = 8 or 9 here.
+      assert(total === 3 * 8 + 1 + unsealed)
+      assert(read.map(_._2 - unsealed) === Seq(12, 7, 8, 12, 25))
+    }
+  }
+
+  test("incremental: clustered windows are left alone; a newly sealed day is clustered; cluster => true redoes all") {
+    prepared
+    val state = store.open("clustered").state
+    assume(state.batches.count(_.clusteredBy.nonEmpty) === Days - 1, "runs after the first test")
+    assert(compact("clustered").rounds === 0)
+    // A write the next day seals the last day: only that day is clustered.
+    ShardWriter.write(events(Days, 0), store.open("clustered"), WriteOptions(timeCol = Some("ingest")))
+    val next = compact("clustered")
+    assert((next.rounds, next.groupsMerged, next.batchesBefore, next.batchesAfter) === (1, 1, Days + 4, Days + 1))
+    assert(store.open("clustered").state.batches.count(_.clusteredBy.nonEmpty) === Days)
+    val again = compact("clustered", recluster = true)
+    assert((again.rounds, again.groupsMerged) === (1, Days))
+    assert(compact("clustered").rounds === 0)
+  }
+
+  test("ALTER TABLE CLUSTER BY changes the columns; the next compaction lays out every sealed window again") {
+    sql("CREATE TABLE persist.altered (id BIGINT, country STRING, user_id INT) CLUSTER BY (country)")
+    for (d <- 0 to 2) ShardWriter.write(events(d, 0).drop("amount"), store.open("altered"), WriteOptions(timeCol = Some("ingest")))
+    def clusteredBy = store.open("altered").state.batches.map(_.clusteredBy)
+    def property = sql("SHOW TBLPROPERTIES persist.altered").collect().map(r => r.getString(0) -> r.getString(1)).toMap
+      .get(ClusterColumns.Property)
+    assert(property === Some("country"))
+    compact("altered")
+    assert(clusteredBy === Seq(IndexedSeq(2), IndexedSeq(2), IndexedSeq()))
+    sql("ALTER TABLE persist.altered CLUSTER BY (user_id, country)")
+    assert(property === Some("country,user_id"))
+    assert(compact("altered").groupsMerged === 2)
+    assert(clusteredBy === Seq(IndexedSeq(2, 3), IndexedSeq(2, 3), IndexedSeq()))
+    // The flags follow a rename and go with a drop.
+    sql("ALTER TABLE persist.altered RENAME COLUMN country TO region")
+    assert(property === Some("region,user_id"))
+    sql("ALTER TABLE persist.altered DROP COLUMN user_id")
+    assert(property === Some("region"))
+    sql("ALTER TABLE persist.altered SET TBLPROPERTIES ('sparkpersist.clusterBy' = 'id')")
+    assert(property === Some("id"))
+    sql("ALTER TABLE persist.altered CLUSTER BY NONE")
+    assert(property === None)
+    assert(compact("altered").rounds === 0) // sealed clustered windows are not merged back by tiers
+    assert(sql("SELECT count(*) FROM persist.altered").head().getLong(0) === 750L)
+  }
+
+  test("bad CLUSTER BY is refused, saying what to do") {
+    def refused(ddl: String): String = intercept[Exception](sql(ddl)).getMessage
+    assert(refused("CREATE TABLE persist.bad (a INT, b INT) CLUSTER BY (c)").contains("column c")) // Spark's own check
+    assert(refused("CREATE TABLE persist.bad (a INT, m MAP<STRING, INT>) CLUSTER BY (m)")
+      .contains("cannot cluster by 'm' (MAP<STRING, INT>)"))
+    assert(refused("CREATE TABLE persist.bad (a INT, b INT, c INT, d INT, e INT) CLUSTER BY (a, b, c, d, e)")
+      .contains("at most 4"))
+    assert(refused("CREATE TABLE persist.bad (a INT, b INT) PARTITIONED BY (a)").contains("use CLUSTER BY (columns)"))
+    assert(refused("CREATE TABLE persist.bad (a INT, b INT) CLUSTER BY (a) TBLPROPERTIES ('sparkpersist.clusterBy' = 'b')")
+      .contains("both name clustering columns"))
+    assert(!store.exists("bad"))
+    sql("CREATE TABLE persist.typed (a INT, s STRING) CLUSTER BY (a)")
+    assert(refused("ALTER TABLE persist.typed CLUSTER BY (s, nope)").contains("'nope', not column(s)"))
+  }
+}
