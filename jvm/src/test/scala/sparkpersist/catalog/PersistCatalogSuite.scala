@@ -95,11 +95,12 @@ class PersistCatalogSuite extends SharedSparkSession {
     val partitioned = intercept[UnsupportedOperationException](
       sql("CREATE TABLE persist.events (id INT, day DATE) PARTITIONED BY (day)"))
     assert(partitioned.getMessage === "Persist table persist.events cannot be partitioned: parts are " +
-      "pruned by their statistics. Drop PARTITIONED BY; use the 'order_by' table property to cluster rows.")
+      "pruned by their statistics. Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than " +
+      "time, or the 'order_by' table property to sort them.")
     val props = intercept[IllegalArgumentException](
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (sort = 'id')"))
     assert(props.getMessage === "Unsupported table properties for persist.events: sort. The persist table " +
-      "properties are 'order_by' and 'sparkpersist.indexColumns' (comma-separated columns).")
+      "properties are 'order_by', 'sparkpersist.indexColumns' and 'sparkpersist.clusterBy' (comma-separated columns).")
     val reserved = intercept[IllegalArgumentException](sql("CREATE TABLE persist.events (time BIGINT)"))
     assert(reserved.getMessage.startsWith("Column 'time' is reserved by sparkpersist"))
     val order = intercept[IllegalArgumentException](

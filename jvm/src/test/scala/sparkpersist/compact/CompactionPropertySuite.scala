@@ -5,6 +5,7 @@ import scala.util.Random
 import org.apache.spark.sql.QueryTest
 
 import sparkpersist.{PersistConf, PersistSparkSession}
+import sparkpersist.cluster.ClusterColumns
 import sparkpersist.schema.ShardSchema
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
@@ -15,7 +16,9 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * multiplicity equals the one read from the other shard's uncompacted updates; after each
  * compaction, snapshot reads at since and at the latest time and a filtered read in every
  * pushdown mode (soft mode failing on any unsound skip) agree with the model; at the end every
- * part's statistics are exactly those of its rows.
+ * part's statistics are exactly those of its rows. The clustered variant declares clustering
+ * columns (`v`, `k`): its sealed windows are laid out along a random curve in parts of random size,
+ * sometimes all again (`recluster`); its seeds are ones whose histories seal a window (checked).
  */
 class CompactionPropertySuite extends QueryTest with PersistSparkSession {
   import testImplicits._
@@ -37,12 +40,16 @@ class CompactionPropertySuite extends QueryTest with PersistSparkSession {
       sql(s"SELECT k, v FROM persist.$shard").as[(Int, String)].collect().toSeq.groupBy(identity).map { case (r, rs) => r -> rs.size.toLong }
     }
 
-  for (seed <- Seq(11, 23)) test(s"compaction keeps every readable snapshot (seed $seed)") {
+  for ((seed, clustered) <- Seq(11, 23).map(_ -> false) ++ Seq(11, 31, 37, 41).map(_ -> true)) test(s"${if (clustered) "clustering " else ""}" +
+      s"compaction keeps every readable snapshot (seed $seed)") {
     val rnd = new Random(seed)
-    val (compactedShard, plain) = (s"p${seed}_compacted", s"p${seed}_plain")
+    val name = s"p${seed}${if (clustered) "_clustered" else ""}"
+    val (compactedShard, plain) = (s"${name}_compacted", s"${name}_plain")
     val schema = ShardSchema.fromStruct(
       new org.apache.spark.sql.types.StructType().add("k", "int").add("v", "string"), orderBy = Seq("k"))
-    Seq(compactedShard, plain).foreach(store.create(_, schema))
+    store.create(compactedShard, if (clustered) ClusterColumns.set(schema, Seq("v", "k"), "test") else schema)
+    store.create(plain, schema)
+    var clusteredBatches = 0
     var model = Map.empty[(Int, String), Long] // the snapshot as of the newest write
     var time = 0L
     var compactions = 0
@@ -67,7 +74,11 @@ class CompactionPropertySuite extends QueryTest with PersistSparkSession {
           targetBytes = Some(if (rnd.nextBoolean()) 3000L else 1L << 30),
           windowMs = Some(Seq(Day / 2, Day, 10 * Day)(rnd.nextInt(3))),
           retentionMs = if (rnd.nextBoolean()) None else Some(rnd.nextLong(math.max(1L, upper))))
-        Lifecycle.compact(spark, compactedShard, options)
+        withSQLConf(PersistConf.ClusterPartBytes.key -> Seq("1", "300", "100000")(rnd.nextInt(3)),
+          PersistConf.ClusterCurve.key -> Seq("hilbert", "zorder")(rnd.nextInt(2))) {
+          Lifecycle.compact(spark, compactedShard, options.copy(recluster = rnd.nextInt(3) == 0))
+        }
+        clusteredBatches += store.open(compactedShard).state.batches.count(_.clusteredBy.nonEmpty)
       }
       val c = store.open(compactedShard).state
       val expected = updatesOf(plain)
@@ -86,6 +97,7 @@ class CompactionPropertySuite extends QueryTest with PersistSparkSession {
       }
     }
     assert(compactions === 3)
+    assert(clustered === (clusteredBatches > 0), "the clustered variant clusters some window")
 
     // Every part's stats are exact: row count, times, retractions and each column's bounds and nulls.
     val shard = store.open(compactedShard)

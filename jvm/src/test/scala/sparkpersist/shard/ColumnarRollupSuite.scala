@@ -35,7 +35,7 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
   } yield PartMeta(s"parts/$key.parquet", stats.map(_.rowCount).getOrElse(rows), bytes,
     times._1 min times._2, times._1 max times._2, retractions, stats)
 
-  /** Batches of 0 to 3 runs of 0 to 4 parts (runs and batches without parts included), with epochs. */
+  /** Batches of 0 to 3 runs of 0 to 4 parts (runs and batches without parts included), with epochs, some clustered. */
   private val batch: Gen[BatchMeta] = for {
     id <- Gen.identifier
     bounds <- Gen.zip(Gen.long, Gen.long)
@@ -43,17 +43,19 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     committed <- Gen.long
     appends <- Gen.choose(1L, 5L)
     epochs <- Gen.choose(0, 2).flatMap(n => Gen.listOfN(n, Gen.zip(Gen.uuid, Gen.choose(0L, Long.MaxValue))))
+    clusteredBy <- Gen.choose(0, 3).flatMap(Gen.listOfN(_, Gen.choose(1, 40)))
   } yield BatchMeta(id, bounds._1 min bounds._2, bounds._1 max bounds._2, runs.map(ps => RunMeta(ps.toVector)).toVector,
-    committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector)
+    committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector, clusteredBy.toVector)
 
   private val states: Gen[ShardState] = for {
     batches <- Gen.choose(0, 5).flatMap(Gen.listOfN(_, batch))
     since <- Gen.choose(0L, 1000L)
     seqNo <- Gen.choose(1L, Long.MaxValue)
-    indexed <- Gen.listOfN(schema.columns.size, Gen.oneOf(true, false)) // the table property's flags
+    indexed <- Gen.listOfN(schema.columns.size, Gen.oneOf(true, false)) // the table properties' flags
+    clustered <- Gen.listOfN(schema.columns.size, Gen.frequency(4 -> false, 1 -> true))
   } yield ShardState("events", "0d5c6a8e-0000-4000-8000-000000000001", ShardState.FormatVersion,
-    schema.copy(columns = schema.columns.zip(indexed).map { case (c, i) => c.copy(indexed = i) }), since,
-    since + 1000, seqNo, batches.toVector)
+    schema.copy(columns = schema.columns.zip(indexed.zip(clustered)).map { case (c, (i, k)) => c.copy(indexed = i, clustered = k) }),
+    since, since + 1000, seqNo, batches.toVector)
 
   test("every state and stats shape round-trips exactly through a columnar rollup, and again from one") {
     forAll(states, Gen.choose(1, 6), minSuccessful(25)) { (state, segmentParts) =>
@@ -77,6 +79,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(state), 3) === state)
     val indexed = state.copy(schema = state.schema.copy(columns = state.schema.columns.map(_.copy(indexed = true))))
     assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(indexed), 3) === indexed)
+    val clustered = state.copy(schema = state.schema.copy(columns = state.schema.columns.map(_.copy(clustered = true))),
+      batches = state.batches.map(_.copy(clusteredBy = IndexedSeq(2, 1))))
+    assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(clustered), 3) === clustered)
     withRollupAt2 { (store, rollup, written) =>
       Files.write(rollup.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(written)))
       assert(store.open("s").state === written)
