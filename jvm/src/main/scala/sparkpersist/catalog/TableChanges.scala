@@ -1,6 +1,7 @@
 package sparkpersist.catalog
 
 import org.apache.spark.sql.connector.catalog.TableChange
+import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.types.StructField
 
 import sparkpersist.cluster.ClusterColumns
@@ -57,8 +58,8 @@ object TableChanges {
       IndexColumns.set(schema, IndexColumns.parse(set.value()), context)
     case unset: TableChange.RemoveProperty if unset.property() == IndexColumns.Property =>
       IndexColumns.set(schema, Nil, context)
-    case cluster: TableChange.ClusterBy =>
-      ClusterColumns.set(schema, cluster.clusteringColumns().toSeq.map(c => column(c.fieldNames(), context)), context)
+    case cluster: TableChange.ClusterBy => clusterBy(schema, cluster.clusteringColumns().toSeq, context)
+    case ParsedByDelta(columns) => clusterBy(schema, columns, context)
     case set: TableChange.SetProperty if set.property() == ClusterColumns.Property =>
       ClusterColumns.set(schema, ClusterColumns.parse(set.value()), context)
     case unset: TableChange.RemoveProperty if unset.property() == ClusterColumns.Property =>
@@ -68,6 +69,25 @@ object TableChanges {
         "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT, FIRST/AFTER and CLUSTER BY; " +
         s"its properties are '${PersistCatalog.OrderBy}', set at creation, '${IndexColumns.Property}' and " +
         s"'${ClusterColumns.Property}'")
+  }
+
+  private def clusterBy(schema: ShardSchema, columns: Seq[NamedReference], context: String): ShardSchema =
+    ClusterColumns.set(schema, columns.map(c => column(c.fieldNames(), context)), context)
+
+  /**
+   * `ALTER TABLE … CLUSTER BY` as Delta Lake's SQL extension parses it, when a session runs both:
+   * Delta's own `ClusterBy` change (a case class of the clustering columns, kept from before Spark
+   * had one), matched by shape so that sparkpersist needs no Delta classes.
+   */
+  private object ParsedByDelta {
+    def unapply(change: TableChange): Option[Seq[NamedReference]] = change match {
+      case p: Product if p.productPrefix == "ClusterBy" && p.productArity == 1 => p.productElement(0) match {
+        case columns: Seq[_] if columns.forall(_.isInstanceOf[NamedReference]) =>
+          Some(columns.map(_.asInstanceOf[NamedReference]))
+        case _ => None
+      }
+      case _ => None
+    }
   }
 
   /** The top-level column `names` denotes; a nested field is refused. */
