@@ -8,7 +8,8 @@ Typical use::
     spark.sql("SELECT count(*) FROM persist.events").show()
     sparkpersist.compact(spark, "events", retention_ms=30 * 86_400_000)   # and sparkpersist.gc(spark, "events")
 """
-from ._api import Batch, compact, drop_batch, gc, last_scans, parts, set_index_columns, shards, write
+from ._api import (Batch, compact, drop_batch, gc, last_scans, parts, set_cluster_by, set_index_columns, shards,
+                   write)
 from ._jar import jar_path
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
@@ -20,5 +21,5 @@ __all__ = [
     "Batch", "CATALOG", "ConnectNotSupportedError", "CorruptStateError", "InvalidInputError", "ShardExistsError",
     "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError",
     "UpperMismatchError", "compact", "configure", "drop_batch", "gc", "jar_path", "last_scans", "parts", "register_monotone",
-    "session", "set_index_columns", "shards", "translated_errors", "write",
+    "session", "set_cluster_by", "set_index_columns", "shards", "translated_errors", "write",
 ]

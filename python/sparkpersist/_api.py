@@ -26,7 +26,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
           max_rows_per_part: Optional[int] = None, order_by: Optional[Sequence[str]] = None,
           json_columns: Optional[Sequence[str]] = None,
           keep_stats: Optional[Sequence[str]] = None,
-          index_columns: Optional[Sequence[str]] = None, merge_schema: bool = False) -> Batch:
+          index_columns: Optional[Sequence[str]] = None, merge_schema: bool = False,
+          cluster_by: Optional[Sequence[str]] = None) -> Batch:
     """Writes ``df`` as one batch of ``shard``, creating the shard on first write.
 
     Append-only writes (no ``diff_col``) stamp every row's time with the commit time, or take
@@ -56,6 +57,9 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
             (nullable, with new column ids, as ``ALTER TABLE ... ADD COLUMNS``), in the same state
             version as the batch: if the write fails, no column is added. The shard's columns
             that ``df`` lacks are written as nulls. Types of columns both have must still match.
+        cluster_by: up to 4 columns (boolean, number, date, timestamp, string or binary) that compaction
+            clusters rows by (``CLUSTER BY``): set when this write creates the shard; an existing shard
+            must already be clustered by them (change its clustering with :func:`set_cluster_by`).
 
     Returns:
         The committed :class:`Batch`.
@@ -70,10 +74,12 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
         keep_stats = [keep_stats]
     if isinstance(index_columns, str):
         index_columns = [index_columns]
+    if isinstance(cluster_by, str):
+        cluster_by = [cluster_by]
     if is_connect(df):
         batch = _connect.write(df, shard, time_col=time_col, diff_col=diff_col, max_rows_per_part=max_rows_per_part,
                                order_by=order_by, json_columns=json_columns, keep_stats=keep_stats,
-                               index_columns=index_columns, merge_schema=merge_schema)
+                               index_columns=index_columns, merge_schema=merge_schema, cluster_by=cluster_by)
         return Batch(id=str(batch["id"]), lower=int(batch["lower"]), upper=int(batch["upper"]),
                      parts=int(batch["parts"]), rows=int(batch["rows"]))
     spark = df.sparkSession
@@ -84,7 +90,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
                            None if order_by is None else list(order_by),
                            None if json_columns is None else list(json_columns),
                            None if keep_stats is None else list(keep_stats),
-                           None if index_columns is None else list(index_columns), bool(merge_schema))
+                           None if index_columns is None else list(index_columns), bool(merge_schema),
+                           None if cluster_by is None else list(cluster_by))
     return Batch(id=str(result.get("id")), lower=int(result.get("lower")), upper=int(result.get("upper")),
                  parts=int(result.get("parts")), rows=int(result.get("rows")))
 
@@ -114,6 +121,29 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
     with translated_errors():
         value = api.setIndexColumns(spark._jsparkSession, shard, None if columns is None else list(columns))
     return [c for c in str(value).split(",") if c]
+
+
+def set_cluster_by(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
+    """Sets the clustering columns of an existing ``shard`` (``ALTER TABLE ... CLUSTER BY``).
+
+    Compaction then lays each sealed time window out along a space-filling curve of these columns,
+    in parts of about ``spark.sparkpersist.cluster.partBytes``, so that filters on them skip parts
+    as filters on time do. Windows clustered by other columns are laid out again by the next
+    :func:`compact`. Works over Spark Connect too.
+
+    Args:
+        spark: the session.
+        shard: the shard's name; it must exist.
+        columns: up to 4 boolean, number, date, timestamp, (UTF8_BINARY) string or binary columns;
+            ``None`` or ``[]`` stops clustering (``CLUSTER BY NONE``).
+
+    Returns:
+        The clustering columns now set, by their names in the shard.
+    """
+    if isinstance(columns, str):
+        columns = [columns]
+    with translated_errors():
+        return _connect.set_cluster_by(spark, shard, columns)
 
 
 def parts(spark: SparkSession, shard: str) -> DataFrame:
@@ -180,7 +210,8 @@ def _check_int(name: str, value: Optional[int], minimum: int) -> Optional[int]:
 
 def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = None, fan_in: Optional[int] = None,
             target_bytes: Optional[int] = None, window_ms: Optional[int] = None,
-            keep_stats: Optional[Sequence[str]] = None, gc: Optional[bool] = None) -> dict[str, Any]:
+            keep_stats: Optional[Sequence[str]] = None, gc: Optional[bool] = None,
+            cluster: bool = False) -> dict[str, Any]:
     """Compacts ``shard``: merges adjacent batches into larger sorted runs and consolidates at ``since``.
 
     First, with a retention, ``since`` moves to ``upper - retention_ms`` (reads as of earlier times
@@ -189,8 +220,9 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
     size-tiered, ``fan_in`` batches of similar size at a time; once the shard's upper passes a
     window, its leftovers are packed up to ``target_bytes``. Below ``since`` times advance to
     ``since`` and, where there are retractions, equal updates are summed and those that cancel are
-    dropped. Reads return the same rows at every time from ``since`` on. Each round is one Spark
-    job and one compare-and-set commit: appends committed meanwhile are kept.
+    dropped. A shard with clustering columns (:func:`set_cluster_by`) has each sealed window laid
+    out along a curve of them once. Reads return the same rows at every time from ``since`` on.
+    Each round is one Spark job and one compare-and-set commit: appends committed meanwhile are kept.
 
     Args:
         spark: a classic session with the persist catalog (:func:`sparkpersist.session`).
@@ -202,6 +234,8 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
         window_ms: the time-span limit; default ``spark.sparkpersist.compact.windowMs``.
         keep_stats: columns whose part statistics the stats budget trims last, as in :func:`write`.
         gc: garbage-collect the shard afterwards (:func:`gc`); default ``spark.sparkpersist.compact.gc``.
+        cluster: lay every sealed window of a clustered shard out again, even those already clustered
+            (after changing ``spark.sparkpersist.cluster.partBytes`` or the curve, say).
 
     Returns:
         A summary: ``since_before``, ``since``, ``rounds``, ``groups_merged``, ``groups_lost``,
@@ -213,17 +247,19 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
         keep_stats = [keep_stats]
     if gc is not None and not isinstance(gc, bool):
         raise InvalidInputError(f"gc must be True or False, got {gc!r}")
+    if not isinstance(cluster, bool):
+        raise InvalidInputError(f"cluster must be True or False, got {cluster!r}")
     args = (_check_int("retention_ms", retention_ms, 0), _check_int("fan_in", fan_in, 2),
             _check_int("target_bytes", target_bytes, 1), _check_int("window_ms", window_ms, 1))
     if is_connect(spark):
         if keep_stats:
             raise ConnectNotSupportedError("keep_stats is not available to compact() over Spark Connect; omit it.")
         return _connect.call(spark, "compact", shard=shard, retention_ms=args[0], fan_in=args[1],
-                             target_bytes=args[2], window_ms=args[3], gc=gc)[0]
+                             target_bytes=args[2], window_ms=args[3], gc=gc, cluster=cluster or None)[0]
     api = _lifecycle(spark, "compact")
     with translated_errors():
         result = api.compact(spark._jsparkSession, shard, *args,
-                             None if keep_stats is None else list(keep_stats), gc)
+                             None if keep_stats is None else list(keep_stats), gc, cluster)
     return {str(k): _python(v) for k, v in result.items()}
 
 

@@ -58,6 +58,13 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
     return call(spark, "last_scans")
 
 
+def property_columns(spark: SparkSession, shard: str, key: str) -> list[str]:
+    """The columns the comma-separated table property ``key`` of ``shard`` names (none when it is unset)."""
+    value = spark.sql(f"SHOW TBLPROPERTIES {table(shard)} ({_literal(key)})").collect()
+    shown = str(value[0]["value"]) if value else ""
+    return [c for c in shown.split(",") if c and not shown.startswith("Table ")]
+
+
 def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
     _require(spark, shard)
     key = "'sparkpersist.indexColumns'"
@@ -65,9 +72,15 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
         spark.sql(f"ALTER TABLE {table(shard)} SET TBLPROPERTIES ({key} = {_literal(','.join(columns))})")
     else:
         spark.sql(f"ALTER TABLE {table(shard)} UNSET TBLPROPERTIES IF EXISTS ({key})")
-    value = spark.sql(f"SHOW TBLPROPERTIES {table(shard)} ({key})").collect()
-    shown = str(value[0]["value"]) if value else ""
-    return [c for c in shown.split(",") if c and not shown.startswith("Table ")]
+    return property_columns(spark, shard, "sparkpersist.indexColumns")
+
+
+def set_cluster_by(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
+    """:func:`sparkpersist.set_cluster_by`, in SQL: the same in classic and Spark Connect sessions."""
+    _require(spark, shard)
+    spec = f"({', '.join(quote(c) for c in columns)})" if columns else "NONE"
+    spark.sql(f"ALTER TABLE {table(shard)} CLUSTER BY {spec}")
+    return property_columns(spark, shard, "sparkpersist.clusterBy")
 
 
 def _upper(spark: SparkSession, shard: str) -> int:
@@ -78,7 +91,8 @@ def _upper(spark: SparkSession, shard: str) -> int:
 def write(df: DataFrame, shard: str, *, time_col: Optional[str], diff_col: Optional[str],
           max_rows_per_part: Optional[int], order_by: Optional[Sequence[str]],
           json_columns: Optional[Sequence[str]], keep_stats: Optional[Sequence[str]],
-          index_columns: Optional[Sequence[str]], merge_schema: bool) -> dict[str, int | str]:
+          index_columns: Optional[Sequence[str]], merge_schema: bool,
+          cluster_by: Optional[Sequence[str]] = None) -> dict[str, int | str]:
     """:func:`sparkpersist.write` over Spark Connect; returns the batch's fields."""
     if merge_schema:
         raise ConnectNotSupportedError(
@@ -97,6 +111,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str], diff_col: Optio
         creator = df.drop(*special).limit(0).writeTo(table(shard)).options(**options)
         if order_by:
             creator = creator.tableProperty("order_by", ",".join(order_by))
+        if cluster_by:
+            creator = creator.clusterBy(*cluster_by)
         creator.create()
     elif order_by:
         shown = spark.sql(f"SHOW TBLPROPERTIES {table(shard)} ('order_by')").collect()
@@ -104,6 +120,12 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str], diff_col: Optio
         if existing != [c.lower() for c in order_by]:
             raise InvalidInputError(f"Shard '{shard}' is ordered by ({', '.join(existing)}); order_by is fixed when a "
                                     f"shard is created and cannot become ({', '.join(order_by)}). Omit order_by.")
+    elif cluster_by is not None:
+        existing = property_columns(spark, shard, "sparkpersist.clusterBy")
+        if [c.lower() for c in existing] != [c.lower() for c in cluster_by]:
+            raise InvalidInputError(f"Shard '{shard}' is clustered by ({', '.join(existing)}), not "
+                                    f"({', '.join(cluster_by)}); change its clustering with ALTER TABLE {table(shard)} "
+                                    "CLUSTER BY (...) or set_cluster_by(), or omit cluster_by.")
     before = _upper(spark, shard)
     if time_col is None and diff_col is None:
         df.writeTo(table(shard)).options(**options).append()

@@ -20,14 +20,16 @@ object LifecycleApi {
       targetBytes: java.lang.Long,
       windowMs: java.lang.Long,
       keepStats: java.util.List[String],
-      gc: java.lang.Boolean): java.util.Map[String, Any] =
+      gc: java.lang.Boolean,
+      cluster: Boolean): java.util.Map[String, Any] =
     summary(Lifecycle.compact(spark, shard, CompactOptions(
       retentionMs = Option(retentionMs).map(_.longValue),
       fanIn = Option(fanIn).map(_.intValue),
       targetBytes = Option(targetBytes).map(_.longValue),
       windowMs = Option(windowMs).map(_.longValue),
       keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil),
-      gc = Option(gc).map(_.booleanValue))))
+      gc = Option(gc).map(_.booleanValue),
+      recluster = cluster)))
 
   def gc(spark: SparkSession, shard: String, keepVersions: java.lang.Integer, graceMs: java.lang.Long)
       : java.util.Map[String, Any] =

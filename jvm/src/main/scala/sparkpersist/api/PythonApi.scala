@@ -5,6 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.catalog.SessionShards
+import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
 import sparkpersist.scan.ScanReports
 import sparkpersist.schema.{JsonColumns, NestedNullability, ShardSchema}
@@ -27,6 +28,20 @@ object PythonApi {
       jsonColumns: java.util.List[String],
       keepStats: java.util.List[String]): java.util.Map[String, Any] =
     write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null, mergeSchema = false)
+
+  /** [[write]] without clustering columns (callers from before `cluster_by`). */
+  def write(
+      df: DataFrame,
+      shard: String,
+      timeCol: String,
+      diffCol: String,
+      maxRowsPerPart: java.lang.Long,
+      orderBy: java.util.List[String],
+      jsonColumns: java.util.List[String],
+      keepStats: java.util.List[String],
+      indexColumns: java.util.List[String],
+      mergeSchema: Boolean): java.util.Map[String, Any] =
+    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, indexColumns, mergeSchema, null)
 
   /** Declares the registered JVM function `name` monotone ([[MonotoneFunctions.declare]]). */
   def declareMonotone(spark: SparkSession, name: String, direction: String): Unit =
@@ -55,7 +70,9 @@ object PythonApi {
    * and never takes another writer's batch with it. `jsonColumns` (null: none) names string
    * columns holding JSON text: recorded in the schema of a shard created here, checked against
    * it otherwise (see [[sparkpersist.schema.JsonColumns]]). With `mergeSchema`, the columns of `df`
-   * an existing shard lacks are added to it first ([[sparkpersist.write.SchemaMerge]]).
+   * an existing shard lacks are added to it first ([[sparkpersist.write.SchemaMerge]]). `clusterBy`
+   * (null: not given) names the clustering columns of a shard created here; an existing shard must
+   * already be clustered by exactly these (change them with `ALTER TABLE … CLUSTER BY`).
    */
   def write(
       df: DataFrame,
@@ -67,8 +84,10 @@ object PythonApi {
       jsonColumns: java.util.List[String],
       keepStats: java.util.List[String],
       indexColumns: java.util.List[String],
-      mergeSchema: Boolean): java.util.Map[String, Any] = {
+      mergeSchema: Boolean,
+      clusterBy: java.util.List[String]): java.util.Map[String, Any] = {
     val store = SessionShards.store(df.sparkSession)
+    val clustering = Option(clusterBy).map(_.asScala.toSeq)
     val order = Option(orderBy).map(_.asScala.toSeq)
     val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
     val created = !store.exists(shard)
@@ -81,7 +100,9 @@ object PythonApi {
         // columns admit nulls at every depth (NestedNullability).
         val struct = JsonColumns.declare(shard,
           NestedNullability.relaxedSchema(org.apache.spark.sql.types.StructType(dataFields)), json)
-        store.create(shard, ShardSchema.fromStruct(struct, order.getOrElse(Nil), s"Cannot create shard '$shard'"))
+        val context = s"Cannot create shard '$shard'"
+        store.create(shard, ClusterColumns.set(ShardSchema.fromStruct(struct, order.getOrElse(Nil), context),
+          clustering.getOrElse(Nil), context))
       } else {
         val h = store.open(shard)
         order.foreach { o =>
@@ -89,6 +110,12 @@ object PythonApi {
           require(o.map(_.toLowerCase) == existing.map(_.toLowerCase),
             s"Shard '$shard' is ordered by (${existing.mkString(", ")}); order_by is fixed when a " +
               s"shard is created and cannot become (${o.mkString(", ")}). Omit order_by.")
+        }
+        clustering.foreach { c =>
+          val existing = ClusterColumns.render(h.state.schema)
+          require(c.map(_.toLowerCase) == ClusterColumns.parse(existing).map(_.toLowerCase),
+            s"Shard '$shard' is clustered by (${existing.replace(",", ", ")}), not (${c.mkString(", ")}); change its " +
+              s"clustering with ALTER TABLE persist.$shard CLUSTER BY (...) or set_cluster_by(), or omit cluster_by.")
         }
         h
       }

@@ -7,6 +7,10 @@ import sparkpersist.compact.{CompactOptions, CompactionResult, Lifecycle}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}
 
+/** The shape of Delta Lake's own `ClusterBy` table change (see `TableChanges`). */
+private final case class ClusterBy(clusteringColumns: Seq[org.apache.spark.sql.connector.expressions.NamedReference])
+  extends org.apache.spark.sql.connector.catalog.TableChange
+
 /**
  * `CLUSTER BY` end to end: DDL, the layout clustering compaction writes, what it prunes against
  * the same rows compacted without clustering, and plain Spark over the same rows as the oracle.
@@ -132,6 +136,17 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     assert(property === None)
     assert(compact("altered").rounds === 0) // sealed clustered windows are not merged back by tiers
     assert(sql("SELECT count(*) FROM persist.altered").head().getLong(0) === 750L)
+  }
+
+  test("DataFrameWriterV2 clusterBy creates a clustered table; Delta's parse of ALTER TABLE CLUSTER BY is understood") {
+    events(0, 0).drop("ingest").writeTo("persist.written").clusterBy("user_id", "country").create()
+    assert(store.open("written").state.schema.clusteredIds === Seq(2, 3))
+    assert(sql("SELECT count(*) FROM persist.written").head().getLong(0) === 250L)
+    // Delta Lake's SQL extension parses ALTER TABLE ... CLUSTER BY into its own change: a case class of the columns.
+    val schema = store.open("written").state.schema
+    val altered = sparkpersist.catalog.TableChanges.applyAll(schema,
+      Seq(ClusterBy(Seq(org.apache.spark.sql.connector.expressions.Expressions.column("amount")))), "test")
+    assert(altered.clusteredIds === Seq(4))
   }
 
   test("bad CLUSTER BY is refused, saying what to do") {
