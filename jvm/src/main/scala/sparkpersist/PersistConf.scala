@@ -214,6 +214,11 @@ object PersistConf {
     "Space-filling curve a clustering compaction lays rows out along: hilbert (neighbouring positions are " +
       "neighbouring cells, so parts cover more compact ranges) or zorder (bit interleaving).")
 
+  val ClusterWorkloadMs = long(Prefix + "cluster.workloadMs", 30L * 86400000,
+    "How far back (ms) the workload evidence of a table clustered 'auto' reaches: the columns its queries' " +
+      "filters constrained and the parts they read, which compaction chooses the clustering columns from. " +
+      "Older evidence files are deleted.", min = 1)
+
   val AutoCompact = bool(Prefix + "compact.auto", false,
     "Compact a shard after every committed write (one round, at most compact.auto.maxBytes of " +
       "input, smallest groups first), so a write never pays for the whole history.")

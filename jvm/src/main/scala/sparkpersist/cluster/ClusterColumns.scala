@@ -18,18 +18,28 @@ object ClusterColumns {
   /** Most clustering columns: past a few, a curve separates none of them well (Delta allows 4). */
   val MaxColumns = 4
 
+  /** The property value (and `CLUSTER BY` "column") that asks for columns chosen from the workload ([[AutoClustering]]). */
+  val Auto = "auto"
+
   /** The column names of a property value (`"a, b"`), blanks dropped. */
   def parse(value: String): Seq[String] = value.split(",").toSeq.map(_.trim).filter(_.nonEmpty)
 
-  /** The property's value for `schema`: its clustering columns by their current names, in column order. */
-  def render(schema: ShardSchema): String = schema.columns.filter(_.clustered).map(_.name).mkString(",")
+  /** The property's value for `schema`: its clustering columns by their current names, in column order, or `auto`. */
+  def render(schema: ShardSchema): String =
+    if (schema.clusterAuto) Auto else schema.columns.filter(_.clustered).map(_.name).mkString(",")
 
   /**
-   * `schema` with exactly the columns `names` as clustering columns (none: not clustered). Fails,
-   * saying why, on a name that is not a column, on a repeated name, on more than [[MaxColumns]]
-   * and on a column of a type the curve cannot order.
+   * `schema` with exactly the columns `names` as clustering columns (none: not clustered), or with
+   * columns chosen from the workload when `names` is just [[Auto]] (and the table has no column of
+   * that name). Fails, saying why, on a name that is not a column, on a repeated name, on more than
+   * [[MaxColumns]] and on a column of a type the curve cannot order.
    */
-  def set(schema: ShardSchema, names: Seq[String], context: String): ShardSchema = {
+  def set(schema: ShardSchema, names: Seq[String], context: String): ShardSchema =
+    if (names.map(_.toLowerCase(java.util.Locale.ROOT)) == Seq(Auto) && schema.column(Auto).isEmpty)
+      schema.copy(columns = schema.columns.map(_.copy(clustered = false)), clusterAuto = true)
+    else named(schema.copy(clusterAuto = false), names, context)
+
+  private def named(schema: ShardSchema, names: Seq[String], context: String): ShardSchema = {
     val unknown = names.filter(schema.column(_).isEmpty)
     if (unknown.nonEmpty) {
       refuse(context, s"CLUSTER BY names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of the table " +

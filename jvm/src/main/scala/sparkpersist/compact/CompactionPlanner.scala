@@ -27,8 +27,8 @@ import sparkpersist.util.NextFit
  *
  *  - **Clustering**: in a shard with clustering columns, each sealed window (not the settled
  *    history, which stays one sorted run) is laid out along the curve of those columns once
- *    ([[sparkpersist.cluster]]): its batches not yet clustered by the current columns
- *    ([[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
+ *    ([[sparkpersist.cluster]]): its batches not yet clustered by the current columns (with
+ *    `auto`, by any; [[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
  *    too, however large), each merged, consolidated where it holds retractions, into one clustered
  *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
  *
@@ -56,10 +56,10 @@ object CompactionPlanner {
       case Settled => true
       case Span(i) => BigInt(i + 1) * settings.windowMs <= state.upper
     }
-    val clusterBy = state.schema.clusteredIds
+    val clusterBy = settings.cluster.columns(state.schema)
     segments(state.batches, windowOf).flatMap { case (window, batches) =>
       if (clusterBy.nonEmpty && window != Settled && sealedWindow(window)) {
-        val pending = splitWhen(batches)(settings.cluster.done(_, clusterBy))
+        val pending = splitWhen(batches)(settings.cluster.done(_, state.schema))
         pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
       } else {
         val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)

@@ -5,6 +5,7 @@ import org.apache.spark.sql.internal.SQLConf
 import sparkpersist.PersistConf
 import sparkpersist.cluster.Curve
 import sparkpersist.codec.Check
+import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.BatchMeta
 
 /**
@@ -31,7 +32,8 @@ object CompactionSettings {
     targetBytes = PersistConf.CompactTargetBytes.get(conf),
     windowMs = PersistConf.CompactWindowMs.get(conf),
     retentionMs = PersistConf.RetentionMs.get(conf),
-    cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), Curve.named(PersistConf.ClusterCurve.get(conf))))
+    cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), Curve.named(PersistConf.ClusterCurve.get(conf)),
+      workloadMs = PersistConf.ClusterWorkloadMs.get(conf)))
 }
 
 /**
@@ -41,12 +43,23 @@ object CompactionSettings {
  * @param curve           the space-filling curve rows are laid out along
  * @param reclusterBefore when set, batches committed before this time (ms) are clustered again even if
  *                        clustered by the current columns (`CALL ... compact(..., cluster => true)`)
+ * @param workloadMs      for a shard clustered `auto`: the age of the workload evidence it chooses from
+ * @param chosen          for a shard clustered `auto`: the columns chosen from its workload
+ *                        ([[sparkpersist.cluster.AutoClustering]])
  */
 final case class ClusterSettings(partBytes: Long = PersistConf.ClusterPartBytes.default,
-    curve: Curve = Curve.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None) {
+    curve: Curve = Curve.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None,
+    workloadMs: Long = PersistConf.ClusterWorkloadMs.default, chosen: IndexedSeq[Int] = IndexedSeq.empty) {
   Check.arg(partBytes >= 1, s"cluster partBytes must be positive, got $partBytes")
 
-  /** Whether `batch` is laid out as these settings would lay it out, along `columns`. */
-  def done(batch: BatchMeta, columns: IndexedSeq[Int]): Boolean =
-    batch.clusteredBy == columns && reclusterBefore.forall(batch.committedAtMs >= _)
+  /** The columns a compaction of a shard of `schema` clusters by (none: it does not cluster). */
+  def columns(schema: ShardSchema): IndexedSeq[Int] = if (schema.clusterAuto) chosen else schema.clusteredIds
+
+  /**
+   * Whether `batch` is laid out as these settings would lay it out. With named columns: along
+   * them. With `auto`: along any columns, so that a changing choice never lays a window out twice.
+   */
+  def done(batch: BatchMeta, schema: ShardSchema): Boolean =
+    (if (schema.clusterAuto) batch.clusteredBy.nonEmpty else batch.clusteredBy == schema.clusteredIds) &&
+      reclusterBefore.forall(batch.committedAtMs >= _)
 }

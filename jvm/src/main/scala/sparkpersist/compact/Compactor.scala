@@ -8,6 +8,7 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 import org.slf4j.LoggerFactory
 
+import sparkpersist.cluster.{AutoClustering, FilterWorkload}
 import sparkpersist.shard.{ShardHandle, ShardState}
 import sparkpersist.write.BatchCommit
 
@@ -84,17 +85,23 @@ object Compactor {
       val since = Retention.since(before, r)
       if (since > before.since) shard.log.downgradeSince(since)
     }
+    // A shard clustered `auto`: the columns its workload chose, once for all rounds.
+    val planning = if (!before.schema.clusterAuto) settings else {
+      FilterWorkload.flush(shard)
+      val evidence = FilterWorkload.evidence(shard, settings.cluster.workloadMs)
+      settings.copy(cluster = settings.cluster.copy(chosen = AutoClustering.choose(shard.state, evidence)))
+    }
     var totals = Totals()
     var rounds = 0
     var done = false
     while (!done && rounds < maxRounds) {
       val state = shard.state
-      val planned = CompactionPlanner.plan(state, settings)
+      val planned = CompactionPlanner.plan(state, planning)
       val groups = budgetBytes.fold(planned)(within(planned, _))
       if (groups.isEmpty) done = true
       else {
         rounds += 1
-        totals += round(spark, shard, state, groups, keepStats, settings.cluster, rounds)
+        totals += round(spark, shard, state, groups, keepStats, planning.cluster, rounds)
       }
     }
     val after = shard.state

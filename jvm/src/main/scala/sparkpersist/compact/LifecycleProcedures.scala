@@ -21,10 +21,12 @@ import sparkpersist.shard.ShardStore
  *   CALL persist.system.compact(shard => 'events', cluster => true);  -- lay every sealed window out again
  *   CALL persist.system.gc('events', keep_versions => 5);
  *   CALL persist.system.drop_batch('events', '<batch id, or the path of one of its parts>');
+ *   CALL persist.system.clustering('events');  -- the workload evidence of automatic clustering
  * }}}
  *
  * Arguments not given come from the session's configuration, as in [[Lifecycle]]. Each call
- * returns one row: the [[CompactionResult]] or [[GcResult]] fields.
+ * returns one row: the [[CompactionResult]] or [[GcResult]] fields; `clustering` one row per
+ * column ([[ClusteringProcedure]]).
  */
 final class LifecycleProcedures extends SystemProcedures {
   override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(
@@ -50,7 +52,8 @@ final class LifecycleProcedures extends SystemProcedures {
       args => {
         if (args.isNull(1)) throw new IllegalArgumentException("drop_batch needs the batch: its id or a part's path.")
         Lifecycle.dropBatch(store, args.string(0), args.string(1))
-      }))
+      }),
+    new ClusteringProcedure(store))
 }
 
 /** The positional arguments of a call; every argument but the first (the shard) may be null. */

@@ -15,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import org.apache.spark.util.LongAccumulator
 
+import sparkpersist.cluster.FilterWorkload
 import sparkpersist.PersistConf
 import sparkpersist.consolidate.ConsolidationPlan
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
@@ -66,9 +67,11 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
         PartPruning.select(condition, state.schema, t, mode)
       case _ => PartSelection.All
     }
+    // The columns the query's filter constrains: the evidence of automatic clustering (FilterWorkload).
+    val filterColumns = request.condition.toSeq.flatMap(_.references.map(_.name)).flatMap(state.schema.column).map(_.id).toSet
     new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
       stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)),
-      answered = request.answered.fold(Set.empty[String])(_.keys))
+      answered = request.answered.fold(Set.empty[String])(_.keys), filterColumns = filterColumns)
   }
 }
 
@@ -103,7 +106,9 @@ final class PersistScan(
     /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
     stream: Option[String => MicroBatchStream] = None,
     /** The keys of the parts whose share of the query was answered from their statistics: left out. */
-    answered: Set[String] = Set.empty)
+    answered: Set[String] = Set.empty,
+    /** The ids of the columns the query's filter constrains, recorded once as workload ([[FilterWorkload]]). */
+    filterColumns: Set[Int] = Set.empty)
   extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
 
   private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
@@ -311,9 +316,14 @@ final class PersistScan(
       (if (metrics.partsFromStats == 0) "" else s"answered from stats: ${metrics.partsFromStats} ") +
       selection.describe
 
+  private val workloadRecorded = new java.util.concurrent.atomic.AtomicBoolean(false)
+
   override def planInputPartitions(): Array[InputPartition] = {
     ScanReports.record(spark, this, ScanReport(shard.name, asOf, selection.mode, metrics, softViolations,
       parts.map(_.key), parts.filter(reading.proven.contains).map(_.key)))
+    if (workloadRecorded.compareAndSet(false, true)) {
+      FilterWorkload.record(shard, filterColumns, metrics.partsTotal, metrics.partsKept, durable = state.schema.clusterAuto)
+    }
     reading.inputPartitions.clone()
   }
 

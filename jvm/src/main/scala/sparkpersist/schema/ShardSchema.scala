@@ -47,9 +47,12 @@ final case class ColumnDef(
  * The logical schema of a shard: its data columns (with stable ids) and the order key that
  * rows within a part are sorted by (then by time). `maxColumnId` is the highest id the shard ever
  * gave a column or a field inside one, dropped ones included ([[SchemaEvolution]]): a new column
- * never reuses an id, so it never shows the data of a dropped one.
+ * never reuses an id, so it never shows the data of a dropped one. `clusterAuto` says the table
+ * is clustered by the columns its queries' filters constrain (`sparkpersist.clusterBy = 'auto'`),
+ * chosen at each compaction; no column is then flagged `clustered`.
  */
-final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String], maxColumnId: Int = 0) {
+final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String], maxColumnId: Int = 0,
+    clusterAuto: Boolean = false) {
   require({ val ids = columns.flatMap(_.allIds); ids.distinct.size == ids.size },
     "column and field ids must be unique")
 
@@ -72,6 +75,9 @@ final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String
 
   /** The ids of the clustering columns (see [[ColumnDef]]), in column order. */
   def clusteredIds: IndexedSeq[Int] = columns.filter(_.clustered).map(_.id)
+
+  /** Whether compaction clusters the shard: by named columns, or by those the workload chooses. */
+  def clusters: Boolean = clusterAuto || columns.exists(_.clustered)
 
   /** The data columns as parts store them (CHAR/VARCHAR as STRING with their declared type in the metadata). */
   def dataSchema: StructType = StructType(columns.map(_.toField))

@@ -161,7 +161,7 @@ object ShardState {
    * of either needs.
    */
   def versionFor(schema: ShardSchema, base: Int, batches: Iterable[BatchMeta] = Nil): Int =
-    if (schema.clusteredIds.nonEmpty || batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
+    if (schema.clusters || batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
     else if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
     else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
     else base

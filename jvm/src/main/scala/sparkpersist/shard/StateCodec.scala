@@ -35,7 +35,7 @@ private[shard] object StateCodec {
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
       case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
-      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusteredIds.nonEmpty || batch.isDefined =>
+      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusters || batch.isDefined =>
         header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion))
       case ReplaceBatches(replacements) =>
         header(seqNo, ShardState.versionFor(schema, ShardState.CompactionFormatVersion, replacements.map(_.batch)))
@@ -212,6 +212,7 @@ private[shard] object StateCodec {
     schema.orderBy.foreach(orderBy.add)
     // Written only once a column was dropped above the others: older states never hold it.
     if (schema.recordsDroppedId) node.put("maxColumnId", schema.maxColumnId)
+    if (schema.clusterAuto) node.put("clusterAuto", true) // the file then has format version 8
     node
   }
 
@@ -219,13 +220,15 @@ private[shard] object StateCodec {
     var columns: Option[Vector[ColumnDef]] = None
     var orderBy: Option[Vector[String]] = None
     var maxColumnId = 0
+    var clusterAuto = false
     r.readObject("schema") {
       case "columns" => columns = Some(r.readArray("columns")(columnFrom(r)))
       case "orderBy" => orderBy = Some(r.readArray("orderBy")(r.string("an orderBy column")))
       case "maxColumnId" => maxColumnId = r.int("maxColumnId")
+      case "clusterAuto" => clusterAuto = r.bool("clusterAuto")
       case _ => r.skip()
     }
-    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"), maxColumnId)
+    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"), maxColumnId, clusterAuto)
   }
 
   private def columnFrom(r: JsonReader): ColumnDef = {

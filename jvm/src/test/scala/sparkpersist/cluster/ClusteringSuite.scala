@@ -1,7 +1,7 @@
 package sparkpersist.cluster
 
 import org.apache.spark.sql.{DataFrame, QueryTest}
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 
 import sparkpersist.compact.{CompactOptions, CompactionResult, Lifecycle}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -147,6 +147,47 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     val altered = sparkpersist.catalog.TableChanges.applyAll(schema,
       Seq(ClusterBy(Seq(org.apache.spark.sql.connector.expressions.Expressions.column("amount")))), "test")
     assert(altered.clusteredIds === Seq(4))
+  }
+
+  test("auto: the columns the queries' filters read most parts for are chosen; a column time separates is not") {
+    sql("CREATE TABLE persist.auto (id BIGINT, country STRING, user_id INT, amount DOUBLE, event_ts TIMESTAMP) " +
+      "TBLPROPERTIES ('sparkpersist.clusterBy' = 'auto')")
+    assert(sql("SHOW TBLPROPERTIES persist.auto").collect().map(r => r.getString(0) -> r.getString(1)).toMap
+      .get(ClusterColumns.Property) === Some("auto"))
+    for (d <- 0 until Days; a <- 0 until 4) {
+      // event_ts lies in the append's own 5 hours: time separates it.
+      val rows = events(d, a).withColumn("event_ts", timestamp_millis(col("ingest") - col("id") % 1000 * 1000))
+      ShardWriter.write(rows, store.open("auto"), WriteOptions(timeCol = Some("ingest")))
+    }
+    val lastDay = java.time.Instant.ofEpochMilli((Days - 1) * Day)
+    for (i <- 0 until 6) {
+      sql(s"SELECT * FROM persist.auto WHERE country = '${Countries(i)}'").collect()
+      sql(s"SELECT * FROM persist.auto WHERE user_id < ${100 * (i + 1)}").collect()
+    }
+    sql("SELECT * FROM persist.auto WHERE amount > 90").collect()
+    for (_ <- 0 until 10) sql(s"SELECT * FROM persist.auto WHERE event_ts >= TIMESTAMP '$lastDay'").collect()
+
+    val evidence = sql("CALL persist.system.clustering('auto')").collect().map(r =>
+      r.getString(0) -> (r.getLong(1), r.getLong(3), r.getDouble(4), r.getBoolean(6), r.getString(7))).toMap
+    assert(evidence.keySet === Set("country", "user_id", "amount", "event_ts"))
+    assert(evidence("country") === ((6L, 96L, 1.0, true, "auto")))
+    assert(evidence("user_id") === ((6L, 96L, 1.0, true, "auto")))
+    assert(!evidence("amount")._4 && evidence("amount")._1 === 1L)
+    assert(!evidence("event_ts")._4 && evidence("event_ts")._3 < 0.2, evidence("event_ts"))
+
+    val dayBytes = store.open("auto").state.batches.take(4).map(_.bytes).sum
+    withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 8).toString) {
+      assert(compact("auto").groupsMerged === Days - 1)
+    }
+    val state = store.open("auto").state
+    assert(state.batches.map(_.clusteredBy).distinct.toSet === Set(IndexedSeq(2, 3), IndexedSeq.empty))
+    // The evidence outlives the process: the compaction wrote this process's file.
+    assert(new java.io.File(new java.io.File(root, "auto"), FilterWorkload.Dir).listFiles().count(_.getName.endsWith(".json")) === 1)
+    // With auto, a window clustered by any columns is left alone, whatever the workload says next.
+    for (_ <- 0 until 20) sql("SELECT * FROM persist.auto WHERE amount > 90").collect()
+    assert(compact("auto").rounds === 0)
+    assert(sql("SELECT count(*) FROM persist.auto WHERE country = 'DE'").head().getLong(0) ===
+      (0 until Days).flatMap(d => (0 until 4).map(events(d, _))).reduce(_ union _).where("country = 'DE'").count())
   }
 
   test("bad CLUSTER BY is refused, saying what to do") {
