@@ -25,6 +25,9 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  *  - `hilbert`, `zorder`: `CLUSTER BY (country, user_id, amount)` compacted along each curve, in
  *    parts of about `rowsPerPart` rows (`spark.sparkpersist.cluster.partBytes` set from the
  *    written bytes per row);
+ *  - `auto`: `sparkpersist.clusterBy = 'auto'`: the benchmark's queries run once on the written
+ *    appends, then compaction clusters along the columns their filters chose (printed beside the
+ *    hand-tuned choice);
  *  - `ideal`: per filter, one shard per column, each day sorted by that column alone and cut into
  *    as many parts as the clustered layout has per day: the lower bound of any layout for a
  *    filter on that column (for a filter on two columns, the better of the two);
@@ -55,8 +58,9 @@ object ClusterBench {
       Map("spark.sql.adaptive.enabled" -> "false"))
     try {
       val deltaDir = new File(root, "delta/events")
-      val layouts = Seq("written", "compacted", "hilbert", "zorder")
+      val layouts = Seq("written", "compacted", "hilbert", "zorder", "auto")
       layouts.foreach(l => spark.sql(s"CREATE TABLE persist.$l ($Columns)"))
+      spark.sql("ALTER TABLE persist.auto SET TBLPROPERTIES ('sparkpersist.clusterBy' = 'auto')")
       Seq("hilbert", "zorder").foreach(l => spark.sql(s"ALTER TABLE persist.$l CLUSTER BY (${Clustering.mkString(", ")})"))
       spark.sql(s"CREATE TABLE delta.`$deltaDir` ($Columns) USING delta CLUSTER BY (${Clustering.mkString(", ")})")
       val (_, writeMs) = Bench.timedMs {
@@ -70,7 +74,11 @@ object ClusterBench {
       val written = SessionShards.store(spark).open("written").state
       val partBytes = written.batches.map(_.bytes).sum / math.max(1L, written.batches.map(_.rowCount).sum) * rowsPerPart
       val rows = days.toLong * perDay
-      val compaction = Seq("compacted" -> None, "hilbert" -> Some("hilbert"), "zorder" -> Some("zorder")).map {
+      // An aggregate no statistics answer: every part kept is read.
+      def query(table: String, where: String) = s"SELECT bit_xor(xxhash64(id, amount)), count(*) FROM $table WHERE $where"
+      queries(days).foreach { case (_, where, _) => spark.sql(query("persist.auto", where)).collect() } // the workload
+      val compaction = Seq("compacted" -> None, "hilbert" -> Some("hilbert"), "zorder" -> Some("zorder"),
+        "auto" -> Some("hilbert")).map {
         case (layout, curve) =>
           val settings = Seq(PersistConf.ClusterPartBytes.key -> partBytes.toString) ++
             curve.map(PersistConf.ClusterCurve.key -> _)
@@ -86,8 +94,9 @@ object ClusterBench {
       val partsPerDay = math.max(1, math.round(sealedDays.map(_.partCount).sum.toDouble / math.max(1, sealedDays.size)).toInt)
       Clustering.foreach(c => ideal(spark, c, days, perDay, batches, partsPerDay))
 
-      // An aggregate no statistics answer: every part kept is read.
-      def query(table: String, where: String) = s"SELECT bit_xor(xxhash64(id, amount)), count(*) FROM $table WHERE $where"
+      val autoChoice = spark.sql("CALL persist.system.clustering('auto')").collect()
+        .filter(_.getAs[Boolean]("chosen")).map(_.getAs[String]("column")).toSeq
+      println(s"auto chose (${autoChoice.mkString(", ")}); hand-tuned (${Clustering.mkString(", ")})")
       val deltaFiles = spark.sql(s"DESCRIBE DETAIL delta.`$deltaDir`").head().getAs[Long]("numFiles")
       val read = queries(days).map { case (name, where, columns) =>
         val results = (layouts ++ columns.map(c => s"ideal_$c")).map { l =>
@@ -101,7 +110,8 @@ object ClusterBench {
       }
       val totals = (layouts ++ Clustering.map(c => s"ideal_$c")).map(l => l -> SessionShards.store(spark).open(l).state.partCount.toLong) :+
         ("delta" -> deltaFiles)
-      val table = report(read, totals, compaction, deltaOptimizeMs * 1e6 / rows, days, perDay, batches, partsPerDay)
+      val table = report(read, totals, compaction, deltaOptimizeMs * 1e6 / rows, days, perDay, batches, partsPerDay,
+        autoChoice)
       table.print()
       BenchOutput.write("cluster.json", "cluster", Seq("days" -> days, "perDay" -> perDay, "batches" -> batches,
         "rowsPerPart" -> rowsPerPart, "partsPerDay" -> partsPerDay, "spark" -> spark.version), table)
@@ -174,18 +184,19 @@ object ClusterBench {
 
   private def report(read: Seq[(String, Map[String, Bench.PersistRun], Option[Long], (String, Long))],
       totals: Seq[(String, Long)], compaction: Map[String, Double], deltaOptimize: Double, days: Int, perDay: Int,
-      batches: Int, partsPerDay: Int): Table = {
+      batches: Int, partsPerDay: Int, autoChoice: Seq[String]): Table = {
     val rows = read.map { case (name, results, ideal, (_, deltaFiles)) =>
       def ratio(layout: String) = ideal.map(i => results(layout).partsRead.toDouble / math.max(1L, i)).getOrElse(Double.NaN)
       def bytes(layout: String) = results(layout).bytesRead.toDouble / results(layout).bytesTotal
       Seq(name, results("written").partsRead, results("compacted").partsRead, results("hilbert").partsRead,
-        results("zorder").partsRead, ideal, deltaFiles, ratio("hilbert"), ratio("zorder"), bytes("written"),
+        results("zorder").partsRead, results("auto").partsRead, ideal, deltaFiles, ratio("hilbert"), ratio("zorder"), bytes("written"),
         bytes("compacted"), bytes("hilbert"))
     }
     Table(s"Clustering: $days days x $perDay events in $batches appends a day; CLUSTER BY (${Clustering.mkString(", ")}), " +
       s"parts of ~${perDay / partsPerDay} rows ($partsPerDay a sealed day) vs Delta 4.3.1 liquid clustering",
       Seq(Table.Column("filter", "filter"), Table.Column("as written", "written"), Table.Column("compacted", "compacted"),
-        Table.Column("hilbert", "hilbert"), Table.Column("zorder", "zorder"), Table.Column("ideal", "ideal"),
+        Table.Column("hilbert", "hilbert"), Table.Column("zorder", "zorder"), Table.Column("auto", "auto"),
+        Table.Column("ideal", "ideal"),
         Table.Column("delta files", "delta"), Table.Column("hilbert/ideal", "hilbertRatio", 2),
         Table.Column("zorder/ideal", "zorderRatio", 2), Table.Column("bytes written", "writtenBytes", 3),
         Table.Column("bytes compacted", "compactedBytes", 3), Table.Column("bytes hilbert", "hilbertBytes", 3)),
@@ -194,6 +205,8 @@ object ClusterBench {
         totals.map { case (l, n) => s"$l $n" }.mkString(", ") + ".",
         "ideal: each day sorted by the filter's column alone in as many parts as a clustered day (for two columns the " +
           "better); bytes: fraction of the layout's bytes the scan read.",
+        s"auto: the workload (each query above once, on the written appends) chose (${autoChoice.mkString(", ")}); " +
+          s"hand-tuned: (${Clustering.mkString(", ")}).",
         f"Compaction per 1M rows: plain ${compaction("compacted")}%.0f ms, hilbert ${compaction("hilbert")}%.0f ms, " +
           f"zorder ${compaction("zorder")}%.0f ms; Delta OPTIMIZE (liquid) $deltaOptimize%.0f ms.",
         "The newest day is not sealed (no write after it): our layouts compact it by tiers, unclustered."))
