@@ -17,7 +17,7 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  */
 object PythonApi {
 
-  /** [[write]] without index columns or schema merging (callers from before `index_columns`, `merge_schema`). */
+  /** [[write]] without index columns, schema merging or clustering (callers from before `index_columns`). */
   def write(
       df: DataFrame,
       shard: String,
@@ -27,21 +27,7 @@ object PythonApi {
       orderBy: java.util.List[String],
       jsonColumns: java.util.List[String],
       keepStats: java.util.List[String]): java.util.Map[String, Any] =
-    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null, mergeSchema = false)
-
-  /** [[write]] without clustering columns (callers from before `cluster_by`). */
-  def write(
-      df: DataFrame,
-      shard: String,
-      timeCol: String,
-      diffCol: String,
-      maxRowsPerPart: java.lang.Long,
-      orderBy: java.util.List[String],
-      jsonColumns: java.util.List[String],
-      keepStats: java.util.List[String],
-      indexColumns: java.util.List[String],
-      mergeSchema: Boolean): java.util.Map[String, Any] =
-    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, indexColumns, mergeSchema, null)
+    write(df, shard, timeCol, diffCol, maxRowsPerPart, orderBy, jsonColumns, keepStats, null, mergeSchema = false, null)
 
   /** Declares the registered JVM function `name` monotone ([[MonotoneFunctions.declare]]). */
   def declareMonotone(spark: SparkSession, name: String, direction: String): Unit =

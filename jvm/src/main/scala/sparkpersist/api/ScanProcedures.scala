@@ -1,16 +1,13 @@
 package sparkpersist.api
 
-import java.util.Collections
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.GenericArrayData
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.catalog.SystemProcedures
+import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
 import sparkpersist.scan.{ScanReport, ScanReports}
 import sparkpersist.shard.ShardStore
 
@@ -23,7 +20,9 @@ final class ScanProcedures extends SystemProcedures {
   override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(LastScansProcedure)
 }
 
-private object LastScansProcedure extends UnboundProcedure with BoundProcedure {
+private object LastScansProcedure extends RowsProcedure("last_scans",
+    "What each persist scan of the session's latest query read: parts and bytes total and read, pruned, " +
+      "proven true, answered from statistics, the decision's time and soft-mode violations.") {
   /** The columns, in the order of [[ScanReport.toMap]]'s keys, and their types. */
   private val columns: Seq[(String, DataType)] = Seq(
     "shard" -> StringType, "as_of" -> LongType, "mode" -> StringType, "parts_total" -> LongType,
@@ -35,21 +34,10 @@ private object LastScansProcedure extends UnboundProcedure with BoundProcedure {
 
   val schema: StructType = StructType(columns.map { case (n, t) => StructField(n, t, nullable = n == "as_of") })
 
-  override def name(): String = "last_scans"
-  override def description(): String =
-    "What each persist scan of the session's latest query read: parts and bytes total and read, pruned, " +
-      "proven true, answered from statistics, the decision's time and soft-mode violations."
-  override def bind(inputType: StructType): BoundProcedure = this
-  override def isDeterministic: Boolean = false
   override def parameters(): Array[ProcedureParameter] = Array.empty
 
-  override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val reports = ScanReports.last(SparkSession.active).map(row).toArray
-    Collections.singletonList[Scan](new LocalScan {
-      override def rows(): Array[InternalRow] = reports
-      override def readSchema(): StructType = schema
-    }).iterator()
-  }
+  override def result(input: InternalRow): (StructType, Array[InternalRow]) =
+    (schema, ScanReports.last(SparkSession.active).map(row).toArray)
 
   private def row(report: ScanReport): InternalRow = {
     val values = report.toMap

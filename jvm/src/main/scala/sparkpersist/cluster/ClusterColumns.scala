@@ -2,7 +2,7 @@ package sparkpersist.cluster
 
 import org.apache.spark.sql.types._
 
-import sparkpersist.schema.ShardSchema
+import sparkpersist.schema.{FlaggedColumns, ShardSchema}
 
 /**
  * The clustering columns of a shard: `CREATE TABLE … CLUSTER BY (a, b)`, `ALTER TABLE … CLUSTER BY`,
@@ -40,12 +40,7 @@ object ClusterColumns {
     else named(schema.copy(clusterAuto = false), names, context)
 
   private def named(schema: ShardSchema, names: Seq[String], context: String): ShardSchema = {
-    val unknown = names.filter(schema.column(_).isEmpty)
-    if (unknown.nonEmpty) {
-      refuse(context, s"CLUSTER BY names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of the table " +
-        s"(columns: ${schema.columns.map(_.name).mkString(", ")}). Name top-level columns")
-    }
-    val ids = names.flatMap(schema.column(_)).map(_.id)
+    val ids = FlaggedColumns.ids(schema, names, "CLUSTER BY", context)
     if (ids.distinct.size != ids.size) refuse(context, s"CLUSTER BY names a column twice: ${names.mkString(", ")}")
     if (ids.size > MaxColumns) {
       refuse(context, s"CLUSTER BY names ${ids.size} columns; at most $MaxColumns: a space-filling curve over more " +
@@ -55,17 +50,13 @@ object ClusterColumns {
   }
 
   /** `schema`, after checking that every clustering column still has a type the curve orders (a type change may break it). */
-  def check(schema: ShardSchema, context: String): ShardSchema = {
-    val unsupported = schema.columns.filter(c => c.clustered && !supports(c.dataType))
-    if (unsupported.nonEmpty) {
-      refuse(context, s"cannot cluster by ${unsupported.map(c => s"'${c.name}' (${c.dataType.sql})").mkString(", ")}: " +
-        "clustering columns are boolean, integral, float, double, decimal, date, timestamp, UTF8_BINARY string or " +
-        "binary columns. Cluster by other columns, or by none")
+  def check(schema: ShardSchema, context: String): ShardSchema =
+    FlaggedColumns.requireTypes(schema, context)(_.clustered, supports) { columns =>
+      s"cannot cluster by $columns: clustering columns are boolean, integral, float, double, decimal, date, timestamp, " +
+        "UTF8_BINARY string or binary columns. Cluster by other columns, or by none"
     }
-    schema
-  }
 
-  /** Whether a column of `dt` can be a clustering column: an atomic type with a total order [[CurveKeys]] maps. */
+  /** Whether a column of `dt` can be a clustering column: an atomic type with a total order [[ColumnRanks]] ranks. */
   def supports(dt: DataType): Boolean = dt match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType |
          TimestampType | TimestampNTZType | BinaryType => true
@@ -74,6 +65,5 @@ object ClusterColumns {
     case _ => false
   }
 
-  private def refuse(context: String, why: String): Nothing =
-    throw new IllegalArgumentException(s"$context: $why.")
+  private def refuse(context: String, why: String): Nothing = FlaggedColumns.refuse(context, why)
 }

@@ -1,15 +1,12 @@
 package sparkpersist.compact
 
-import java.util.Collections
-
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
-import org.apache.spark.sql.connector.catalog.procedures.{BoundProcedure, ProcedureParameter, UnboundProcedure}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan}
+import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, LongType, StringType, StructType}
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.catalog.SystemProcedures
+import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
 import sparkpersist.shard.ShardStore
 
 /**
@@ -70,27 +67,18 @@ private final class LifecycleProcedure(
     procedureName: String,
     procedureDescription: String,
     params: Seq[(String, DataType)],
-    run: Arguments => LifecycleResult) extends UnboundProcedure with BoundProcedure {
-
-  override def name(): String = procedureName
-  override def description(): String = procedureDescription
-  override def bind(inputType: StructType): BoundProcedure = this
-  override def isDeterministic: Boolean = false
+    run: Arguments => LifecycleResult) extends RowsProcedure(procedureName, procedureDescription) {
 
   override def parameters(): Array[ProcedureParameter] = params.zipWithIndex.map {
     case ((n, t), 0) => ProcedureParameter.in(n, t).build()
     case ((n, t), _) => ProcedureParameter.in(n, t).defaultValue(s"CAST(NULL AS ${t.sql})").build()
   }.toArray
 
-  override def call(input: InternalRow): java.util.Iterator[Scan] = {
+  override def result(input: InternalRow): (StructType, Array[InternalRow]) = {
     val result = run(new Arguments(input))
-    val row = InternalRow.fromSeq(result.fields.map(_.value match {
+    (result.schema, Array(InternalRow.fromSeq(result.fields.map(_.value match {
       case s: String => UTF8String.fromString(s)
       case other => other
-    }))
-    Collections.singletonList[Scan](new LocalScan {
-      override def rows(): Array[InternalRow] = Array(row)
-      override def readSchema(): StructType = result.schema
-    }).iterator()
+    }))))
   }
 }

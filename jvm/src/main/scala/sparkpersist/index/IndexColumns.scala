@@ -2,7 +2,7 @@ package sparkpersist.index
 
 import org.apache.spark.sql.types.{ArrayType, DataType}
 
-import sparkpersist.schema.ShardSchema
+import sparkpersist.schema.{FlaggedColumns, ShardSchema}
 import sparkpersist.stats.MembershipFilter
 
 /**
@@ -27,32 +27,20 @@ object IndexColumns {
    * not a column and on a column of a type membership filters cannot answer equality for.
    */
   def set(schema: ShardSchema, names: Seq[String], context: String): ShardSchema = {
-    val unknown = names.filter(schema.column(_).isEmpty)
-    if (unknown.nonEmpty) {
-      refuse(context, s"$Property names ${unknown.map(n => s"'$n'").mkString(", ")}, not column(s) of the table " +
-        s"(columns: ${schema.columns.map(_.name).mkString(", ")}). Name top-level columns")
-    }
-    val ids = names.flatMap(schema.column(_)).map(_.id).toSet
+    val ids = FlaggedColumns.ids(schema, names, Property, context).toSet
     check(schema.copy(columns = schema.columns.map(c => c.copy(indexed = ids(c.id)))), context)
   }
 
   /** `schema`, after checking that every index column still has a type filters support (a type change may break it). */
-  def check(schema: ShardSchema, context: String): ShardSchema = {
-    val unsupported = schema.columns.filter(c => c.indexed && !supports(c.dataType))
-    if (unsupported.nonEmpty) {
-      refuse(context, s"$Property cannot index ${unsupported.map(c => s"'${c.name}' (${c.dataType.sql})").mkString(", ")}: " +
-        "membership filters hold integral, date, timestamp, float, double, decimal or UTF8_BINARY string " +
-        "values, or arrays of them. Remove the column from the property")
+  def check(schema: ShardSchema, context: String): ShardSchema =
+    FlaggedColumns.requireTypes(schema, context)(_.indexed, supports) { columns =>
+      s"$Property cannot index $columns: membership filters hold integral, date, timestamp, float, double, decimal " +
+        "or UTF8_BINARY string values, or arrays of them. Remove the column from the property"
     }
-    schema
-  }
 
   /** Whether a column of `dt` can be an index column: a type filters hold, or an array of one (its elements). */
   def supports(dt: DataType): Boolean = dt match {
     case ArrayType(et, _) => MembershipFilter.supports(et)
     case t => MembershipFilter.supports(t)
   }
-
-  private def refuse(context: String, why: String): Nothing =
-    throw new IllegalArgumentException(s"$context: $why.")
 }

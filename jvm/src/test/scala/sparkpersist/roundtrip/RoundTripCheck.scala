@@ -69,7 +69,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
       shard.batches.zipWithIndex.foreach { case (b, i) =>
         val rows = dataFrame(b.schema, b.rows, b.partitions)
         if (shard.createdByWriter && i == 0) {
-          PythonApi.write(rows, shard.name, null, null, null, shard.orderBy.asJava, null, null, null, false)
+          PythonApi.write(rows, shard.name, null, null, null, shard.orderBy.asJava, null, null, null, false, null)
         } else if (b.insert) {
           rows.createOrReplaceTempView(s"${shard.name}_batch")
           try spark.sql(s"INSERT INTO persist.${shard.name} BY NAME SELECT * FROM ${shard.name}_batch")
