@@ -24,9 +24,9 @@ abstract class RowsProcedure(procedureName: String, procedureDescription: String
   override def parameters(): Array[ProcedureParameter]
 
   override def call(input: InternalRow): java.util.Iterator[Scan] = {
-    val (schema, rows) = result(input)
+    val (schema, computed) = result(input)
     Collections.singletonList[Scan](new LocalScan {
-      override def rows(): Array[InternalRow] = rows
+      override def rows(): Array[InternalRow] = computed
       override def readSchema(): StructType = schema
     }).iterator()
   }
