@@ -3,6 +3,7 @@ package sparkpersist.cluster
 import org.apache.spark.sql.catalyst.util.TypeUtils
 
 import sparkpersist.shard.ShardState
+import sparkpersist.util.Prefix
 
 /**
  * One column's case for automatic clustering: what the scans whose filters constrained it read
@@ -63,22 +64,12 @@ object AutoClustering {
       val lowers = known.map(_._1).sorted(ordering)
       val uppers = known.map(_._2).sorted(ordering)
       val unknown = parts.size - known.size
-      def countBelow(sorted: IndexedSeq[Any], v: Any, strict: Boolean): Int = {
-        var lo = 0
-        var hi = sorted.size
-        while (lo < hi) {
-          val mid = (lo + hi) >>> 1
-          val c = ordering.compare(sorted(mid), v)
-          if (c < 0 || (!strict && c == 0)) lo = mid + 1 else hi = mid
-        }
-        lo
-      }
       val met = bounds.map {
         case None => parts.size.toDouble
         case Some((l, u)) =>
           // Known parts wholly below (upper < l) or wholly above (lower > u) do not meet this one.
-          val below = countBelow(uppers, l, strict = true)
-          val above = known.size - countBelow(lowers, u, strict = false)
+          val below = Prefix.length(uppers.size)(i => ordering.lt(uppers(i), l))
+          val above = known.size - Prefix.length(lowers.size)(i => ordering.lteq(lowers(i), u))
           (known.size - below - above + unknown).toDouble
       }
       met.sum / parts.size / parts.size

@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.types.DataType
 
+import sparkpersist.util.Prefix
+
 /**
  * One clustering column's coordinate on the curve: the rank of a value among `boundaries`
  * (ascending, distinct values of the column, by Spark's ordering of its type: NaN above every
@@ -23,15 +25,7 @@ final class ColumnRanks(dataType: DataType, boundaries: IndexedSeq[Any], bits: I
     else ((rank(row.get(ordinal, dataType)) * cells) / (ranks - 1)).toInt
 
   /** 1 + the number of boundaries at or below `value`. */
-  private def rank(value: Any): Long = {
-    var lo = 0
-    var hi = boundaries.size
-    while (lo < hi) {
-      val mid = (lo + hi) >>> 1
-      if (ordering.compare(boundaries(mid), value) <= 0) lo = mid + 1 else hi = mid
-    }
-    lo + 1L
-  }
+  private def rank(value: Any): Long = Prefix.length(boundaries.size)(i => ordering.lteq(boundaries(i), value)) + 1L
 }
 
 object ColumnRanks {

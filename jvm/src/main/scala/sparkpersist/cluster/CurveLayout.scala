@@ -3,6 +3,8 @@ package sparkpersist.cluster
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.types.DataType
 
+import sparkpersist.util.Prefix
+
 /**
  * Where a row goes in a clustered batch: its clustering columns' coordinates ([[ColumnRanks]])
  * give its position on the `curve`, and `cuts` (ascending positions) cut the curve into
@@ -29,13 +31,7 @@ final class CurveLayout(columns: IndexedSeq[ColumnRanks], ordinals: IndexedSeq[I
   /** The bucket of the row: the number of cuts at or below its position. */
   def bucketOf(row: InternalRow): Int = {
     val p = position(row)
-    var lo = 0
-    var hi = cuts.length
-    while (lo < hi) {
-      val mid = (lo + hi) >>> 1
-      if (cuts(mid) <= p) lo = mid + 1 else hi = mid
-    }
-    lo
+    Prefix.length(cuts.length)(cuts(_) <= p)
   }
 
   /** This layout, placing rows whose clustering columns are at `other` ordinals. */

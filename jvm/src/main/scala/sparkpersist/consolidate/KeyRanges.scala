@@ -10,6 +10,7 @@ import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.ValueOrdering
 import sparkpersist.schema.ColumnDef
+import sparkpersist.util.Prefix
 
 /**
  * Consecutive ranges of the values of one column, in Spark's ascending order with nulls first
@@ -29,14 +30,7 @@ final case class KeyRanges(column: ColumnDef, splits: IndexedSeq[Any]) {
   /** The range of `value` (a Catalyst internal value of the column's type, or null). */
   def rangeOf(value: Any): Int =
     if (value == null) 0
-    else {
-      var (lo, hi) = (0, splits.size) // the answer: how many splits are <= value
-      while (lo < hi) {
-        val mid = (lo + hi) >>> 1
-        if (ordering.lteq(splits(mid), value)) lo = mid + 1 else hi = mid
-      }
-      lo
-    }
+    else Prefix.length(splits.size)(i => ordering.lteq(splits(i), value)) // how many splits are <= value
 
   /** Whether a part whose column values lie in `span` may hold a value of range `i`. */
   def overlaps(span: KeySpan, i: Int): Boolean =

@@ -3,6 +3,7 @@ package sparkpersist.consolidate
 import sparkpersist.interpret.ValueOrdering
 import sparkpersist.schema.ColumnDef
 import sparkpersist.shard.PartMeta
+import sparkpersist.util.Prefix
 
 /**
  * What a part's statistics say about the values of one column: whether it may hold nulls
@@ -71,11 +72,7 @@ final class KeySpanCover(spans: Seq[KeySpan], ordering: Ordering[Any]) {
     (nulls && span.nulls) || (span.values && {
       // The last interval starting at or below the span's upper bound is the only one that can
       // reach the span: those before it end below its start.
-      var (lo, hi) = (0, intervals.size)
-      while (lo < hi) {
-        val mid = (lo + hi) >>> 1
-        if (KeySpan.atMost(intervals(mid)._1, span.upper, ordering)) lo = mid + 1 else hi = mid
-      }
+      val lo = Prefix.length(intervals.size)(i => KeySpan.atMost(intervals(i)._1, span.upper, ordering))
       lo > 0 && KeySpan.atMost(span.lower, intervals(lo - 1)._2, ordering)
     })
 }
