@@ -25,7 +25,16 @@ final case class ConsolidationTask(runs: IndexedSeq[IndexedSeq[PartMeta]], share
  * @param straight parts read without consolidation
  */
 final case class ConsolidationPlan(tasks: IndexedSeq[ConsolidationTask], straight: IndexedSeq[PartMeta],
-    describe: String)
+    describe: String) {
+  /**
+   * The same tasks and shares over the parts `read` keeps (a runtime filter narrowed the parts):
+   * every share still meets all the updates of its rows that are read, and no task holds more
+   * retracting rows than before.
+   */
+  def restrictedTo(read: PartMeta => Boolean): ConsolidationPlan = ConsolidationPlan(
+    tasks.map(t => t.copy(runs = t.runs.map(_.filter(read)).filter(_.nonEmpty))).filter(_.runs.nonEmpty),
+    straight.filter(read), describe)
+}
 
 object ConsolidationPlan {
 

@@ -9,7 +9,7 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.sql.types.StructType
 
-import sparkpersist.consolidate.{Cancellation, Consolidation, Multiplicity, RowShare}
+import sparkpersist.consolidate.{Cancellation, ColumnarCancellation, Consolidation, Multiplicity, RowShare}
 import sparkpersist.plan.{RuntimeDecision, SoftCheck}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
@@ -72,24 +72,36 @@ final class PersistReaderFactory(
   override def supportColumnarReads(partition: InputPartition): Boolean = columnar
 
   /**
-   * The batches of a partition's parts, read straight (snapshot fast path or updates view, every
-   * update visible as of the as-of, every diff +1 in a snapshot), as Spark's vectorized reader
-   * returns them: the output columns picked out of each batch, `time` and `diff` of a stamped
-   * part constant vectors. Rows of parts read only to be verified are checked on the way.
+   * The batches of a partition's parts, as Spark's vectorized reader returns them, the output
+   * columns picked out of each batch (`time` and `diff` of a stamped part constant vectors): read
+   * straight (snapshot fast path or updates view, every update visible as of the as-of, every diff
+   * +1 in a snapshot), or, for a consolidation task, with the rows its share does not keep and the
+   * rows retractions cancel left out ([[ColumnarCancellation]]). Rows of parts read only to be
+   * verified are checked on the way.
    */
   override def createColumnarReader(partition: InputPartition): PartitionReader[ColumnarBatch] = {
     val parts = partition.asInstanceOf[PartsPartition]
-    require(columnar && parts.share.isEmpty, "columnar reads are straight reads")
+    require(columnar, "this scan reads rows")
     val open = new OpenFiles
     val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
-    val batches = parts.files.flatMap { file =>
-      val read = reader.batchesOf(file, asOf, open, if (file.takesFilters) filters else Nil)
-      check.fold(read)(c => read.map { batch =>
-        c(file, batch.rowIterator().asScala).foreach(_ => ())
-        batch
-      })
+    val batches = parts.share match {
+      case None =>
+        parts.files.flatMap { file =>
+          val read = reader.batchesOf(file, asOf, open, if (file.takesFilters) filters else Nil)
+          check.fold(read)(c => read.map { batch =>
+            c(file, batch.rowIterator().asScala).foreach(_ => ())
+            batch
+          })
+        }.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows))
+      case Some(share) =>
+        require(parts.cancelInMemory, "a columnar consolidation task cancels in memory")
+        val range = share.parquetFilters
+        val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
+        new ColumnarCancellation(shard, reader.schema, asOf, retracting, inserting, share.of,
+          (file, rows) => check.fold(rows)(_(file, rows)), reader.rowsAsOf(_, asOf, open, range),
+          reader.batchesOf(_, asOf, open, range), output, complete && runtime.complete)
     }
-    new IteratorReader(batches.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)), open, check)
+    new IteratorReader(batches, open, check)
   }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {

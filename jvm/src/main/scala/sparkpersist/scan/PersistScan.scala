@@ -17,7 +17,7 @@ import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.cluster.FilterWorkload
 import sparkpersist.PersistConf
-import sparkpersist.consolidate.ConsolidationPlan
+import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
 import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
 import sparkpersist.schema.ReservedColumns
@@ -141,7 +141,8 @@ final class PersistScan(
    * marked as such (soft mode verifies them too), and the metrics. Decided when the scan is built,
    * and again when runtime filters arrive ([[filter]]).
    */
-  private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long) {
+  private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long,
+      narrows: Option[Reading] = None) {
     /** The runs of the parts this scan reads, each in run order. */
     val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
       var at = 0
@@ -181,10 +182,23 @@ final class PersistScan(
       out
     }
 
-    /** How a consolidated snapshot splits between tasks (`None` in the other modes). */
+    /**
+     * How a consolidated snapshot splits between tasks (`None` in the other modes); a reading that
+     * `narrows` another keeps its tasks and shares, over fewer parts (the reader factory, built for
+     * the other, may cancel in memory: no task's retracting rows grow).
+     */
     lazy val consolidation: Option[ConsolidationPlan] =
       if (mode != ReadMode.ConsolidatedSnapshot) None
-      else Some(ConsolidationPlan(runs, state.schema, consolidationTasks(parts)))
+      else narrows.flatMap(_.consolidation) match {
+        case Some(wider) =>
+          val read = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
+          parts.foreach(read.add)
+          Some(wider.restrictedTo(read.contains))
+        case None => Some(ConsolidationPlan(runs, state.schema, consolidationTasks(parts)))
+      }
+
+    /** Whether every consolidation task holds few enough retracting rows to cancel them in memory ([[Cancellation]]). */
+    lazy val cancelsInMemory: Boolean = consolidation.forall(_.tasks.forall(taskCancelsInMemory))
 
     /** The tasks of this reading, planned once: Spark asks again for each copy of the plan node. */
     lazy val inputPartitions: Array[InputPartition] = {
@@ -195,9 +209,8 @@ final class PersistScan(
           visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
       consolidation match {
         case Some(plan) =>
-          val inMemory = PersistConf.CancelInMemoryRows.get(spark.sessionState.conf)
           (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share),
-            cancelInMemory = inMemory > 0 && t.retractingRows <= inMemory)) ++
+            cancelInMemory = taskCancelsInMemory(t))) ++
             straight(plan.straight.map(partFile))).toArray
         case None => straight(parts.map(partFile)).toArray
       }
@@ -208,14 +221,21 @@ final class PersistScan(
    * The reading of `decisions`, each the positions a decision ruled out and the mode it was made in:
    * in mode `on` they are skipped, in mode `soft` read and verified.
    */
-  private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long): Reading = {
+  private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long,
+      narrows: Option[Reading] = None): Reading = {
     val (skipped, verify) = (new java.util.BitSet, new java.util.BitSet)
     decisions.foreach {
       case (out, PushdownMode.On) => skipped.or(out)
       case (out, PushdownMode.Soft) => verify.or(out)
       case _ =>
     }
-    new Reading(skipped, verify, runtimePruned)
+    new Reading(skipped, verify, runtimePruned, narrows)
+  }
+
+  /** Whether `task` holds few enough retracting rows to cancel them in memory ([[PersistConf.CancelInMemoryRows]]). */
+  private def taskCancelsInMemory(task: ConsolidationTask): Boolean = {
+    val inMemory = PersistConf.CancelInMemoryRows.get(spark.sessionState.conf)
+    inMemory > 0 && task.retractingRows <= inMemory
   }
 
   /** What the scan's own filter decided. */
@@ -271,7 +291,7 @@ final class PersistScan(
       val admits = PartPruning.select(condition, state.schema, t, runtimeMode).admitsAmong(candidates)
       val out = new java.util.BitSet
       (0 until candidates.size).foreach(i => if (!ruledOut.get(i) && !admits(candidates(i))) out.set(i))
-      reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality)
+      reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality, Some(decided))
       runtime.complete = reading.parts.size == candidates.size
       if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
         // Parts proven true are proven for the scan's own filter only.
@@ -363,17 +383,22 @@ final class PersistScan(
 
   /**
    * Whether the scan hands Spark columnar batches ([[PersistConf.ColumnarReads]]): reads that
-   * need no row-by-row work (no consolidation, every update of every part visible as of the
-   * as-of and from `from` on, so no time filter), over columns Spark's vectorized reader and
-   * whole-stage code generation take, as Spark's own Parquet scan decides.
+   * need no row-by-row work (no consolidation, or one whose every task cancels retractions in
+   * memory, [[sparkpersist.consolidate.ColumnarCancellation]]; every update of every part visible
+   * as of the as-of and from `from` on, so no time filter), over columns Spark's vectorized reader
+   * and whole-stage code generation take, as Spark's own Parquet scan decides.
    */
   private def columnar(reader: PartFileReader): Boolean = {
     val conf = spark.sessionState.conf
-    PersistConf.ColumnarReads.get(conf) && mode != ReadMode.ConsolidatedSnapshot && !identifiesRows && reader.readsBatches &&
+    PersistConf.ColumnarReads.get(conf) && !identifiesRows && reader.readsBatches &&
+      (mode != ReadMode.ConsolidatedSnapshot || (decided.cancelsInMemory && !readsReserved)) &&
       conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
       asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&
       decided.parts.forall(_.minTime >= from)
   }
+
+  /** Whether the scan returns `time` or `diff`. */
+  private def readsReserved: Boolean = readSchema.fieldNames.exists(n => ReservedColumns.fields.exists(_.name == n))
 }
 
 object PersistScan {

@@ -1,5 +1,6 @@
 package sparkpersist.consolidate
 
+import scala.jdk.CollectionConverters._
 import scala.util.Random
 
 import org.apache.spark.sql.Row
@@ -7,7 +8,9 @@ import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
-import sparkpersist.read.{OpenFiles, ParquetParts, PartFileReader}
+import org.apache.spark.sql.catalyst.InternalRow
+
+import sparkpersist.read.{OpenFiles, ParquetParts, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 
 class ConsolidationSuite extends SharedSparkSession {
@@ -21,30 +24,42 @@ class ConsolidationSuite extends SharedSparkSession {
   private def update(k: Integer, v: String, d: Double, m: Map[String, Int], time: Long, diff: Long): Row =
     Row(k, v, d, m, time, diff)
 
-  /** One part per inner Seq (already in merge-key order), runs as given. */
-  /**
-   * The snapshot as of `asOf` of `runs`, merged ([[Consolidation]]) or, `inMemory`, with the
-   * parts holding a retraction summed in memory and the others streamed past them ([[Cancellation]]).
-   */
+  /** How a snapshot is consolidated. */
+  private sealed trait How
+  /** Every run merged ([[Consolidation]]). */
+  private case object Merged extends How
+  /** The parts holding a retraction summed in memory, the others streamed past them ([[Cancellation]]). */
+  private case object InMemory extends How
+  /** As `InMemory`, handing out columnar batches ([[ColumnarCancellation]]): every part visible as a whole. */
+  private case object Columnar extends How
+  private val everyWay = Seq(Merged, InMemory, Columnar)
+
+  /** The snapshot as of `asOf` of `runs` (one part per inner Seq, in merge-key order), consolidated `how`. */
   private def consolidate(asOf: Long, runs: Seq[Seq[Seq[Row]]], schema: ShardSchema = schema,
-      inMemory: Boolean = false): Seq[Row] = {
+      how: How = Merged): Seq[Row] = {
     var result: Seq[Row] = Nil
-    withTempDir { dir => result = consolidateIn(dir, asOf, runs, schema, inMemory) }
+    withTempDir { dir => result = consolidateIn(dir, asOf, runs, schema, how) }
     result
   }
 
   private def consolidateIn(dir: java.io.File, asOf: Long, runs: Seq[Seq[Seq[Row]]],
-      schema: ShardSchema, inMemory: Boolean): Seq[Row] = {
+      schema: ShardSchema, how: How): Seq[Row] = {
     val files = runs.map(_.map(rows => ParquetParts.write(spark, schema, rows, dir).copy(retracts = rows.exists(_.getLong(5) < 0))))
     val reader = PartFileReader(spark, schema, schema.dataSchema)
     val toRow = CatalystTypeConverters.createToScalaConverter(schema.dataSchema)
     val open = new OpenFiles
-    val rows =
-      if (!inMemory) new Consolidation("t", schema, reader, asOf, files, open)
-      else {
-        val (retracting, inserting) = files.flatten.partition(_.retracts)
+    val (retracting, inserting) = files.flatten.partition(_.retracts)
+    val rows = how match {
+      case Merged => new Consolidation("t", schema, reader, asOf, files, open)
+      case InMemory =>
         new Cancellation("t", reader.schema, asOf, retracting, inserting, reader.rowsAsOf(_, asOf, open), complete = true)
-      }
+      case Columnar =>
+        assert(reader.readsBatches)
+        val keep = (_: PartFile, rows: Iterator[InternalRow]) => rows
+        new ColumnarCancellation("t", reader.schema, asOf, retracting, inserting, keep, keep,
+          reader.rowsAsOf(_, asOf, open), reader.batchesOf(_, asOf, open), schema.dataSchema.indices, complete = true)
+          .flatMap(_.rowIterator().asScala)
+    }
     val fields = schema.dataSchema.fields
     def data(r: org.apache.spark.sql.catalyst.InternalRow) =
       org.apache.spark.sql.catalyst.InternalRow.fromSeq(fields.indices.map(i => if (r.isNullAt(i)) null else r.get(i, fields(i).dataType)))
@@ -91,7 +106,8 @@ class ConsolidationSuite extends SharedSparkSession {
     assert(consolidate(1, runs) ===
       Seq(Row(1, "a", 1.5, Map("x" -> 1))) ++ Seq.fill(3)(Row(2, "b", 0.0, Map.empty)) :+ Row(3, "c", 2.0, null))
     // In memory: the same rows, in another order.
-    for (asOf <- 1L to 3L) assert(multiset(consolidate(asOf, runs, inMemory = true)) === multiset(consolidate(asOf, runs)))
+    for (asOf <- 1L to 3L) assert(multiset(consolidate(asOf, runs, how = InMemory)) === multiset(consolidate(asOf, runs)))
+    assert(multiset(consolidate(3, runs, how = Columnar)) === multiset(expected))
   }
 
   test("rows equal under Spark's ordering but not in value stay apart (-0.0, NaN, maps)") {
@@ -99,7 +115,7 @@ class ConsolidationSuite extends SharedSparkSession {
       Seq(Seq(update(1, "a", -0.0, Map("x" -> 1), 1, 1), update(1, "a", 0.0, Map("x" -> 1), 1, 1))),
       Seq(Seq(update(1, "a", 0.0, Map("x" -> 1), 1, -1), update(1, "a", Double.NaN, Map("x" -> 1), 1, 2))),
       Seq(Seq(update(1, "a", Double.NaN, Map("x" -> 2), 1, 1))))
-    for (inMemory <- Seq(false, true)) assert(multiset(consolidate(1, runs, inMemory = inMemory)) === multiset(Seq(
+    for (how <- everyWay) assert(multiset(consolidate(1, runs, how = how)) === multiset(Seq(
       Row(1, "a", -0.0, Map("x" -> 1)), Row(1, "a", Double.NaN, Map("x" -> 1)),
       Row(1, "a", Double.NaN, Map("x" -> 1)), Row(1, "a", Double.NaN, Map("x" -> 2)))))
   }
@@ -124,9 +140,9 @@ class ConsolidationSuite extends SharedSparkSession {
       val runs = rnd.shuffle(updates).grouped(20).toSeq.map { run =>
         sorted(run).grouped(1 + rnd.nextInt(15)).toSeq
       }
-      for (asOf <- Seq(0L, 2L, 5L); inMemory <- Seq(false, true)) {
-        assert(multiset(consolidate(asOf, runs, inMemory = inMemory)) === bruteForce(updates, asOf),
-          s"seed $seed as of $asOf, in memory $inMemory")
+      // Columnar: every part visible as a whole, as of the last time.
+      for (asOf <- Seq(0L, 2L, 5L); how <- everyWay if how != Columnar || asOf == 5L) {
+        assert(multiset(consolidate(asOf, runs, how = how)) === bruteForce(updates, asOf), s"seed $seed as of $asOf, $how")
       }
       val unordered = schema.copy(orderBy = Nil)
       assert(multiset(consolidate(5L, runs, unordered)) === bruteForce(updates, 5L), s"seed $seed, no order key")
@@ -135,18 +151,20 @@ class ConsolidationSuite extends SharedSparkSession {
 
   test("more retractions than insertions is an error naming the shard and as-of") {
     val runs = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 1), update(1, "a", 1.0, null, 2, -2))))
-    for (inMemory <- Seq(false, true)) {
-      val e = intercept[NegativeMultiplicity](consolidate(2, runs, inMemory = inMemory))
+    for (how <- everyWay) {
+      val e = intercept[NegativeMultiplicity](consolidate(2, runs, how = how))
       assert(e.getMessage === "Shard 't' as of 2 holds a row with net multiplicity -1 (more retractions " +
         "than insertions), so its updates are inconsistent. Read its raw updates (the .updates table) " +
         "to find the retractions without a matching insertion.")
-      assert(consolidate(1, runs, inMemory = inMemory) === Seq(Row(1, "a", 1.0, null)))
+      if (how != Columnar) assert(consolidate(1, runs, how = how) === Seq(Row(1, "a", 1.0, null)))
     }
     // Retractions in their own part, paid off by inserts streamed from another.
     val apart = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 2))), Seq(Seq(update(1, "a", 1.0, null, 2, -3))))
-    assert(intercept[NegativeMultiplicity](consolidate(2, apart, inMemory = true)).count === -1)
     val paid = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 3))), Seq(Seq(update(1, "a", 1.0, null, 2, -2))))
-    assert(consolidate(2, paid, inMemory = true) === Seq(Row(1, "a", 1.0, null)))
+    for (how <- Seq(InMemory, Columnar)) {
+      assert(intercept[NegativeMultiplicity](consolidate(2, apart, how = how)).count === -1)
+      assert(consolidate(2, paid, how = how) === Seq(Row(1, "a", 1.0, null)))
+    }
   }
 
   test("a part out of merge-key order is reported, not mis-consolidated") {

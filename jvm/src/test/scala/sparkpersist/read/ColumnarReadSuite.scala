@@ -2,7 +2,7 @@ package sparkpersist.read
 
 import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
-import org.apache.spark.sql.functions.{col, lit}
+import org.apache.spark.sql.functions.{col, lit, when}
 
 import sparkpersist.scan.ScanReports
 import sparkpersist.schema.ShardSchema
@@ -120,5 +120,35 @@ class ColumnarReadSuite extends PersistSparkSession {
     val e = intercept[Exception](read(query, columnar = true, PersistConf.PushdownMode.key -> "soft",
       PersistConf.SoftFailOnViolation.key -> "true"))
     assert(e.getMessage.contains("Soft pushdown violation in shard 'liar_columnar'"), e.getMessage)
+  }
+
+  test("a snapshot with few retractions (UPDATE, DELETE) reads columnar batches: the rows of row reads and of plain Spark") {
+    val shard = store.create("changed", ShardSchema.fromStruct(rows(1).schema, Seq("id")))
+    ShardWriter.write(rows(3000), shard, WriteOptions(maxRowsPerPart = Some(500)))
+    ShardWriter.write(rows(20), shard, WriteOptions()) // ids 0 to 19 held twice
+    sql("UPDATE persist.changed SET int = int + 1 WHERE id % 97 = 3")
+    sql("DELETE FROM persist.changed WHERE id % 89 = 5")
+    rows(3000).union(rows(20))
+      .withColumn("int", when(col("id") % 97 === 3, col("int") + 1).otherwise(col("int")))
+      .where(!(col("id") % 89 === 5))
+      .createOrReplaceTempView("changed_plain")
+    def plain(query: String): Seq[Any] = sql(query).collect().toSeq.map(r => exact(r)).sortBy(_.toString)
+    val snapshot = agree("SELECT * FROM persist.changed", expectColumnar = true)
+    assert(snapshot.size === 3020 - 34 - 1)
+    assert(snapshot === plain("SELECT * FROM changed_plain"))
+    val filtered = "SELECT var, st, map, id FROM {t} WHERE id % 11 = 3 AND id < 1500"
+    for (mode <- Seq("on", "soft", "off")) {
+      assert(agree(filtered.replace("{t}", "persist.changed"), expectColumnar = true, PersistConf.PushdownMode.key -> mode,
+        PersistConf.SoftFailOnViolation.key -> "true") === plain(filtered.replace("{t}", "changed_plain")), mode)
+    }
+    assert(ScanReports.last(spark).head.metrics.partsPruned === 0, "off")
+    // A join's runtime filter narrows the parts: the tasks planned before it keep their shares.
+    spark.range(100).selectExpr("id * 30 AS k", "concat('n', id) AS name").createOrReplaceTempView("changed_keys")
+    val join = "SELECT c.id, c.int, c.str FROM {t} c JOIN changed_keys k ON c.id = k.k WHERE k.name IN ('n5', 'n64', 'n99')"
+    val dynamic = Seq("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false")
+    assert(agree(join.replace("{t}", "persist.changed"), expectColumnar = true, dynamic: _*) === plain(join.replace("{t}", "changed_plain")))
+    assert(ScanReports.last(spark).head.metrics.partsRuntimePruned > 0)
+    // Too many retracting rows for a task to hold in memory: merged, row by row.
+    assert(agree("SELECT * FROM persist.changed", expectColumnar = false, PersistConf.CancelInMemoryRows.key -> "10") === snapshot)
   }
 }

@@ -1,0 +1,103 @@
+package sparkpersist.consolidate
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.types.{BooleanType, DateType, NumericType, StringType, StructType, TimestampNTZType, TimestampType}
+
+/**
+ * What a [[Cancellation]] holds in memory: the updates of the parts that may retract, summed by
+ * data row (time of the first, sum of diffs), and the inserted rows' payment of the negative sums.
+ * Rows are streamed past it in any order, row by row or from columnar batches.
+ *
+ * @param updateSchema every data column, then time and diff
+ * @param retracting   the updates of the parts that may retract, read once, when first needed
+ */
+private[consolidate] final class CancellationLedger(shard: String, updateSchema: StructType, asOf: Long,
+    retracting: => Iterator[InternalRow], complete: Boolean) {
+
+  val diffOrdinal: Int = updateSchema.length - 1
+  val timeOrdinal: Int = diffOrdinal - 1
+  private val projectData = UnsafeProjection.create((0 until timeOrdinal).map(i =>
+    BoundReference(i, updateSchema(i).dataType, updateSchema(i).nullable)))
+
+  /** The retracting parts' updates summed by data row: (time of the first, sum of diffs). */
+  private lazy val sums: mutable.HashMap[UnsafeRow, Array[Long]] = {
+    val out = mutable.HashMap.empty[UnsafeRow, Array[Long]]
+    retracting.foreach { u =>
+      val data = projectData(u)
+      out.get(data) match {
+        case Some(sum) => sum(1) += u.getLong(diffOrdinal)
+        case None => out.update(data.copy(), Array(u.getLong(timeOrdinal), u.getLong(diffOrdinal)))
+      }
+    }
+    out.foreach { case (data, sum) =>
+      if (sum(1) < 0) {
+        owed += 1
+        firstValues.foreach(values => if (data.isNullAt(0)) nullOwed = true else values.add(data.get(0, firstType)))
+      }
+    }
+    out
+  }
+
+  /** How many negative sums are left to pay off: while none, inserted rows are not looked up. */
+  private var owed = 0L
+
+  /**
+   * The first column's values among the rows with negative sums, when it has an atomic type
+   * (equal values are equal bytes, or coarser): an inserted row whose value is not among them
+   * owes nothing, and is not projected and looked up.
+   */
+  private val firstType = updateSchema(0).dataType
+  private val firstValues: Option[java.util.HashSet[Any]] = firstType match {
+    case _: NumericType | _: StringType | BooleanType | DateType | TimestampType | TimestampNTZType => Some(new java.util.HashSet[Any])
+    case _ => None
+  }
+  private var nullOwed = false
+
+  private def mayOwe(u: InternalRow): Boolean = firstValues.forall { values =>
+    if (u.isNullAt(0)) nullOwed else values.contains(u.get(0, firstType))
+  }
+
+  /** Reads the retracting parts now (before the first inserted row: their sums must be complete). */
+  def load(): Unit = sums
+
+  /**
+   * How many of the `copies` that inserted update `u` (of a part without retractions) stands for
+   * are left once its row paid off what its negative sum still owes.
+   */
+  def payOff(u: InternalRow, copies: Long): Long =
+    if (owed == 0 || copies <= 0 || !mayOwe(u)) copies
+    else sums.get(projectData(u)) match {
+      case Some(sum) if sum(1) < 0 =>
+        val paid = math.min(copies, -sum(1))
+        sum(1) += paid
+        if (sum(1) == 0) owed -= 1
+        copies - paid
+      case _ => copies
+    }
+
+  /**
+   * How many copies the row of retracting update `u` stands for once every inserted row paid: its
+   * positive sum the first time its row is asked for, then 0 (the row is claimed).
+   */
+  def claim(u: InternalRow): Long = sums.get(projectData(u)) match {
+    case Some(sum) if sum(1) > 0 =>
+      val copies = sum(1)
+      sum(1) = 0
+      copies
+    case _ => 0
+  }
+
+  /** Every row left with a positive sum, as an update (data, time of the first, sum); unclaimed rows. */
+  def remaining: Iterator[(UnsafeRow, Array[Long])] = sums.iterator.filter { case (_, sum) =>
+    if (sum(1) < 0 && complete) throw new NegativeMultiplicity(shard, asOf, sum(1))
+    sum(1) > 0
+  }
+
+  /** Fails the read if a row is left retracted more often than inserted while every visible part was read. */
+  def checkNoneNegative(): Unit = if (complete) sums.valuesIterator.find(_(1) < 0).foreach { sum =>
+    throw new NegativeMultiplicity(shard, asOf, sum(1))
+  }
+}
