@@ -13,12 +13,13 @@ import sparkpersist.read.{PartFile, SelectedColumnVector}
  * twice: row by row into the ledger first, then as batches once every inserted row has paid off what
  * it owes, each row kept as many times as its positive sum (the first time the row is met).
  *
- * Every part must be visible as of `asOf` as a whole (no row is filtered by time).
+ * Every part must be visible as of `asOf` as a whole (no row is filtered by time). Batches have the
+ * columns of `updateSchema`; the `time` and `diff` of a row handed out are its update's (a
+ * snapshot shows neither).
  *
  * @param updateSchema every data column, then time and diff: the layout of the parts' rows and batches
  * @param inShare      the updates of a part that belong to the task's share
  * @param checked      the updates of a part as the soft check sees them (verifying those it must)
- * @param output       ordinals, in `updateSchema`, of the columns of the batches handed out (data columns)
  */
 final class ColumnarCancellation(
     shard: String,
@@ -30,9 +31,7 @@ final class ColumnarCancellation(
     checked: (PartFile, Iterator[InternalRow]) => Iterator[InternalRow],
     rows: PartFile => Iterator[InternalRow],
     batches: PartFile => Iterator[ColumnarBatch],
-    output: IndexedSeq[Int],
     complete: Boolean) extends Iterator[ColumnarBatch] {
-  require(output.forall(_ < updateSchema.length - 2), "a snapshot's batches hold data columns only")
 
   private val ledger = new CancellationLedger(shard, updateSchema, asOf,
     retracting.iterator.flatMap(file => checked(file, inShare(file, rows(file)))), complete)
@@ -56,7 +55,7 @@ final class ColumnarCancellation(
           copies -= 1
         }
       }
-      SelectedColumnVector.select(batch, output, positions, size)
+      SelectedColumnVector.select(batch, positions, size)
     }.filter(_.numRows > 0)
 
   private lazy val all: Iterator[ColumnarBatch] = {

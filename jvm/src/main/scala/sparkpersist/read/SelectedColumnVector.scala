@@ -54,7 +54,7 @@ final class SelectedColumnVector(base: ColumnVector, positions: Array[Int], size
 }
 
 object SelectedColumnVector {
-  /** The `columns` of `batch` (by ordinal) at `positions(0 until size)`, as a batch of `size` rows. */
-  def select(batch: ColumnarBatch, columns: IndexedSeq[Int], positions: Array[Int], size: Int): ColumnarBatch =
-    new ColumnarBatch(columns.map(c => new SelectedColumnVector(batch.column(c), positions, size): ColumnVector).toArray, size)
+  /** The rows of `batch` at `positions(0 until size)`, as a batch of `size` rows. */
+  def select(batch: ColumnarBatch, positions: Array[Int], size: Int): ColumnarBatch =
+    new ColumnarBatch(Array.tabulate[ColumnVector](batch.numCols)(c => new SelectedColumnVector(batch.column(c), positions, size)), size)
 }

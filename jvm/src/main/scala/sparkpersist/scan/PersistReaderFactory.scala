@@ -84,7 +84,7 @@ final class PersistReaderFactory(
     require(columnar, "this scan reads rows")
     val open = new OpenFiles
     val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
-    val batches = parts.share match {
+    val batches: Iterator[ColumnarBatch] = parts.share match {
       case None =>
         parts.files.flatMap { file =>
           val read = reader.batchesOf(file, asOf, open, if (file.takesFilters) filters else Nil)
@@ -92,16 +92,20 @@ final class PersistReaderFactory(
             c(file, batch.rowIterator().asScala).foreach(_ => ())
             batch
           })
-        }.map(b => new ColumnarBatch(output.map(b.column).toArray, b.numRows))
+        }
       case Some(share) =>
         require(parts.cancelInMemory, "a columnar consolidation task cancels in memory")
         val range = share.parquetFilters
         val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
         new ColumnarCancellation(shard, reader.schema, asOf, retracting, inserting, share.of,
           (file, rows) => check.fold(rows)(_(file, rows)), reader.rowsAsOf(_, asOf, open, range),
-          reader.batchesOf(_, asOf, open, range), output, complete && runtime.complete)
+          reader.batchesOf(_, asOf, open, range), complete && runtime.complete)
     }
-    new IteratorReader(batches, open, check)
+    val project: ColumnarBatch => ColumnarBatch = identity match {
+      case Some(dataSchema) => new RowIdentityBatches(outputSchema, reader.schema, dataSchema).apply
+      case None => b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)
+    }
+    new IteratorReader(batches.map(project), open, check)
   }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {

@@ -259,7 +259,7 @@ final class PersistScan(
   private val softViolations: Option[LongAccumulator] =
     if (softMode) Some(spark.sparkContext.longAccumulator(s"persist soft violations ${shard.name}")) else None
 
-  /** Whether the scan returns metadata columns ([[RowIdentity]]): it then reads every data column, row by row. */
+  /** Whether the scan returns metadata columns ([[RowIdentity]]): it then reads every data column. */
   private val identifiesRows: Boolean = readSchema.fieldNames.exists(RowIdentity.isMetadata)
 
   /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
@@ -390,7 +390,7 @@ final class PersistScan(
    */
   private def columnar(reader: PartFileReader): Boolean = {
     val conf = spark.sessionState.conf
-    PersistConf.ColumnarReads.get(conf) && !identifiesRows && reader.readsBatches &&
+    PersistConf.ColumnarReads.get(conf) && reader.readsBatches &&
       (mode != ReadMode.ConsolidatedSnapshot || (decided.cancelsInMemory && !readsReserved)) &&
       conf.wholeStageEnabled && !WholeStageCodegenExec.isTooManyFields(conf, readSchema) &&
       asOf.forall(t => decided.parts.forall(p => p.maxTime <= t || (!p.hasRetractions && p.minTime == p.maxTime))) &&

@@ -57,7 +57,7 @@ class ConsolidationSuite extends SharedSparkSession {
         assert(reader.readsBatches)
         val keep = (_: PartFile, rows: Iterator[InternalRow]) => rows
         new ColumnarCancellation("t", reader.schema, asOf, retracting, inserting, keep, keep,
-          reader.rowsAsOf(_, asOf, open), reader.batchesOf(_, asOf, open), schema.dataSchema.indices, complete = true)
+          reader.rowsAsOf(_, asOf, open), reader.batchesOf(_, asOf, open), complete = true)
           .flatMap(_.rowIterator().asScala)
     }
     val fields = schema.dataSchema.fields

@@ -136,6 +136,11 @@ class ColumnarReadSuite extends PersistSparkSession {
     val snapshot = agree("SELECT * FROM persist.changed", expectColumnar = true)
     assert(snapshot.size === 3020 - 34 - 1)
     assert(snapshot === plain("SELECT * FROM changed_plain"))
+    // What a row-level operation reads: every row once, numbered, with its values as a struct.
+    val (identified, identifiesColumnar) = read("SELECT _persist_row_id, _persist_row FROM persist.changed", columnar = true)
+    assert(identifiesColumnar)
+    assert(identified.map { case Seq(id, _) => id }.distinct.size === snapshot.size)
+    assert(identified.map { case Seq(_, row) => row }.sortBy(_.toString) === snapshot)
     val filtered = "SELECT var, st, map, id FROM {t} WHERE id % 11 = 3 AND id < 1500"
     for (mode <- Seq("on", "soft", "off")) {
       assert(agree(filtered.replace("{t}", "persist.changed"), expectColumnar = true, PersistConf.PushdownMode.key -> mode,

@@ -1,0 +1,71 @@
+package sparkpersist.scan
+
+import org.apache.spark.TaskContext
+import org.apache.spark.sql.types.{Decimal, LongType, StructType}
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarArray, ColumnarBatch, ColumnarMap}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * [[RowIdentityProjection]] for columnar batches: the scan's `output` columns of each batch (laid
+ * out as the reader's `inputSchema`, every data column of `dataSchema` in it), `_persist_row_id`
+ * numbering the rows as the row form does (the task's partition in the high bits, the row's
+ * position in the task below) and `_persist_row` a struct whose fields are the batch's own data
+ * column vectors: nothing is copied. One per task: it numbers the rows.
+ */
+final class RowIdentityBatches(output: StructType, inputSchema: StructType, dataSchema: StructType) {
+  import RowIdentity._
+
+  private val dataOrdinals: Array[Int] = dataSchema.fieldNames.map(inputSchema.fieldIndex)
+  private val sources: Array[Int] = output.fieldNames.map {
+    case RowIdColumn => -1
+    case RowColumn => -2
+    case name => inputSchema.fieldIndex(name)
+  }
+  private val partitionBits: Long = Option(TaskContext.get()).fold(0L)(_.partitionId().toLong) << PositionBits
+  private var position = 0L
+
+  /** `batch` as a batch of the output columns. */
+  def apply(batch: ColumnarBatch): ColumnarBatch = {
+    val columns = sources.map {
+      case -1 => new RowIdVector(partitionBits | position)
+      case -2 => new StructOfVectors(dataSchema, dataOrdinals.map(batch.column))
+      case at => batch.column(at)
+    }
+    position += batch.numRows
+    new ColumnarBatch(columns, batch.numRows)
+  }
+}
+
+/** Abstract vector of values that are never null, and only some of whose getters apply. */
+private abstract class NeverNullVector(dataType: org.apache.spark.sql.types.DataType) extends ColumnVector(dataType) {
+  private def unsupported(what: String): Nothing =
+    throw new UnsupportedOperationException(s"$what of a ${dataType.simpleString} vector")
+
+  override def close(): Unit = ()
+  override def hasNull: Boolean = false
+  override def numNulls: Int = 0
+  override def isNullAt(rowId: Int): Boolean = false
+  override def getBoolean(rowId: Int): Boolean = unsupported("getBoolean")
+  override def getByte(rowId: Int): Byte = unsupported("getByte")
+  override def getShort(rowId: Int): Short = unsupported("getShort")
+  override def getInt(rowId: Int): Int = unsupported("getInt")
+  override def getLong(rowId: Int): Long = unsupported("getLong")
+  override def getFloat(rowId: Int): Float = unsupported("getFloat")
+  override def getDouble(rowId: Int): Double = unsupported("getDouble")
+  override def getArray(rowId: Int): ColumnarArray = unsupported("getArray")
+  override def getMap(rowId: Int): ColumnarMap = unsupported("getMap")
+  override def getDecimal(rowId: Int, precision: Int, scale: Int): Decimal = unsupported("getDecimal")
+  override def getUTF8String(rowId: Int): UTF8String = unsupported("getUTF8String")
+  override def getBinary(rowId: Int): Array[Byte] = unsupported("getBinary")
+  override def getChild(ordinal: Int): ColumnVector = unsupported("getChild")
+}
+
+/** Row ids `first`, `first + 1`, … of a batch's rows. */
+private final class RowIdVector(first: Long) extends NeverNullVector(LongType) {
+  override def getLong(rowId: Int): Long = first + rowId
+}
+
+/** A struct, never null, whose fields are `fields`. */
+private final class StructOfVectors(schema: StructType, fields: Array[ColumnVector]) extends NeverNullVector(schema) {
+  override def getChild(ordinal: Int): ColumnVector = fields(ordinal)
+}
