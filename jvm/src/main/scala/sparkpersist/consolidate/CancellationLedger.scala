@@ -4,7 +4,9 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
-import org.apache.spark.sql.types.{BooleanType, DateType, NumericType, StringType, StructType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{BooleanType, NumericType, StringType, StructType}
+
+import sparkpersist.util.LongHashSet
 
 /**
  * What a [[Cancellation]] holds in memory: the updates of the parts that may retract, summed by
@@ -35,7 +37,7 @@ private[consolidate] final class CancellationLedger(shard: String, updateSchema:
     out.foreach { case (data, sum) =>
       if (sum(1) < 0) {
         owed += 1
-        firstValues.foreach(values => if (data.isNullAt(0)) nullOwed = true else values.add(data.get(0, firstType)))
+        owe(data)
       }
     }
     out
@@ -47,18 +49,32 @@ private[consolidate] final class CancellationLedger(shard: String, updateSchema:
   /**
    * The first column's values among the rows with negative sums, when it has an atomic type
    * (equal values are equal bytes, or coarser): an inserted row whose value is not among them
-   * owes nothing, and is not projected and looked up.
+   * owes nothing, and is not projected and looked up. Integral values (and dates, timestamps) are
+   * held unboxed: this runs for every inserted row.
    */
   private val firstType = updateSchema(0).dataType
+  private val firstIntegral = KeyTest.integral(firstType)
+  private val firstLongs = new LongHashSet
   private val firstValues: Option[java.util.HashSet[Any]] = firstType match {
-    case _: NumericType | _: StringType | BooleanType | DateType | TimestampType | TimestampNTZType => Some(new java.util.HashSet[Any])
+    case _ if firstIntegral.isDefined => None
+    case _: NumericType | _: StringType | BooleanType => Some(new java.util.HashSet[Any])
     case _ => None
   }
   private var nullOwed = false
 
-  private def mayOwe(u: InternalRow): Boolean = firstValues.forall { values =>
-    if (u.isNullAt(0)) nullOwed else values.contains(u.get(0, firstType))
-  }
+  private def owe(data: UnsafeRow): Unit =
+    if (data.isNullAt(0)) nullOwed = true
+    else firstIntegral match {
+      case Some(read) => firstLongs.add(read(data, 0))
+      case None => firstValues.foreach(_.add(data.get(0, firstType)))
+    }
+
+  private def mayOwe(u: InternalRow): Boolean =
+    if (u.isNullAt(0)) nullOwed
+    else firstIntegral match {
+      case Some(read) => firstLongs.contains(read(u, 0))
+      case None => firstValues.forall(_.contains(u.get(0, firstType)))
+    }
 
   /** Reads the retracting parts now (before the first inserted row: their sums must be complete). */
   def load(): Unit = sums
@@ -80,15 +96,18 @@ private[consolidate] final class CancellationLedger(shard: String, updateSchema:
 
   /**
    * How many copies the row of retracting update `u` stands for once every inserted row paid: its
-   * positive sum the first time its row is asked for, then 0 (the row is claimed).
+   * positive sum the first time one of its inserts is met, then 0 (the row is claimed). A row left
+   * with a positive sum has an insert among the retracting parts: retractions are not looked up.
    */
-  def claim(u: InternalRow): Long = sums.get(projectData(u)) match {
-    case Some(sum) if sum(1) > 0 =>
-      val copies = sum(1)
-      sum(1) = 0
-      copies
-    case _ => 0
-  }
+  def claim(u: InternalRow): Long =
+    if (u.getLong(diffOrdinal) <= 0) 0
+    else sums.get(projectData(u)) match {
+      case Some(sum) if sum(1) > 0 =>
+        val copies = sum(1)
+        sum(1) = 0
+        copies
+      case _ => 0
+    }
 
   /** Every row left with a positive sum, as an update (data, time of the first, sum); unclaimed rows. */
   def remaining: Iterator[(UnsafeRow, Array[Long])] = sums.iterator.filter { case (_, sum) =>

@@ -18,8 +18,8 @@ import sparkpersist.read.{PartFile, SelectedColumnVector}
  * snapshot shows neither).
  *
  * @param updateSchema every data column, then time and diff: the layout of the parts' rows and batches
- * @param inShare      the updates of a part that belong to the task's share
- * @param checked      the updates of a part as the soft check sees them (verifying those it must)
+ * @param inShare      whether an update of a part belongs to the task's share
+ * @param check        the updates of a part as the soft check sees them, verifying those it must (soft mode)
  */
 final class ColumnarCancellation(
     shard: String,
@@ -27,46 +27,68 @@ final class ColumnarCancellation(
     asOf: Long,
     retracting: Seq[PartFile],
     inserting: Seq[PartFile],
-    inShare: (PartFile, Iterator[InternalRow]) => Iterator[InternalRow],
-    checked: (PartFile, Iterator[InternalRow]) => Iterator[InternalRow],
+    inShare: PartFile => InternalRow => Boolean,
+    check: Option[(PartFile, Iterator[InternalRow]) => Iterator[InternalRow]],
     rows: PartFile => Iterator[InternalRow],
     batches: PartFile => Iterator[ColumnarBatch],
     complete: Boolean) extends Iterator[ColumnarBatch] {
 
+  private def checked(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] =
+    check.fold(updates)(_(file, updates))
+
   private val ledger = new CancellationLedger(shard, updateSchema, asOf,
-    retracting.iterator.flatMap(file => checked(file, inShare(file, rows(file)))), complete)
+    retracting.iterator.flatMap(file => checked(file, rows(file).filter(inShare(file)))), complete)
 
   /**
-   * The batches of `file`, each row kept `copiesOf` times, of the rows `rowsOf` passes (it passes
-   * rows through in order, so the position of the row it hands on is the last one it was given).
+   * The batches of `file`, each row that `keeps` kept `copiesOf` times, verified by the soft check
+   * when `verified`. This runs for every row a task reads: without a check, a plain loop.
    */
-  private def selected(file: PartFile, rowsOf: Iterator[InternalRow] => Iterator[InternalRow],
+  private def selected(file: PartFile, keeps: InternalRow => Boolean, verified: Boolean,
       copiesOf: InternalRow => Long): Iterator[ColumnarBatch] =
     batches(file).map { batch =>
-      var positions = new Array[Int](batch.numRows)
-      var size = 0
-      var at = 0
-      rowsOf(Iterator.range(0, batch.numRows).map { i => at = i; batch.getRow(i) }).foreach { u =>
-        var copies = copiesOf(u)
-        while (copies > 0) {
-          if (size == positions.length) positions = java.util.Arrays.copyOf(positions, size * 2 + 1)
-          positions(size) = at
-          size += 1
-          copies -= 1
+      val n = batch.numRows
+      val selection = new Selection(n)
+      if (verified && check.isDefined) {
+        // The check passes rows on in order: the row it hands on is the last one it was given.
+        var at = 0
+        checked(file, Iterator.range(0, n).map { i => at = i; batch.getRow(i) }.filter(keeps))
+          .foreach(u => selection.add(at, copiesOf(u)))
+      } else {
+        var i = 0
+        while (i < n) {
+          val u = batch.getRow(i)
+          if (keeps(u)) selection.add(i, copiesOf(u))
+          i += 1
         }
       }
-      SelectedColumnVector.select(batch, positions, size)
+      SelectedColumnVector.select(batch, selection.positions, selection.size)
     }.filter(_.numRows > 0)
 
   private lazy val all: Iterator[ColumnarBatch] = {
     ledger.load()
-    val inserted = inserting.iterator.flatMap(file => selected(file, rows => checked(file, inShare(file, rows)),
+    val inserted = inserting.iterator.flatMap(file => selected(file, inShare(file), verified = true,
       u => ledger.payOff(u, u.getLong(ledger.diffOrdinal))))
-    // A row of another share is in no sum: claiming needs no share test (nor a second check).
-    val remaining = retracting.iterator.flatMap(selected(_, rows => rows, ledger.claim))
+    // A row of another share is in no sum: the share test only spares the lookup (no second check).
+    val remaining = retracting.iterator.flatMap(file => selected(file, inShare(file), verified = false, ledger.claim))
     inserted ++ remaining ++ { ledger.checkNoneNegative(); Iterator.empty }
   }
 
   override def hasNext: Boolean = all.hasNext
   override def next(): ColumnarBatch = all.next()
+}
+
+/** The positions of a batch's rows kept, a row once per copy. */
+private final class Selection(rows: Int) {
+  var positions = new Array[Int](rows)
+  var size = 0
+
+  def add(at: Int, copies: Long): Unit = {
+    var left = copies
+    while (left > 0) {
+      if (size == positions.length) positions = java.util.Arrays.copyOf(positions, size * 2 + 1)
+      positions(size) = at
+      size += 1
+      left -= 1
+    }
+  }
 }

@@ -13,9 +13,7 @@ import sparkpersist.read.PartFile
  * by a consolidation task, so keys stored as integers (integral types, dates, timestamps) are
  * compared as primitive longs; other types go through Spark's interpreted ordering.
  */
-private[consolidate] sealed abstract class KeyTest {
-  def apply(update: InternalRow): Boolean
-}
+private[consolidate] sealed abstract class KeyTest extends (InternalRow => Boolean)
 
 private[consolidate] object KeyTest {
 
@@ -27,8 +25,11 @@ private[consolidate] object KeyTest {
     }
   }
 
-  /** How to read a key of `dataType` as a long, for the types whose Spark order is that of longs. */
-  private def integral(dataType: DataType): Option[(InternalRow, Int) => Long] = dataType match {
+  /**
+   * How to read a key of `dataType` as a long, for the types whose Spark order is that of longs
+   * (and whose equal values are equal longs).
+   */
+  def integral(dataType: DataType): Option[IntegralKey] = dataType match {
     case ByteType => Some((row, i) => row.getByte(i).toLong)
     case ShortType => Some((row, i) => row.getShort(i).toLong)
     case IntegerType | DateType => Some((row, i) => row.getInt(i).toLong)
@@ -36,11 +37,16 @@ private[consolidate] object KeyTest {
     case _ => None
   }
 
+  /** Reads a key as a long, unboxed (a `Function2` of a row would box its result on every row). */
+  trait IntegralKey {
+    def apply(row: InternalRow, ordinal: Int): Long
+  }
+
   private def asLong(bound: Any): Long = bound.asInstanceOf[Number].longValue
 
   /** Range `index` holds `splits(index - 1) <= v < splits(index)`, unbounded at either end. */
   private final class Integral(ranges: KeyRanges, index: Int, ordinal: Int, span: KeySpan,
-      read: (InternalRow, Int) => Long, mismatch: Any => Nothing) extends KeyTest {
+      read: IntegralKey, mismatch: Any => Nothing) extends KeyTest {
     private val nullsHere = index == 0
     private val from = if (index == 0) Long.MinValue else asLong(ranges.splits(index - 1))
     private val bounded = index < ranges.splits.size

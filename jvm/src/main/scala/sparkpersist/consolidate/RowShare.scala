@@ -14,8 +14,11 @@ import sparkpersist.read.PartFile
  * sit) meet in one task and consolidate exactly. Built on the driver, used on executors.
  */
 sealed trait RowShare extends Serializable {
-  /** The updates of `file` (data columns, then time and diff) that belong to this share. */
-  def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow]
+  /** Whether an update of `file` (data columns, then time and diff) belongs to this share. */
+  def test(file: PartFile): InternalRow => Boolean
+
+  /** The updates of `file` that belong to this share. */
+  def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = updates.filter(test(file))
 
   /** Filters for Parquet that keep every row of this share (they may keep others too). */
   def parquetFilters: Seq[Filter] = Nil
@@ -26,6 +29,7 @@ sealed trait RowShare extends Serializable {
 object RowShare {
   /** Every row: a consolidation in one task. */
   case object All extends RowShare {
+    override def test(file: PartFile): InternalRow => Boolean = _ => true
     override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = updates
     override def describe: String = "all rows"
   }
@@ -38,10 +42,8 @@ object RowShare {
    */
   final case class KeyRange(ranges: KeyRanges, index: Int, ordinal: Int, spans: Map[String, KeySpan])
     extends RowShare {
-    override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] = {
-      val inShare = KeyTest(ranges, index, ordinal, spans.getOrElse(file.key, KeySpan.Anything), file)
-      updates.filter(inShare(_))
-    }
+    override def test(file: PartFile): InternalRow => Boolean =
+      KeyTest(ranges, index, ordinal, spans.getOrElse(file.key, KeySpan.Anything), file)
 
     override def parquetFilters: Seq[Filter] = ranges.parquetFilters(index)
 
@@ -57,8 +59,8 @@ object RowShare {
     @transient private lazy val data = UnsafeProjection.create(
       dataSchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) })
 
-    override def of(file: PartFile, updates: Iterator[InternalRow]): Iterator[InternalRow] =
-      updates.filter(u => Math.floorMod(data(u).hashCode(), buckets) == bucket)
+    override def test(file: PartFile): InternalRow => Boolean =
+      u => Math.floorMod(data(u).hashCode(), buckets) == bucket
 
     override def describe: String = s"hash bucket $bucket of $buckets"
   }

@@ -97,8 +97,8 @@ final class PersistReaderFactory(
         require(parts.cancelInMemory, "a columnar consolidation task cancels in memory")
         val range = share.parquetFilters
         val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
-        new ColumnarCancellation(shard, reader.schema, asOf, retracting, inserting, share.of,
-          (file, rows) => check.fold(rows)(_(file, rows)), reader.rowsAsOf(_, asOf, open, range),
+        new ColumnarCancellation(shard, reader.schema, asOf, retracting, inserting, share.test,
+          check.map(c => c(_, _)), reader.rowsAsOf(_, asOf, open, range),
           reader.batchesOf(_, asOf, open, range), complete && runtime.complete)
     }
     val project: ColumnarBatch => ColumnarBatch = identity match {

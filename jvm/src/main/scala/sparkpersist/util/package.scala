@@ -1,6 +1,7 @@
 package sparkpersist
 
 /**
- * Small algorithms with no persist vocabulary (next-fit packing, binary search of a sorted prefix). Imports nothing of sparkpersist.
+ * Small algorithms with no persist vocabulary (next-fit packing, binary search of a sorted prefix, a set of
+ * unboxed longs). Imports nothing of sparkpersist.
  */
 package object util

@@ -55,8 +55,7 @@ class ConsolidationSuite extends SharedSparkSession {
         new Cancellation("t", reader.schema, asOf, retracting, inserting, reader.rowsAsOf(_, asOf, open), complete = true)
       case Columnar =>
         assert(reader.readsBatches)
-        val keep = (_: PartFile, rows: Iterator[InternalRow]) => rows
-        new ColumnarCancellation("t", reader.schema, asOf, retracting, inserting, keep, keep,
+        new ColumnarCancellation("t", reader.schema, asOf, retracting, inserting, RowShare.All.test, None,
           reader.rowsAsOf(_, asOf, open), reader.batchesOf(_, asOf, open), complete = true)
           .flatMap(_.rowIterator().asScala)
     }
