@@ -130,9 +130,10 @@ object PersistConf {
       "entry per distinct row in memory, roughly 100-200 bytes each). 0: always merge.", min = 0)
 
   val ColumnarReads = bool(Prefix + "read.columnar", true,
-    "Hand Spark columnar batches from its vectorized Parquet reader for reads that need no " +
-      "consolidation (a snapshot without retractions, the updates view), as its own Parquet scan " +
-      "does; false: rows.")
+    "Hand Spark columnar batches from its vectorized Parquet reader, as its own Parquet scan " +
+      "does, for reads without row-by-row work (a snapshot without retractions, the updates view) " +
+      "and for snapshots whose consolidation tasks cancel their few retractions in memory (the rows " +
+      "cancelled left out of each batch, none copied), row-level operations' scans included; false: rows.")
 
   val ParallelDecisionParts = long(Prefix + "read.parallelDecisionParts", 50000L,
     "A scan that sees at least this many parts decides which ones its filter rules out in parallel, " +

@@ -3,7 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
-import sparkpersist.catalyst.{DeleteWholePartsRule, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
+import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -14,7 +14,8 @@ import sparkpersist.stream.StreamFilters
  * aggregates from the statistics of whole parts ([[AnswerAggregatesFromStats]]; the planner
  * strategy for the answers that need no read, [[StatsAnswerStrategy]]), and the one that
  * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
- * that deletes whole parts without reading them ([[DeleteWholePartsRule]]).
+ * that deletes whole parts without reading them ([[DeleteWholePartsRule]]), and the one that reads
+ * only the target rows a small MERGE source can match ([[FilterMergeTarget]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -23,6 +24,7 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
     extensions.injectPlannerStrategy(_ => StatsAnswerStrategy)
     extensions.injectOptimizerRule(_ => DeleteWholePartsRule)
+    extensions.injectOptimizerRule(_ => FilterMergeTarget)
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
     extensions.injectPostHocResolutionRule(_ => PersistOverwrites)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)

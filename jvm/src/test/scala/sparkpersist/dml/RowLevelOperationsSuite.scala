@@ -2,6 +2,7 @@ package sparkpersist.dml
 
 import org.apache.spark.SparkConf
 
+import sparkpersist.catalyst.FilterMergeTarget
 import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.scan.ScanReports
 
@@ -67,6 +68,28 @@ class RowLevelOperationsSuite extends PersistSparkSession {
         |WHEN NOT MATCHED BY SOURCE AND t.id IS NULL THEN DELETE""".stripMargin)
     val reports = ScanReports.last(spark)
     assert(reports.nonEmpty)
+  }
+
+  test("a small MERGE source filters the target by its keys before the join, where the join drops unmatched target rows") {
+    create("mkey")
+    import testImplicits._
+    Seq[(Integer, Double, String)]((1, 11.0, "u"), (2, -1.0, "b"), (null, 7.0, "n"), (8, 80.0, "i"))
+      .toDF("id", "bal", "tag").createOrReplaceTempView("ksrc")
+    val upsert = "MERGE INTO {t} t USING ksrc s ON t.id = s.id AND t.tag <> s.tag " +
+      "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"
+    def plan(statement: String): String = sql("EXPLAIN " + statement.replace("{t}", "persist.mkey")).collect().head.getString(0)
+    assert(plan(upsert).contains("LeftSemi") && plan(upsert).contains(FilterMergeTarget.KeyName), plan(upsert))
+    both("mkey", upsert)
+    val matchedOnly = "MERGE INTO {t} t USING ksrc s ON s.id = t.id WHEN MATCHED THEN DELETE"
+    assert(plan(matchedOnly).contains(FilterMergeTarget.KeyName))
+    both("mkey", matchedOnly)
+    // Kept by the join: unmatched target rows, with NOT MATCHED BY SOURCE; a source too large to broadcast.
+    val bySource = "MERGE INTO {t} t USING ksrc s ON t.id = s.id WHEN NOT MATCHED BY SOURCE THEN UPDATE SET bal = 0.0"
+    assert(!plan(bySource).contains(FilterMergeTarget.KeyName))
+    both("mkey", bySource)
+    withSQLConf("spark.sql.autoBroadcastJoinThreshold" -> "-1") {
+      assert(!plan(upsert).contains(FilterMergeTarget.KeyName))
+    }
   }
 
   test("DataFrame.mergeInto runs the same MERGE") {
