@@ -15,7 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import org.apache.spark.util.LongAccumulator
 
-import sparkpersist.cluster.FilterWorkload
+import sparkpersist.cluster.{ConstrainedColumns, FilterWorkload}
 import sparkpersist.PersistConf
 import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
@@ -68,7 +68,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
       case _ => PartSelection.All
     }
     // The columns the query's filter constrains: the evidence of automatic clustering (FilterWorkload).
-    val filterColumns = request.condition.toSeq.flatMap(_.references.map(_.name)).flatMap(state.schema.column).map(_.id).toSet
+    val filterColumns = request.condition.toSeq.flatMap(ConstrainedColumns.of).flatMap(state.schema.column).map(_.id).toSet
     new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
       stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)),
       answered = request.answered.fold(Set.empty[String])(_.keys), filterColumns = filterColumns)

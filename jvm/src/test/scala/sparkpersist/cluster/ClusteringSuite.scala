@@ -190,6 +190,21 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
       (0 until Days).flatMap(d => (0 until 4).map(events(d, _))).reduce(_ union _).where("country = 'DE'").count())
   }
 
+  test("a filter is evidence for the columns it constrains, not those it reads only through JSON, VARIANT or a UDF") {
+    spark.udf.register("twice", (x: Double) => x * 2)
+    sql("CREATE TABLE persist.evid (country STRING, amount DOUBLE, payload STRING, v VARIANT)")
+    def constrained(where: String): Seq[Set[String]] = {
+      val execution = sql(s"SELECT * FROM persist.evid WHERE $where").queryExecution
+      Seq(execution.analyzed, execution.optimizedPlan).map(plan =>
+        ConstrainedColumns.of(plan.collectFirst { case f: org.apache.spark.sql.catalyst.plans.logical.Filter => f.condition }.get))
+    }
+    def both(columns: String*): Seq[Set[String]] = Seq.fill(2)(columns.toSet)
+    assert(constrained("country = 'US' AND get_json_object(payload, '$.k') = '1'") === both("country"))
+    assert(constrained("variant_get(v, '$.a', 'int') > 0 OR CAST(amount AS INT) > 1") === both("amount"))
+    assert(constrained("twice(amount) > 3 AND from_json(payload, 'k INT').k = 1") === both())
+    assert(constrained("payload LIKE '{%' AND amount + 1 > 2") === both("payload", "amount"))
+  }
+
   test("bad CLUSTER BY is refused, saying what to do") {
     def refused(ddl: String): String = intercept[Exception](sql(ddl)).getMessage
     assert(refused("CREATE TABLE persist.bad (a INT, b INT) CLUSTER BY (c)").contains("column c")) // Spark's own check
