@@ -109,10 +109,13 @@ private[consolidate] final class CancellationLedger(shard: String, updateSchema:
       case _ => 0
     }
 
-  /** Every row left with a positive sum, as an update (data, time of the first, sum); unclaimed rows. */
-  def remaining: Iterator[(UnsafeRow, Array[Long])] = sums.iterator.filter { case (_, sum) =>
-    if (sum(1) < 0 && complete) throw new NegativeMultiplicity(shard, asOf, sum(1))
-    sum(1) > 0
+  /**
+   * Every row left with a positive sum, as an update (data, time of the first, sum), once every
+   * inserted row paid ([[checkNoneNegative]] first).
+   */
+  def remaining: Iterator[(UnsafeRow, Array[Long])] = {
+    checkNoneNegative()
+    sums.iterator.filter(_._2(1) > 0)
   }
 
   /** Fails the read if a row is left retracted more often than inserted while every visible part was read. */

@@ -358,7 +358,7 @@ final class PersistScan(
   private lazy val reader: PartFileReader = {
     val dataColumns =
       if (mode == ReadMode.ConsolidatedSnapshot || identifiesRows) state.schema.dataSchema
-      else StructType(readSchema.filterNot(f => ReservedColumns.fields.exists(_.name == f.name)))
+      else StructType(readSchema.filterNot(f => isReserved(f.name)))
     PartFileReader(spark, state.schema, dataColumns)
   }
 
@@ -398,7 +398,9 @@ final class PersistScan(
   }
 
   /** Whether the scan returns `time` or `diff`. */
-  private def readsReserved: Boolean = readSchema.fieldNames.exists(n => ReservedColumns.fields.exists(_.name == n))
+  private def readsReserved: Boolean = readSchema.fieldNames.exists(isReserved)
+
+  private def isReserved(name: String): Boolean = ReservedColumns.fields.exists(_.name == name)
 }
 
 object PersistScan {
