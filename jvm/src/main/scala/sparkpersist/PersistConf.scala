@@ -135,6 +135,12 @@ object PersistConf {
       "and for snapshots whose consolidation tasks cancel their few retractions in memory (the rows " +
       "cancelled left out of each batch, none copied), row-level operations' scans included; false: rows.")
 
+  val PositionalReads = bool(Prefix + "read.positionalRetractions", true,
+    "Read a snapshot whose every retraction was written by a row-level operation (DELETE, UPDATE, " +
+      "MERGE) that recorded the position of the row it retracts by leaving out those rows and " +
+      "those retractions by position, as a snapshot without retractions reads, instead of " +
+      "consolidating rows by value; false: consolidate by value (the same rows).")
+
   val ParallelDecisionParts = long(Prefix + "read.parallelDecisionParts", 50000L,
     "A scan that sees at least this many parts decides which ones its filter rules out in parallel, " +
       "over the driver's cores (the same parts as one by one); 0: always one by one.", min = 0)

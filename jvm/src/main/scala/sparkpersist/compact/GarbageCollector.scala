@@ -112,7 +112,10 @@ object GarbageCollector {
     shard.log.statesFrom(from).foreach { state =>
       last = state.seqNo
       state.batches.foreach { b =>
-        if (seenBatches.add(b.id)) b.parts.foreach(p => keys += p.fileKey)
+        if (seenBatches.add(b.id)) b.parts.foreach { p =>
+          keys += p.fileKey
+          p.positions.foreach(keys += _)
+        }
       }
     }
     if (last < newest) throw new IllegalStateException(s"Shard '${shard.name}': its state log replays from " +

@@ -14,7 +14,7 @@ import sparkpersist.shard.{ShardHandle, ShardState}
 /**
  * One `DELETE`, `UPDATE` or `MERGE INTO` on a shard, delta-based: Spark reads the snapshot of
  * `state` (the shard's latest complete time when the statement was planned) with each row's
- * `_persist_row_id` and `_persist_row` ([[RowIdentity]]), works out which rows go and which come,
+ * `_persist_row_id`, `_persist_row` and `_persist_row_source` ([[RowIdentity]]), works out which rows go and which come,
  * and hands them to [[RetractionWrite]], which commits them against that same state. An update is
  * handed over as a delete and an insert: in a collection of updates that is what it is.
  *
@@ -40,7 +40,8 @@ final class PersistRowLevelOperation(val shard: ShardHandle, val state: ShardSta
 
   override def rowId(): Array[NamedReference] = Array(Expressions.column(RowIdentity.RowIdColumn))
 
-  override def requiredMetadataAttributes(): Array[NamedReference] = Array(Expressions.column(RowIdentity.RowColumn))
+  override def requiredMetadataAttributes(): Array[NamedReference] =
+    Array(Expressions.column(RowIdentity.RowColumn), Expressions.column(RowIdentity.SourceColumn))
 
   override def representUpdateAsDeleteAndInsert(): Boolean = true
 

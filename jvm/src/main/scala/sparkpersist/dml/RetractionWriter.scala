@@ -1,14 +1,20 @@
 package sparkpersist.dml
 
+import scala.collection.mutable
+import scala.jdk.CollectionConverters._
+
+import org.apache.hadoop.fs.Path
 import org.apache.spark.{SparkEnv, TaskContext}
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{Ascending, BoundReference, GenericInternalRow, InterpretedOrdering, SortOrder, UnsafeProjection}
 import org.apache.spark.sql.connector.write.{DeltaWriter, DeltaWriterFactory, WriterCommitMessage}
 import org.apache.spark.sql.execution.UnsafeExternalRowSorter
 import org.apache.spark.sql.types.StructType
+import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
-import sparkpersist.write.{PartFormat, RunCommitMessage, RunSpec, RunWriter}
+import sparkpersist.positional.{DroppedPositions, RetractedPositions}
+import sparkpersist.write.{PartFormat, RunCommitMessage, RunSpec, RunWriter, WrittenPart}
 
 /**
  * Creates the writer of each task of a row-level operation.
@@ -29,6 +35,11 @@ final class RetractionWriterFactory(spec: RunSpec, time: Long, sortKeys: Seq[Str
  * into `(row, time, +1)`, an updated one into both. Rows arrive in no particular order; parts must
  * be sorted, so they go through Spark's external sorter (spilling to disk as Spark's own sorts
  * do) and are written as one run when the task commits ([[RunWriter]]).
+ *
+ * When every deleted row names the stored row it was read from (`_persist_row_source`), each
+ * once, the run's positions file records them ([[RetractedPositions]]) and its parts that hold
+ * retractions refer to it ([[sparkpersist.shard.PartMeta.positions]]): a snapshot read can then
+ * leave those rows out by position. Otherwise the retractions cancel rows by value, as any.
  */
 final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], partition: Int, attempt: Int)
   extends DeltaWriter[InternalRow] {
@@ -51,7 +62,25 @@ final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], p
       SparkEnv.get.memoryManager.pageSizeBytes, false)
   }
 
-  override def delete(metadata: InternalRow, id: InternalRow): Unit = add(metadata.getStruct(0, width), -1L)
+  /** The positions of the stored rows deleted, by part key; `None` once a deleted row had no source. */
+  private var sources: Option[java.util.HashMap[UTF8String, mutable.ArrayBuilder.ofLong]] = Some(new java.util.HashMap)
+
+  override def delete(metadata: InternalRow, id: InternalRow): Unit = {
+    add(metadata.getStruct(0, width), -1L)
+    sources.foreach { bySource =>
+      if (metadata.isNullAt(1)) sources = None
+      else {
+        val source = metadata.getStruct(1, 2)
+        val part = source.getUTF8String(0)
+        val positions = Option(bySource.get(part)).getOrElse {
+          val created = new mutable.ArrayBuilder.ofLong
+          bySource.put(part.clone(), created)
+          created
+        }
+        positions += source.getLong(1)
+      }
+    }
+  }
 
   override def insert(row: InternalRow): Unit = add(row, 1L)
 
@@ -74,8 +103,26 @@ final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], p
   }
 
   override def commit(): WriterCommitMessage =
-    try RunCommitMessage(RunWriter.writeAll(spec, partition, attempt, sorter.sort()))
+    try RunCommitMessage(withPositions(RunWriter.writeAll(spec, partition, attempt, sorter.sort())))
     finally sorter.cleanupResources()
+
+  /**
+   * `parts`, those holding retractions referring to the run's positions file, written now, when
+   * every deleted row had a source and no source was deleted twice; else `parts` as they are.
+   */
+  private def withPositions(parts: Seq[WrittenPart]): Seq[WrittenPart] = {
+    val retracting = parts.filter(_.meta.hasRetractions)
+    val targets = sources.filter(_ => retracting.nonEmpty).flatMap { bySource =>
+      val sorted = bySource.asScala.iterator.map { case (part, positions) => part.toString -> positions.result().sorted }.toMap
+      if (sorted.valuesIterator.exists(p => p.indices.drop(1).exists(i => p(i - 1) == p(i)))) None
+      else Some(sorted.map { case (part, p) => part -> new DroppedPositions(p) })
+    }
+    targets.fold(parts) { t =>
+      val file = new Path(spec.batchDir, f"positions-$partition%05d-a$attempt.bin")
+      RetractedPositions(retracting.map(p => new Path(p.path).getName), t).write(file.getFileSystem(spec.conf.value), file)
+      parts.map(p => if (p.meta.hasRetractions) p.copy(meta = p.meta.copy(positions = Some(file.toString))) else p)
+    }
+  }
 
   override def abort(): Unit = sorter.cleanupResources()
 

@@ -13,6 +13,7 @@ import org.apache.spark.util.SerializableConfiguration
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{StructField, StructType}
 
+import sparkpersist.positional.DroppedPositions
 import sparkpersist.schema.{NestedFieldIds, ReservedColumns, ShardSchema}
 import sparkpersist.shard.PartMeta
 
@@ -27,11 +28,14 @@ import sparkpersist.shard.PartMeta
  * whose middle lies there (the whole file by default; see [[PartPacking]]). `minTime` is the
  * part's earliest time (a read of the updates from a time on checks rows only below it).
  * `constantDiff` is every update's diff when the time is constant: +1, or -1 for a negated part
- * ([[PartMeta.negated]]), which reads its original's file.
+ * ([[PartMeta.negated]]), which reads its original's file. A snapshot read applying positional
+ * retractions ([[sparkpersist.positional.PositionalSnapshot]]) leaves out the rows at `dropped`
+ * and, when `insertsOnly`, every update whose diff is not positive.
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
     constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
-    minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L, retracts: Boolean = false) {
+    minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L, retracts: Boolean = false,
+    dropped: DroppedPositions = DroppedPositions.None, insertsOnly: Boolean = false) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
 
@@ -41,6 +45,9 @@ final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Bool
    * checks every row).
    */
   def takesFilters: Boolean = !verify && !provenTrue
+
+  /** Whether a read leaves rows of the file out by position or diff ([[PositionalRows]]). */
+  def leavesOut: Boolean = !dropped.isEmpty || insertsOnly
 }
 
 object PartFile {
@@ -50,12 +57,13 @@ object PartFile {
    * too: its `diff` is +1 everywhere and its time is not needed, so neither is decoded.
    */
   def of(path: String, part: PartMeta, verify: Boolean, visibleAsOf: Option[Long] = None,
-      provenTrue: Boolean = false): PartFile = {
+      provenTrue: Boolean = false, dropped: DroppedPositions = DroppedPositions.None,
+      insertsOnly: Boolean = false): PartFile = {
     val constant = part.negated ||
       (!part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _)))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
       minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L,
-      retracts = part.hasRetractions)
+      retracts = part.hasRetractions && !insertsOnly, dropped = dropped, insertsOnly = insertsOnly)
   }
 }
 
@@ -67,6 +75,11 @@ object PartFile {
  * constant columns, as Spark does partition values. Filters handed to a read skip the part's
  * row groups (and pages) that cannot hold a row passing them; they never drop a row that may
  * pass, and callers re-check them (Spark does, above the scan).
+ *
+ * A reader built `withPositions` reads each row's position in its file (Spark's row index, right
+ * however many row groups and pages the filters skip) as the column [[PartFileReader.PositionColumn]]
+ * between the data columns and `time`; it then leaves out the rows a [[PartFile]] drops
+ * ([[PositionalRows]]).
  *
  * When the session disables the vectorized reader for these columns, parts are read with
  * Spark's row-based Parquet reader instead, as rows only and without filters.
@@ -80,6 +93,7 @@ final class PartFileReader private (
     val schema: StructType) extends Serializable {
 
   private val dataSchema = StructType(schema.fields.dropRight(ReservedColumns.fields.length))
+  private val positionOrdinal = schema.fieldNames.indexOf(PartFileReader.PositionColumn)
   private val (fullJson, dataJson) = (schema.json, dataSchema.json)
   private val reserved = StructType(ReservedColumns.fields)
 
@@ -138,7 +152,13 @@ final class PartFileReader private (
         case c: AutoCloseable => open.register(c)
         case _ =>
       }
-      rows
+      if (!file.leavesOut) rows
+      else {
+        require(positionOrdinal >= 0 || file.dropped.isEmpty, s"part ${file.path} drops rows, and this reader reads no positions")
+        val kept = new PositionalRows(file, positionOrdinal, diffOrdinal)
+        if (batches) rows.asInstanceOf[Iterator[ColumnarBatch]].map(kept.of)
+        else rows.asInstanceOf[Iterator[InternalRow]].filter(kept.keeps)
+      }
     }
   }
 }
@@ -162,9 +182,22 @@ final class OpenFiles extends AutoCloseable {
 
 object PartFileReader {
 
-  /** A reader of `dataColumns` (a subset of `shardSchema`'s columns, by name) plus time and diff. */
-  def apply(spark: SparkSession, shardSchema: ShardSchema, dataColumns: StructType): PartFileReader = {
-    val schema = fileSchema(shardSchema, dataColumns)
+  /** The column of a row's position in its file: the name Spark's Parquet readers fill with it. */
+  val PositionColumn: String = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
+
+  /**
+   * A reader of `dataColumns` (a subset of `shardSchema`'s columns, by name), then, `withPositions`,
+   * each row's position in its file ([[PositionColumn]]), then time and diff.
+   */
+  def apply(spark: SparkSession, shardSchema: ShardSchema, dataColumns: StructType,
+      withPositions: Boolean = false): PartFileReader = {
+    val schema = {
+      val s = fileSchema(shardSchema, dataColumns)
+      if (!withPositions) s
+      else StructType(s.fields.dropRight(ReservedColumns.fields.length) ++
+        Seq(StructField(PositionColumn, org.apache.spark.sql.types.LongType, nullable = true)) ++
+        s.fields.takeRight(ReservedColumns.fields.length))
+    }
     val conf = spark.sessionState.conf
     val hadoopConf: Configuration = spark.sessionState.newHadoopConf()
     hadoopConf.setBoolean(SQLConf.PARQUET_FIELD_ID_READ_ENABLED.key, true)

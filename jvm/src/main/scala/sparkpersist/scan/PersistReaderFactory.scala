@@ -84,6 +84,11 @@ final class PersistReaderFactory(
     require(columnar, "this scan reads rows")
     val open = new OpenFiles
     val check = runtime.softCheck.orElse(softCheck).map(c => new c.Run)
+    val identify = identity.map(new RowIdentityBatches(outputSchema, reader.schema, _))
+    val project: Option[PartFile] => ColumnarBatch => ColumnarBatch = identify match {
+      case Some(batches) => batches.of
+      case None => _ => b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)
+    }
     val batches: Iterator[ColumnarBatch] = parts.share match {
       case None =>
         parts.files.flatMap { file =>
@@ -91,7 +96,7 @@ final class PersistReaderFactory(
           check.fold(read)(c => read.map { batch =>
             c(file, batch.rowIterator().asScala).foreach(_ => ())
             batch
-          })
+          }).map(project(Some(file)))
         }
       case Some(share) =>
         require(parts.cancelInMemory, "a columnar consolidation task cancels in memory")
@@ -99,13 +104,9 @@ final class PersistReaderFactory(
         val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
         new ColumnarCancellation(shard, reader.schema, asOf, retracting, inserting, share.test,
           check.map(c => c(_, _)), reader.rowsAsOf(_, asOf, open, range),
-          reader.batchesOf(_, asOf, open, range), complete && runtime.complete)
+          reader.batchesOf(_, asOf, open, range), complete && runtime.complete).map(project(None))
     }
-    val project: ColumnarBatch => ColumnarBatch = identity match {
-      case Some(dataSchema) => new RowIdentityBatches(outputSchema, reader.schema, dataSchema).apply
-      case None => b => new ColumnarBatch(output.map(b.column).toArray, b.numRows)
-    }
-    new IteratorReader(batches.map(project), open, check)
+    new IteratorReader(batches, open, check)
   }
 
   override def createReader(partition: InputPartition): PartitionReader[InternalRow] = {
@@ -116,6 +117,13 @@ final class PersistReaderFactory(
       val rows = reader.rowsAsOf(file, asOf, open, if (file.takesFilters) filters else Nil, from)
       check.fold(rows)(_(file, rows))
     }
+    val identify = identity.map(new RowIdentityProjection(outputSchema, reader.schema, _))
+    val project: Option[PartFile] => InternalRow => InternalRow = identify match {
+      case Some(rows) => rows.of
+      case None => _ =>
+        val projection = new ProjectingInternalRow(outputSchema, output)
+        row => { projection.project(row); projection }
+    }
     val rows: Iterator[InternalRow] = (parts.share, mode) match {
       case (Some(share), _) =>
         // Only the share's rows are verified here: each row of a verified part is in one share.
@@ -125,23 +133,23 @@ final class PersistReaderFactory(
           val kept = share.of(file, reader.rowsAsOf(file, asOf, open, range))
           check.fold(kept)(_(file, kept))
         }
-        if (!parts.cancelInMemory) new Consolidation(shard, schema, reader.schema, asOf, parts.runs, shareOf, complete && runtime.complete)
-        else {
-          val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
-          new Cancellation(shard, reader.schema, asOf, retracting, inserting, shareOf, complete && runtime.complete)
-        }
+        val consolidated =
+          if (!parts.cancelInMemory) new Consolidation(shard, schema, reader.schema, asOf, parts.runs, shareOf, complete && runtime.complete)
+          else {
+            val (retracting, inserting) = parts.files.toSeq.partition(_.retracts)
+            new Cancellation(shard, reader.schema, asOf, retracting, inserting, shareOf, complete && runtime.complete)
+          }
+        consolidated.map(project(None))
       case (None, ReadMode.Updates) =>
-        parts.files.flatMap(updates)
+        parts.files.flatMap(updates).map(project(None))
       case (None, _) =>
-        parts.files.flatMap(updates).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal)))
+        // Every update read here has diff +1 (a part without retractions, or a part's inserts):
+        // each row stands for one stored row, whose position its source names.
+        parts.files.flatMap { file =>
+          updates(file).flatMap(row => Multiplicity.repeat(row, row.getLong(reader.diffOrdinal))).map(project(Some(file)))
+        }
     }
-    val project: InternalRow => InternalRow = identity match {
-      case Some(dataSchema) => new RowIdentityProjection(outputSchema, reader.schema, dataSchema).apply
-      case None =>
-        val projection = new ProjectingInternalRow(outputSchema, output)
-        row => { projection.project(row); projection }
-    }
-    new IteratorReader(rows.map(project), open, check)
+    new IteratorReader(rows, open, check)
   }
 }
 

@@ -18,6 +18,7 @@ import org.apache.spark.util.LongAccumulator
 import sparkpersist.cluster.{ConstrainedColumns, FilterWorkload}
 import sparkpersist.PersistConf
 import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
+import sparkpersist.positional.{DroppedPositions, PositionalSnapshot}
 import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
 import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
 import sparkpersist.schema.ReservedColumns
@@ -84,8 +85,10 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  * tasks as Spark spreads files ([[PartPacking]]). Once any read part carries
  * retractions, the snapshot is consolidated ([[Consolidation]]) in parallel by the tasks of a
  * [[ConsolidationPlan]], each merging the runs of the parts that may hold its share of the rows:
- * memory per task stays bounded by the number of runs. Reads without consolidation hand Spark
- * columnar batches when they can (see `columnar`).
+ * memory per task stays bounded by the number of runs. A snapshot whose every retraction names
+ * the row it retracts by position is read as one without retractions, those rows and retractions
+ * left out ([[PositionalSnapshot]]). Reads without consolidation hand Spark columnar batches when
+ * they can (see `columnar`).
  */
 final class PersistScan(
     spark: SparkSession,
@@ -119,6 +122,14 @@ final class PersistScan(
 
   /** The visible parts, run after run: what the filter decides. */
   private val candidates: IndexedSeq[PartMeta] = visible.flatten
+
+  /**
+   * The positions a snapshot read leaves out ([[PositionalSnapshot]]), when every retraction
+   * visible was written with the position of the row it retracts ([[PersistConf.PositionalReads]]).
+   */
+  private val positional: Option[PositionalSnapshot] =
+    if (view != TableView.Snapshot || from != Long.MinValue || !PersistConf.PositionalReads.get(spark.sessionState.conf)) None
+    else PositionalSnapshot.of(shard, candidates)
 
   /**
    * Which `candidates` the filter rules out, and proves true, by position: a shard of a million
@@ -206,7 +217,9 @@ final class PersistScan(
         PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
       def partFile(part: PartMeta): PartFile =
         PartFile.of(shard.partUri(part), part, verify = verified.contains(part), provenTrue = proven.contains(part),
-          visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf)
+          visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf,
+          dropped = positional.fold(DroppedPositions.None)(_.droppedFrom(part)),
+          insertsOnly = positional.exists(_.insertsOnly(part.key)))
       consolidation match {
         case Some(plan) =>
           (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share),
@@ -265,7 +278,7 @@ final class PersistScan(
   /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
   val mode: ReadMode = view match {
     case TableView.Updates => ReadMode.Updates
-    case _ if decided.parts.exists(_.hasRetractions) =>
+    case _ if positional.isEmpty && decided.parts.exists(_.hasRetractions) =>
       require(from == Long.MinValue, s"a snapshot of shard '${shard.name}' from time $from on holds retractions")
       ReadMode.ConsolidatedSnapshot
     case _ => ReadMode.Snapshot
@@ -359,7 +372,9 @@ final class PersistScan(
     val dataColumns =
       if (mode == ReadMode.ConsolidatedSnapshot || identifiesRows) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => isReserved(f.name)))
-    PartFileReader(spark, state.schema, dataColumns)
+    // Positions: to leave rows out by position, and to name the source of each row a snapshot returns.
+    val positions = mode == ReadMode.Snapshot && (positional.exists(_.rows > 0) || identifiesRows)
+    PartFileReader(spark, state.schema, dataColumns, withPositions = positions)
   }
 
   /** Built once: Spark asks again for each copy of the plan node, and before the runtime filters arrive ([[runtime]]). */

@@ -29,6 +29,7 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  *   batch_epochs: string? (JSON [{queryId, epochId}]), batch_clustered_by: string? (column ids,
  *   comma-separated; format version 8 on), run: int?,
  *   key: string?, rows, bytes, min_time, max_time: long?, retractions: boolean?,
+ *   positions: string? (the part's [[PartMeta.positions]]; format version 9 on),
  *   stats_rows, stats_bytes: long?, stats_trimmed: string? (column ids, comma-separated),
  *   s<id>: binary? for each shard column: that column's stats bytes
  * }}}
@@ -216,6 +217,7 @@ private[shard] object ColumnarRollup {
       .optional(INT32).named("run")
       .optional(BINARY).as(string).named("key").optional(INT64).named("rows").optional(INT64).named("bytes")
       .optional(INT64).named("min_time").optional(INT64).named("max_time").optional(BOOLEAN).named("retractions")
+      .optional(BINARY).as(string).named("positions")
       .optional(INT64).named("stats_rows").optional(INT64).named("stats_bytes")
       .optional(BINARY).as(string).named("stats_trimmed")
     ids.foldLeft(b)((m, id) => m.optional(BINARY).named(statsColumn(id))).named("rollup")
@@ -245,6 +247,7 @@ private[shard] object ColumnarRollup {
       g.add("min_time", p.minTime)
       g.add("max_time", p.maxTime)
       g.add("retractions", p.hasRetractions)
+      p.positions.foreach(g.add("positions", _))
       p.stats.foreach { s =>
         g.add("stats_rows", s.rowCount)
         g.add("stats_bytes", s.bytes)
@@ -300,7 +303,10 @@ private[shard] object ColumnarRollup {
   }
 
   /** The columns of a rollup's `n` rows, read row group by row group, then assembled into batches. */
-  /** `present`: the names of the file's columns (a rollup older than clustering has no `batch_clustered_by`). */
+  /**
+   * `present`: the names of the file's columns (a rollup older than clustering has no
+   * `batch_clustered_by`, one older than positional retractions no `positions`).
+   */
   private final class Columns(n: Int, present: Set[String]) {
     private val run = new Array[Int](n)
     private val startsRun = new Array[Boolean](n)
@@ -310,7 +316,7 @@ private[shard] object ColumnarRollup {
     private val key = new Array[String](n)
     private val rows, bytes, minTime, maxTime, statsRows, statsBytes = new Array[Long](n)
     private val retractions, hasStats = new Array[Boolean](n)
-    private val trimmed = new Array[String](n)
+    private val trimmed, positions = new Array[String](n)
     private var at = 0
 
     /** How many rows of each segment of `segmentParts` rows hold stats. */
@@ -349,6 +355,7 @@ private[shard] object ColumnarRollup {
       partLong("min_time", minTime)
       partLong("max_time", maxTime)
       each("retractions")((c, i) => if (key(i) != null) retractions(i) = c.boolean() else c.skip())
+      if (present("positions")) each("positions")((c, i) => if (c.present) positions(i) = c.string() else c.skip())
       each("stats_rows")((c, i) => if (c.present) { hasStats(i) = true; statsRows(i) = c.long() } else c.skip())
       each("stats_bytes")((c, i) => if (hasStats(i)) statsBytes(i) = c.long() else c.skip())
       each("stats_trimmed")((c, i) => if (c.present) trimmed(i) = c.string() else c.skip())
@@ -397,7 +404,7 @@ private[shard] object ColumnarRollup {
       val partStats =
         if (!hasStats(i) || statsRows(i) != rows(i)) None
         else Some(stats.part(i, statsRows(i), statsBytes(i), trimmedIds(trimmed(i))))
-      PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats)
+      PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats, Option(positions(i)))
     }
   }
 

@@ -12,6 +12,12 @@ import sparkpersist.stats.PartStats
  * [[PartMeta.NegatedSuffix]], and it stands for every row of that file retracted at one time
  * (`minTime == maxTime`, diff -1 on every row): a `DELETE` that the filter proves true on whole
  * parts retracts them so, reading and writing none of their rows. Its statistics are the file's.
+ *
+ * A part with **positions** (a part of a row-level operation's run) names, in the file of
+ * `positions` (a key relative to the shard's directory, shared by the parts of one run,
+ * [[sparkpersist.dml.RetractedPositions]]), the part and row position of the row each of its
+ * retractions retracts: a snapshot read may then leave out those rows and those retractions
+ * without comparing values.
  */
 final case class PartMeta(
     key: String,
@@ -20,7 +26,8 @@ final case class PartMeta(
     minTime: Long,
     maxTime: Long,
     hasRetractions: Boolean,
-    stats: Option[PartStats]) {
+    stats: Option[PartStats],
+    positions: Option[String] = None) {
 
   /** Whether this part retracts, at its one time, every row of the file of [[fileKey]]. */
   def negated: Boolean = key.endsWith(PartMeta.NegatedSuffix)
@@ -157,12 +164,27 @@ object ShardState {
   val ClusteringFormatVersion = 8
 
   /**
+   * The format version of a state file holding a part with positions ([[PartMeta.positions]]): a
+   * reader older than them would read such a part alone and could not tell its retractions from
+   * the rows they name, so it refuses the file as too new.
+   */
+  val PositionalRetractionsFormatVersion = 9
+
+  /**
    * The format version of a file holding `schema` and `batches`, else `base`: the newest a feature
    * of either needs.
    */
   def versionFor(schema: ShardSchema, base: Int, batches: Iterable[BatchMeta] = Nil): Int =
-    if (schema.clusters || batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
-    else if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
-    else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
+    versionOfBatches(
+      if (schema.clusters) math.max(base, ClusteringFormatVersion)
+      else if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
+      else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
+      else base,
+      batches)
+
+  /** The format version of a file holding `batches`, else `base`: the newest a feature of theirs needs. */
+  def versionOfBatches(base: Int, batches: Iterable[BatchMeta]): Int =
+    if (batches.exists(_.parts.exists(_.positions.nonEmpty))) math.max(base, PositionalRetractionsFormatVersion)
+    else if (batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
     else base
 }

@@ -22,7 +22,8 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
  * an "alter" (schema change) at [[ShardState.SchemaEvolutionFormatVersion]] (at
  * [[ShardState.NestedFieldIdsFormatVersion]] when it holds ids of fields inside structs or a batch,
  * as do a "create" and a rollup whose schema holds such ids; at [[ShardState.IndexColumnsFormatVersion]]
- * when the schema marks index columns), every other file at
+ * when the schema marks index columns; at [[ShardState.PositionalRetractionsFormatVersion]] when a
+ * batch holds parts with positions), every other file at
  * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
@@ -30,16 +31,17 @@ import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.ClusteringFormatVersion
+  private val ReadsUpTo = ShardState.PositionalRetractionsFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
       case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
       case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusters || batch.isDefined =>
-        header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion))
+        header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion, batch))
       case ReplaceBatches(replacements) =>
         header(seqNo, ShardState.versionFor(schema, ShardState.CompactionFormatVersion, replacements.map(_.batch)))
       case _: AlterSchema => header(seqNo, ShardState.SchemaEvolutionFormatVersion)
+      case AppendBatch(batch) => header(seqNo, ShardState.versionOfBatches(FormatVersion, Seq(batch)))
       case _ => header(seqNo)
     }
     diff match {
@@ -354,6 +356,8 @@ private[shard] object StateCodec {
       .put("minTime", part.minTime)
       .put("maxTime", part.maxTime)
       .put("retractions", part.hasRetractions)
+    // Written only for parts of a row-level operation's run: the file then has format version 9.
+    part.positions.foreach(node.put("positions", _))
     part.stats.foreach(s => node.put("binStats", codec.binary.encode(s)))
     node
   }
@@ -363,6 +367,7 @@ private[shard] object StateCodec {
     var rows, bytes, minTime, maxTime: Option[Long] = None
     var retractions: Option[Boolean] = None
     var stats: Option[PartStats] = None
+    var positions: Option[String] = None
     r.readObject("part") {
       case "key" => key = Some(r.string("key"))
       case "rows" => rows = Some(r.long("rows"))
@@ -370,6 +375,7 @@ private[shard] object StateCodec {
       case "minTime" => minTime = Some(r.long("minTime"))
       case "maxTime" => maxTime = Some(r.long("maxTime"))
       case "retractions" => retractions = Some(r.bool("retractions"))
+      case "positions" => positions = Some(r.string("positions"))
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
       case "stats" => stats = r.recovering(codec.read(r))
       case "binStats" => stats = r.recovering(codec.binary.decode(r.binary("binStats")))
@@ -380,6 +386,6 @@ private[shard] object StateCodec {
     PartMeta(JsonReader.required(key, "key"), rowCount,
       JsonReader.required(bytes, "bytes"), JsonReader.required(minTime, "minTime"),
       JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"),
-      stats.filter(_.rowCount == rowCount))
+      stats.filter(_.rowCount == rowCount), positions)
   }
 }

@@ -63,11 +63,11 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
 
   /**
    * The runs the tasks wrote (one per task, in task order) as runs of this batch: keyed relative
-   * to the shard, empty runs dropped. Parts left in the batch's directory by failed task
-   * attempts, which no run refers to, are deleted first.
+   * to the shard, empty runs dropped. Files left in the batch's directory by failed task
+   * attempts, which no run refers to (as a part or as its positions file), are deleted first.
    */
   def runsOf(runs: Seq[Seq[WrittenPart]]): IndexedSeq[RunMeta] = {
-    deleteStrays(runs.flatten.map(p => new Path(p.path).getName).toSet)
+    deleteStrays(runs.flatten.flatMap(p => p.path +: p.meta.positions.toSeq).map(new Path(_).getName).toSet)
     runs.filter(_.nonEmpty).map(run => RunMeta(run.map(keyed).toIndexedSeq)).toIndexedSeq
   }
 
@@ -90,7 +90,9 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
         throw e
     }
 
-  private def keyed(part: WrittenPart) = part.meta.copy(key = shard.relativeKey(new Path(part.path)))
+  /** The part, its key (and its positions file's) relative to the shard. */
+  private def keyed(part: WrittenPart) = part.meta.copy(key = shard.relativeKey(new Path(part.path)),
+    positions = part.meta.positions.map(p => shard.relativeKey(new Path(p))))
 
   /** Whether the shard's state holds this batch; when that cannot be read, assume it may. */
   private def committed: Boolean =

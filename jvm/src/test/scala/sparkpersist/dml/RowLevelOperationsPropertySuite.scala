@@ -13,8 +13,8 @@ import sparkpersist.compact.{CompactOptions, Lifecycle}
  * rows, NULL keys, NaN and -0.0, a struct column, conditions that raise under ANSI (a cast of a
  * text column, a division by zero) and MERGE sources that match a target row twice. After every
  * statement both failed or both hold the same rows, read in every pushdown mode (soft failing on
- * violations); at the end every earlier as-of reads the snapshot it had then, and after a
- * compaction the latest still equals the oracle.
+ * violations) and consolidated by value instead of by position; at the end every earlier as-of
+ * reads the snapshot it had then, and after a compaction the latest still equals the oracle.
  */
 class RowLevelOperationsPropertySuite extends PersistSparkSession {
 
@@ -102,6 +102,7 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
       val history = Seq.newBuilder[(Long, Seq[String])]
       var failures = 0
       var wholePartDeletes = 0
+      var positional = 0
       (1 to 14).foreach { step =>
         val statement = statements.next()
         val oracle = withSQLConf("spark.sql.optimizer.excludedRules" ->
@@ -114,8 +115,12 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
         val expected = rows(s"SELECT * FROM oracle.$table")
         val (actual, _) = inEveryMode(s"SELECT * FROM persist.$table")
         assert(actual === expected, s"step $step: $statement")
+        withSQLConf(PersistConf.PositionalReads.key -> "false") {
+          assert(rows(s"SELECT * FROM persist.$table") === expected, s"step $step, consolidated by value: $statement")
+        }
         val state = store.open(table).state
         if (shard.isSuccess && state.batches.lastOption.exists(_.parts.exists(_.negated))) wholePartDeletes += 1
+        if (shard.isSuccess && state.batches.lastOption.exists(_.parts.exists(_.positions.nonEmpty))) positional += 1
         val upper = state.upper
         if (upper > 0) history += ((upper - 1) -> expected)
       }
@@ -128,7 +133,7 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
       Lifecycle.compact(spark, table, CompactOptions(retentionMs = Some(0L)))
       assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === rows(s"SELECT * FROM oracle.$table"), "after compaction")
       info(s"${past.size} snapshots compared as of their time, $failures statements failed on both sides, " +
-        s"$wholePartDeletes DELETEs retracted whole parts")
+        s"$wholePartDeletes DELETEs retracted whole parts, $positional statements recorded positions")
     }
   }
 

@@ -265,7 +265,7 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
     Files.write(file.toPath, Json.write(json))
     val m = messages(intercept[Exception](rows(name)))
     assert(m.contains(s"$name/state/${file.getName} has formatVersion 99, but this sparkpersist reads formatVersion up to " +
-      s"${ShardState.ClusteringFormatVersion}. " +
+      s"${ShardState.PositionalRetractionsFormatVersion}. " +
       "Upgrade sparkpersist to read this shard."), m)
   }
 
