@@ -133,27 +133,37 @@ class ColumnarReadSuite extends PersistSparkSession {
       .where(!(col("id") % 89 === 5))
       .createOrReplaceTempView("changed_plain")
     def plain(query: String): Seq[Any] = sql(query).collect().toSeq.map(r => exact(r)).sortBy(_.toString)
-    val snapshot = agree("SELECT * FROM persist.changed", expectColumnar = true)
-    assert(snapshot.size === 3020 - 34 - 1)
-    assert(snapshot === plain("SELECT * FROM changed_plain"))
-    // What a row-level operation reads: every row once, numbered, with its values as a struct.
-    val (identified, identifiesColumnar) = read("SELECT _persist_row_id, _persist_row FROM persist.changed", columnar = true)
-    assert(identifiesColumnar)
-    assert(identified.map { case Seq(id, _) => id }.distinct.size === snapshot.size)
-    assert(identified.map { case Seq(_, row) => row }.sortBy(_.toString) === snapshot)
-    val filtered = "SELECT var, st, map, id FROM {t} WHERE id % 11 = 3 AND id < 1500"
-    for (mode <- Seq("on", "soft", "off")) {
-      assert(agree(filtered.replace("{t}", "persist.changed"), expectColumnar = true, PersistConf.PushdownMode.key -> mode,
-        PersistConf.SoftFailOnViolation.key -> "true") === plain(filtered.replace("{t}", "changed_plain")), mode)
+    // By position (the statements recorded the rows they retract) and by value (cancelled in memory).
+    for (positional <- Seq("true", "false")) {
+      val by = PersistConf.PositionalReads.key -> positional
+      val snapshot = agree("SELECT * FROM persist.changed", expectColumnar = true, by)
+      assert(snapshot.size === 3020 - 34 - 1)
+      assert(snapshot === plain("SELECT * FROM changed_plain"))
+      // What a row-level operation reads: every row once, numbered, with its values as a struct.
+      val (identified, identifiesColumnar) = read("SELECT _persist_row_id, _persist_row FROM persist.changed", columnar = true, by)
+      assert(identifiesColumnar)
+      assert(identified.map { case Seq(id, _) => id }.distinct.size === snapshot.size)
+      assert(identified.map { case Seq(_, row) => row }.sortBy(_.toString) === snapshot)
+      // Read by position, each row names the stored row it was read from (copies of a row held
+      // twice are two stored rows); consolidated by value, none does.
+      val sources = read("SELECT _persist_row_source FROM persist.changed", columnar = true, by)._1.map { case Seq(s) => s }
+      if (positional == "true") assert(!sources.contains(null) && sources.distinct.size === snapshot.size)
+      else assert(sources.forall(_ == null) && sources.size === snapshot.size)
+      val filtered = "SELECT var, st, map, id FROM {t} WHERE id % 11 = 3 AND id < 1500"
+      for (mode <- Seq("on", "soft", "off")) {
+        assert(agree(filtered.replace("{t}", "persist.changed"), expectColumnar = true, by, PersistConf.PushdownMode.key -> mode,
+          PersistConf.SoftFailOnViolation.key -> "true") === plain(filtered.replace("{t}", "changed_plain")), mode)
+      }
+      assert(ScanReports.last(spark).head.metrics.partsPruned === 0, "off")
+      // A join's runtime filter narrows the parts: the tasks planned before it keep their shares.
+      spark.range(100).selectExpr("id * 30 AS k", "concat('n', id) AS name").createOrReplaceTempView("changed_keys")
+      val join = "SELECT c.id, c.int, c.str FROM {t} c JOIN changed_keys k ON c.id = k.k WHERE k.name IN ('n5', 'n64', 'n99')"
+      val dynamic = Seq("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false")
+      assert(agree(join.replace("{t}", "persist.changed"), expectColumnar = true, by +: dynamic: _*) === plain(join.replace("{t}", "changed_plain")))
+      assert(ScanReports.last(spark).head.metrics.partsRuntimePruned > 0)
     }
-    assert(ScanReports.last(spark).head.metrics.partsPruned === 0, "off")
-    // A join's runtime filter narrows the parts: the tasks planned before it keep their shares.
-    spark.range(100).selectExpr("id * 30 AS k", "concat('n', id) AS name").createOrReplaceTempView("changed_keys")
-    val join = "SELECT c.id, c.int, c.str FROM {t} c JOIN changed_keys k ON c.id = k.k WHERE k.name IN ('n5', 'n64', 'n99')"
-    val dynamic = Seq("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly" -> "false")
-    assert(agree(join.replace("{t}", "persist.changed"), expectColumnar = true, dynamic: _*) === plain(join.replace("{t}", "changed_plain")))
-    assert(ScanReports.last(spark).head.metrics.partsRuntimePruned > 0)
     // Too many retracting rows for a task to hold in memory: merged, row by row.
-    assert(agree("SELECT * FROM persist.changed", expectColumnar = false, PersistConf.CancelInMemoryRows.key -> "10") === snapshot)
+    assert(agree("SELECT * FROM persist.changed", expectColumnar = false, PersistConf.CancelInMemoryRows.key -> "10",
+      PersistConf.PositionalReads.key -> "false") === plain("SELECT * FROM changed_plain"))
   }
 }
