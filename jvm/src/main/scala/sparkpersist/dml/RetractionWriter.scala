@@ -68,9 +68,9 @@ final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], p
   override def delete(metadata: InternalRow, id: InternalRow): Unit = {
     add(metadata.getStruct(0, width), -1L)
     sources.foreach { bySource =>
-      if (metadata.isNullAt(1)) sources = None
+      val source = if (metadata.isNullAt(1)) null else metadata.getStruct(1, 2)
+      if (source == null || source.getLong(1) < 0) sources = None
       else {
-        val source = metadata.getStruct(1, 2)
         val part = source.getUTF8String(0)
         val positions = Option(bySource.get(part)).getOrElse {
           val created = new mutable.ArrayBuilder.ofLong

@@ -1,5 +1,7 @@
 package sparkpersist.read
 
+import scala.jdk.CollectionConverters._
+
 import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.ParquetInputFormat
 import org.apache.spark.paths.SparkPath
@@ -76,10 +78,12 @@ object PartFile {
  * row groups (and pages) that cannot hold a row passing them; they never drop a row that may
  * pass, and callers re-check them (Spark does, above the scan).
  *
- * A reader built `withPositions` reads each row's position in its file (Spark's row index, right
- * however many row groups and pages the filters skip) as the column [[PartFileReader.PositionColumn]]
- * between the data columns and `time`; it then leaves out the rows a [[PartFile]] drops
- * ([[PositionalRows]]).
+ * A reader built `withPositions` returns each row's position in its file as the column
+ * [[PartFileReader.PositionColumn]] between the data columns and `time` ([[RowPositions]]), and
+ * leaves out the rows a [[PartFile]] drops ([[PositionalRows]]). It reads those positions for a
+ * part that drops rows, and for every part when `positionsOfEveryPart` (a row-level operation's
+ * scan names each row's source); such parts are read without filters (no row group or page
+ * skipped). Other parts get -1 as their rows' positions.
  *
  * When the session disables the vectorized reader for these columns, parts are read with
  * Spark's row-based Parquet reader instead, as rows only and without filters.
@@ -90,11 +94,16 @@ object PartFile {
 final class PartFileReader private (
     vectorized: Option[VectorizedPartOpener],
     fallback: Option[(PartitionedFile => Iterator[InternalRow], PartitionedFile => Iterator[InternalRow])],
-    val schema: StructType) extends Serializable {
+    val schema: StructType,
+    positionsOfEveryPart: Boolean) extends Serializable {
 
   private val dataSchema = StructType(schema.fields.dropRight(ReservedColumns.fields.length))
   private val positionOrdinal = schema.fieldNames.indexOf(PartFileReader.PositionColumn)
-  private val (fullJson, dataJson) = (schema.json, dataSchema.json)
+  /** What is requested from the files: the schema without the positions, which the reader adds. */
+  private val (fullJson, dataJson) = {
+    def fromFile(s: StructType) = StructType(s.filterNot(_.name == PartFileReader.PositionColumn)).json
+    (fromFile(schema), fromFile(dataSchema))
+  }
   private val reserved = StructType(ReservedColumns.fields)
 
   /** Ordinal of `time` in [[schema]]. */
@@ -141,17 +150,29 @@ final class PartFileReader private (
     val split = PartitionedFile(values, SparkPath.fromUrlString(file.path), file.start, file.length,
       Array.empty[String], 0L, file.bytes)
     UnreadablePart.guard(file.path) {
-      val rows = (vectorized, fallback) match {
+      val positions = positionOrdinal >= 0 && (positionsOfEveryPart || !file.dropped.isEmpty)
+      val opened = (vectorized, fallback) match {
         case (Some(opener), _) =>
           val (requested, constants) = if (file.constantTime.isDefined) (dataJson, reserved) else (fullJson, StructType(Nil))
-          opener.open(split, requested, constants, filters, batches, open.stats)
-        case (None, Some((all, data))) => if (file.constantTime.isDefined) data(split) else all(split)
+          if (positionOrdinal < 0) opener.open(split, requested, constants, filters, batches, open.stats)
+          else if (positions) opener.open(split, requested, constants, Nil, batches = true, open.stats, Some(positionOrdinal))
+          else opener.open(split, requested, constants, filters, batches = true, open.stats)
+        case (None, Some((all, data))) =>
+          require(positionOrdinal < 0, "positions are read by the vectorized reader only")
+          if (file.constantTime.isDefined) data(split) else all(split)
         case _ => throw new IllegalStateException("no reader")
       }
-      rows match {
+      opened match {
         case c: AutoCloseable => open.register(c)
         case _ =>
       }
+      val rows =
+        if (positionOrdinal < 0) opened
+        else {
+          val withPositions = if (positions) opened.asInstanceOf[Iterator[ColumnarBatch]]
+            else opened.asInstanceOf[Iterator[ColumnarBatch]].map(RowPositions.unknown(_, positionOrdinal))
+          if (batches) withPositions else withPositions.flatMap(_.rowIterator().asScala)
+        }
       if (!file.leavesOut) rows
       else {
         require(positionOrdinal >= 0 || file.dropped.isEmpty, s"part ${file.path} drops rows, and this reader reads no positions")
@@ -182,20 +203,22 @@ final class OpenFiles extends AutoCloseable {
 
 object PartFileReader {
 
-  /** The column of a row's position in its file: the name Spark's Parquet readers fill with it. */
-  val PositionColumn: String = ParquetFileFormat.ROW_INDEX_TEMPORARY_COLUMN_NAME
+  /** The column of a row's position in its file (-1 where not read). */
+  val PositionColumn: String = "_persist_position"
 
   /**
    * A reader of `dataColumns` (a subset of `shardSchema`'s columns, by name), then, `withPositions`,
-   * each row's position in its file ([[PositionColumn]]), then time and diff.
+   * each row's position in its file ([[PositionColumn]]; read for every part when
+   * `positionsOfEveryPart`, else for parts that drop rows), then time and diff. Positions need
+   * Spark's vectorized reader ([[readsPositions]]).
    */
   def apply(spark: SparkSession, shardSchema: ShardSchema, dataColumns: StructType,
-      withPositions: Boolean = false): PartFileReader = {
+      withPositions: Boolean = false, positionsOfEveryPart: Boolean = false): PartFileReader = {
     val schema = {
       val s = fileSchema(shardSchema, dataColumns)
       if (!withPositions) s
       else StructType(s.fields.dropRight(ReservedColumns.fields.length) ++
-        Seq(StructField(PositionColumn, org.apache.spark.sql.types.LongType, nullable = true)) ++
+        Seq(StructField(PositionColumn, org.apache.spark.sql.types.LongType, nullable = false)) ++
         s.fields.takeRight(ReservedColumns.fields.length))
     }
     val conf = spark.sessionState.conf
@@ -204,10 +227,12 @@ object PartFileReader {
     // Parts carry page checksums (Parquet writes them by default): a damaged page fails its read
     // instead of decoding to other values.
     hadoopConf.setBoolean(ParquetInputFormat.PAGE_VERIFY_CHECKSUM_ENABLED, true)
+    require(!withPositions || readsPositions(spark, shardSchema), "positions are read by the vectorized reader only")
     if (ParquetUtils.isBatchReadSupportedForSchema(conf, schema)) {
       readSettings(hadoopConf, conf)
       val broadcast = spark.sparkContext.broadcast(new SerializableConfiguration(hadoopConf))
-      new PartFileReader(Some(new VectorizedPartOpener(broadcast, VectorizedPartOpener.Settings.of(conf))), None, schema)
+      new PartFileReader(Some(new VectorizedPartOpener(broadcast, VectorizedPartOpener.Settings.of(conf))), None, schema,
+        positionsOfEveryPart)
     } else {
       // Each reader gets its own configuration: Spark's Parquet reader records its schemas in it.
       def reader(fromFile: StructType, constants: StructType) = new ParquetFileFormat().buildReaderWithPartitionValues(
@@ -221,9 +246,13 @@ object PartFileReader {
       }
       val data = StructType(schema.fields.dropRight(ReservedColumns.fields.length))
       new PartFileReader(None, Some((checked(reader(schema, new StructType())),
-        checked(reader(data, StructType(ReservedColumns.fields))))), schema)
+        checked(reader(data, StructType(ReservedColumns.fields))))), schema, positionsOfEveryPart = false)
     }
   }
+
+  /** Whether readers of `shardSchema`'s data columns can read positions: Spark's vectorized reader takes every column. */
+  def readsPositions(spark: SparkSession, shardSchema: ShardSchema): Boolean =
+    ParquetUtils.isBatchReadSupportedForSchema(spark.sessionState.conf, fileSchema(shardSchema, shardSchema.dataSchema))
 
   /** The settings Spark's Parquet scan puts in its Hadoop configuration (`ParquetFileFormat.setupHadoopConf`). */
   private def readSettings(hadoopConf: Configuration, conf: SQLConf): Unit = {

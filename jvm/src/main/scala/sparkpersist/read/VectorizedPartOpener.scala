@@ -1,5 +1,6 @@
 package sparkpersist.read
 
+import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.hadoop.mapred.FileSplit
@@ -18,6 +19,7 @@ import org.apache.spark.sql.execution.datasources.parquet.{ParquetFilters, Parqu
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.types.{DataType, StructType}
+import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 
 import sparkpersist.write.PartFormat
@@ -39,9 +41,12 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
    * the file, with field ids) followed by `constants` (read as constant columns with the values
    * of `partitionValues`): rows, or [[org.apache.spark.sql.vectorized.ColumnarBatch]]es when
    * `batches`. `filters` skip row groups (and pages) that cannot hold a row passing all of them.
+   * With `positionAt` (batches, no filters), each batch gets its rows' positions in the file as a
+   * column inserted at that ordinal ([[RowPositions]]).
    */
   def open(file: PartitionedFile, requested: String, constants: StructType, filters: Seq[Filter],
-      batches: Boolean, stats: PartReadStats): Iterator[AnyRef] = {
+      batches: Boolean, stats: PartReadStats, positionAt: Option[Int] = None): Iterator[AnyRef] = {
+    require(positionAt.isEmpty || (batches && filters.isEmpty), "positions are read as batches, no row or page skipped")
     val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
     val footer = ParquetFooterReader.openFileAndReadFooter(conf.value.value, file, true)
     val iterator = try {
@@ -74,8 +79,19 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
         reader.initBatch(constants, file.partitionValues)
         if (batches) reader.enableReturningBatches()
         val total = footer.footer.getBlocks.size
-        stats.add(total, VectorizedPartOpener.rowGroupsRead(reader).getOrElse(total))
-        iterator
+        val groups = VectorizedPartOpener.rowGroups(reader)
+        stats.add(total, groups.fold(total)(_.size))
+        positionAt.fold[Iterator[AnyRef]](iterator) { at =>
+          val positions = new RowPositions(file.filePath.toString, groups.getOrElse(
+            throw new IllegalStateException(s"Cannot read the row groups of ${file.filePath}: rows cannot be told apart by position"))
+            .map(g => g.getRowIndexOffset -> g.getRowCount))
+          val read = iterator
+          new Iterator[AnyRef] with AutoCloseable {
+            override def hasNext: Boolean = read.hasNext
+            override def next(): AnyRef = positions.insertInto(read.next().asInstanceOf[ColumnarBatch], at)
+            override def close(): Unit = read.close()
+          }
+        }
       } catch {
         case e: Throwable =>
           iterator.close()
@@ -160,14 +176,14 @@ object VectorizedPartOpener {
   }
 
   /**
-   * The row groups an initialized reader will read (after its filters): Spark keeps its Parquet
-   * file reader to itself, so it is reached by reflection; `None` if that fails.
+   * The row groups an initialized reader will read (after its filters), in order: Spark keeps its
+   * Parquet file reader to itself, so it is reached by reflection; `None` if that fails.
    */
-  private def rowGroupsRead(reader: VectorizedParquetRecordReader): Option[Int] = Try {
+  private def rowGroups(reader: VectorizedParquetRecordReader): Option[IndexedSeq[org.apache.parquet.hadoop.metadata.BlockMetaData]] = Try {
     val rowGroups = readerField.get(reader)
     val file = rowGroups.getClass.getDeclaredField("reader")
     file.setAccessible(true)
-    file.get(rowGroups).asInstanceOf[ParquetFileReader].getRowGroups.size
+    file.get(rowGroups).asInstanceOf[ParquetFileReader].getRowGroups.asScala.toIndexedSeq
   }.toOption
 }
 

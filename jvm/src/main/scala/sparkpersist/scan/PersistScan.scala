@@ -128,8 +128,12 @@ final class PersistScan(
    * visible was written with the position of the row it retracts ([[PersistConf.PositionalReads]]).
    */
   private val positional: Option[PositionalSnapshot] =
-    if (view != TableView.Snapshot || from != Long.MinValue || !PersistConf.PositionalReads.get(spark.sessionState.conf)) None
+    if (view != TableView.Snapshot || from != Long.MinValue || !PersistConf.PositionalReads.get(spark.sessionState.conf) ||
+      !readsPositions) None
     else PositionalSnapshot.of(shard, candidates)
+
+  /** Whether this scan's reader could read rows' positions ([[PartFileReader.readsPositions]]). */
+  private lazy val readsPositions: Boolean = PartFileReader.readsPositions(spark, state.schema)
 
   /**
    * Which `candidates` the filter rules out, and proves true, by position: a shard of a million
@@ -373,8 +377,8 @@ final class PersistScan(
       if (mode == ReadMode.ConsolidatedSnapshot || identifiesRows) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => isReserved(f.name)))
     // Positions: to leave rows out by position, and to name the source of each row a snapshot returns.
-    val positions = mode == ReadMode.Snapshot && (positional.exists(_.rows > 0) || identifiesRows)
-    PartFileReader(spark, state.schema, dataColumns, withPositions = positions)
+    val positions = mode == ReadMode.Snapshot && readsPositions && (positional.exists(_.rows > 0) || identifiesRows)
+    PartFileReader(spark, state.schema, dataColumns, withPositions = positions, positionsOfEveryPart = identifiesRows)
   }
 
   /** Built once: Spark asks again for each copy of the plan node, and before the runtime filters arrive ([[runtime]]). */

@@ -14,8 +14,8 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * Row-level operations record the positions of the rows they retract, and snapshots are read by
  * position: compared with an oracle (Spark's in-memory table of row-level operations, running the
  * same statements) in every pushdown mode, as columnar batches and as rows, by position and by
- * value, at every earlier as-of and after compaction; parts of several row groups, so Parquet's
- * filters skip row groups between the positions a read leaves out.
+ * value, at every earlier as-of and after compaction; parts of several row groups, split
+ * between tasks, so a read's positions start past a file's first row.
  */
 class PositionalRetractionsSuite extends PersistSparkSession {
 
@@ -52,7 +52,8 @@ class PositionalRetractionsSuite extends PersistSparkSession {
       columnar <- Seq("true", "false")
       positional <- Seq("true", "false")
     } withSQLConf(PersistConf.ColumnarReads.key -> columnar, PersistConf.PositionalReads.key -> positional,
-        "parquet.filter.columnindex.enabled" -> "true") {
+        // Parts split between tasks, each reading the row groups whose middle lies in its bytes.
+        "spark.sql.files.maxPartitionBytes" -> "16384", "spark.sql.files.openCostInBytes" -> "1024") {
       val clue = s"columnar=$columnar positional=$positional"
       assert(inEveryMode(s"SELECT * FROM persist.$table")._1 === expected, clue)
       assert(inEveryMode(filtered.replace("{t}", s"persist.$table"))._1 === expectedFiltered, clue)
