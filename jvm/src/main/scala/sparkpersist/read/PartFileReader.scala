@@ -82,8 +82,8 @@ object PartFile {
  * [[PartFileReader.PositionColumn]] between the data columns and `time` ([[RowPositions]]), and
  * leaves out the rows a [[PartFile]] drops ([[PositionalRows]]). It reads those positions for a
  * part that drops rows, and for every part when `positionsOfEveryPart` (a row-level operation's
- * scan names each row's source); such parts are read without filters (no row group or page
- * skipped). Other parts get -1 as their rows' positions.
+ * scan names each row's source); filters skip whole row groups of such parts, never pages.
+ * Other parts get -1 as their rows' positions.
  *
  * When the session disables the vectorized reader for these columns, parts are read with
  * Spark's row-based Parquet reader instead, as rows only and without filters.
@@ -155,8 +155,8 @@ final class PartFileReader private (
         case (Some(opener), _) =>
           val (requested, constants) = if (file.constantTime.isDefined) (dataJson, reserved) else (fullJson, StructType(Nil))
           if (positionOrdinal < 0) opener.open(split, requested, constants, filters, batches, open.stats)
-          else if (positions) opener.open(split, requested, constants, Nil, batches = true, open.stats, Some(positionOrdinal))
-          else opener.open(split, requested, constants, filters, batches = true, open.stats)
+          else opener.open(split, requested, constants, filters, batches = true, open.stats,
+            Some(positionOrdinal).filter(_ => positions))
         case (None, Some((all, data))) =>
           require(positionOrdinal < 0, "positions are read by the vectorized reader only")
           if (file.constantTime.isDefined) data(split) else all(split)
@@ -166,22 +166,31 @@ final class PartFileReader private (
         case c: AutoCloseable => open.register(c)
         case _ =>
       }
-      val rows =
-        if (positionOrdinal < 0) opened
-        else {
-          val withPositions = if (positions) opened.asInstanceOf[Iterator[ColumnarBatch]]
-            else opened.asInstanceOf[Iterator[ColumnarBatch]].map(RowPositions.unknown(_, positionOrdinal))
-          if (batches) withPositions else withPositions.flatMap(_.rowIterator().asScala)
-        }
-      if (!file.leavesOut) rows
-      else {
-        require(positionOrdinal >= 0 || file.dropped.isEmpty, s"part ${file.path} drops rows, and this reader reads no positions")
-        val kept = new PositionalRows(file, positionOrdinal, diffOrdinal)
-        if (batches) rows.asInstanceOf[Iterator[ColumnarBatch]].map(kept.of)
-        else rows.asInstanceOf[Iterator[InternalRow]].filter(kept.keeps)
-      }
+      keptOf(file, positioned(opened, positions, batches), batches)
     }
   }
+
+  /**
+   * What a file opened as batches (rows without positions) reads as: its batches or rows, with
+   * the positions column, read (`readPositions`) or -1.
+   */
+  private def positioned(opened: Iterator[AnyRef], readPositions: Boolean, batches: Boolean): Iterator[AnyRef] =
+    if (positionOrdinal < 0) opened
+    else {
+      val read = opened.asInstanceOf[Iterator[ColumnarBatch]]
+      val withPositions = if (readPositions) read else read.map(RowPositions.unknown(_, positionOrdinal))
+      if (batches) withPositions else withPositions.flatMap(_.rowIterator().asScala)
+    }
+
+  /** The batches or rows of `file` it keeps ([[PositionalRows]]). */
+  private def keptOf(file: PartFile, read: Iterator[AnyRef], batches: Boolean): Iterator[AnyRef] =
+    if (!file.leavesOut) read
+    else {
+      require(positionOrdinal >= 0 || file.dropped.isEmpty, s"part ${file.path} drops rows, and this reader reads no positions")
+      val kept = new PositionalRows(file, positionOrdinal, diffOrdinal)
+      if (batches) read.asInstanceOf[Iterator[ColumnarBatch]].map(kept.of)
+      else read.asInstanceOf[Iterator[InternalRow]].filter(kept.keeps)
+    }
 }
 
 /**

@@ -5,11 +5,12 @@ import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarArray, ColumnarBat
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * The positions in its file of the rows a read returns, batch after batch: the read's row groups
- * (`groups`: each one's first row's position in the file and its row count, in read order) are
- * read whole, none of their pages skipped, and Spark's vectorized reader never lets a batch span
- * two of them, so each batch's rows are consecutive from a position found by counting. (Spark's
- * own row index column does the same row by row, boxing each position.) One per read of a file.
+ * The positions in its file of the rows a read returns, batch after batch: the row groups the
+ * reader reads (`groups`: each one's first row's position in the file and its row count, in read
+ * order, after its filters skipped whole groups) are read whole, none of their pages skipped, and
+ * Spark's vectorized reader never lets a batch span two of them, so each batch's rows are
+ * consecutive from a position found by counting. (Spark's own row index column does the same row
+ * by row, boxing each position.) One per read of a file.
  */
 final class RowPositions(path: String, groups: IndexedSeq[(Long, Long)]) {
   require(groups.forall(_._1 >= 0), s"the row groups of $path do not say where their rows start: rows cannot be told apart by position")

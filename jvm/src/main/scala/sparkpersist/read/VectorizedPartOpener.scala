@@ -41,12 +41,12 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
    * the file, with field ids) followed by `constants` (read as constant columns with the values
    * of `partitionValues`): rows, or [[org.apache.spark.sql.vectorized.ColumnarBatch]]es when
    * `batches`. `filters` skip row groups (and pages) that cannot hold a row passing all of them.
-   * With `positionAt` (batches, no filters), each batch gets its rows' positions in the file as a
-   * column inserted at that ordinal ([[RowPositions]]).
+   * With `positionAt` (batches), each batch gets its rows' positions in the file as a column
+   * inserted at that ordinal ([[RowPositions]]); the filters then skip row groups, never pages.
    */
   def open(file: PartitionedFile, requested: String, constants: StructType, filters: Seq[Filter],
       batches: Boolean, stats: PartReadStats, positionAt: Option[Int] = None): Iterator[AnyRef] = {
-    require(positionAt.isEmpty || (batches && filters.isEmpty), "positions are read as batches, no row or page skipped")
+    require(positionAt.isEmpty || batches, "positions are read as batches")
     val split = new FileSplit(file.toPath, file.start, file.length, Array.empty[String])
     val footer = ParquetFooterReader.openFileAndReadFooter(conf.value.value, file, true)
     val iterator = try {
@@ -70,6 +70,8 @@ final class VectorizedPartOpener(conf: Broadcast[SerializableConfiguration], set
         new TaskAttemptID(new TaskID(new JobID(), TaskType.MAP, 0), 0))
       context.getConfiguration.set(ParquetReadSupport.SPARK_ROW_REQUESTED_SCHEMA, requested)
       pushed.foreach(ParquetInputFormat.setFilterPredicate(context.getConfiguration, _))
+      // Rows are told apart by counting them: whole row groups may be skipped, pages may not.
+      if (positionAt.isDefined) context.getConfiguration.setBoolean(ParquetInputFormat.COLUMN_INDEX_FILTERING_ENABLED, false)
       val reader = new VectorizedParquetRecordReader(convertTz, datetimeRebase.mode.toString, datetimeRebase.timeZone,
         int96Rebase.mode.toString, int96Rebase.timeZone, settings.offHeap && TaskContext.get() != null,
         settings.batchSize)
