@@ -25,7 +25,7 @@ class LayeringSuite extends AnyFunSuite {
     Set("stats"),
     Set(ConfUnit),
     Set("interpret", "index", "shard"),
-    Set("write"),
+    Set("write", "positional"),
     Set("read"),
     Set("consolidate", "plan", "cluster"),
     Set("scan"),
