@@ -32,8 +32,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     bytes <- Gen.choose(0L, Long.MaxValue)
     times <- Gen.zip(Gen.long, Gen.long)
     retractions <- Gen.oneOf(true, false)
+    positions <- Gen.option(Gen.identifier.map(k => s"parts/$k/positions-00000-a0.bin"))
   } yield PartMeta(s"parts/$key.parquet", stats.map(_.rowCount).getOrElse(rows), bytes,
-    times._1 min times._2, times._1 max times._2, retractions, stats)
+    times._1 min times._2, times._1 max times._2, retractions, stats, positions.filter(_ => retractions))
 
   /** Batches of 0 to 3 runs of 0 to 4 parts (runs and batches without parts included), with epochs, some clustered. */
   private val batch: Gen[BatchMeta] = for {
@@ -82,6 +83,10 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     val clustered = state.copy(schema = state.schema.copy(columns = state.schema.columns.map(_.copy(clustered = true))),
       batches = state.batches.map(_.copy(clusteredBy = IndexedSeq(2, 1))))
     assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(clustered), 3) === clustered)
+    val positional = state.copy(batches = state.batches.map(b => b.copy(runs = b.runs.map(r =>
+      RunMeta(r.parts.map(_.copy(hasRetractions = true, positions = Some(s"parts/${b.id}/positions-00000-a0.bin"))))))))
+    assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(positional), 3) === positional)
+    assert(StateCodec.decodeRollup("r", ColumnarRollup.encode(positional, 2), 3) === positional)
     withRollupAt2 { (store, rollup, written) =>
       Files.write(rollup.toPath, StateFrame.seal(StateCodec.encodeJsonRollup(written)))
       assert(store.open("s").state === written)

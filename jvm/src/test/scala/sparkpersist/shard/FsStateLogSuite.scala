@@ -15,6 +15,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkpersist.codec.Json
 import sparkpersist.schema.{ColumnDef, ShardSchema}
 import sparkpersist.shard.ShardFixtures._
 import sparkpersist.stats.{ColumnStats, PartStats}
@@ -75,6 +76,22 @@ class FsStateLogSuite extends AnyFunSuite {
       val reopened = new ShardStore(dir.getPath, hadoopConf).open("typed").state
       assert(reopened === after)
       assert(reopened.partCount == 2 && reopened.hasRetractions)
+    }
+  }
+
+  test("an append of parts with positions is written at format version 9 and read back; other appends stay at 2") {
+    withShard() { (store, stateDir) =>
+      val log = freshLog(store)
+      log.compareAndAppend(0, batch("plain", 0, 100))
+      val plain = batch("pos", 100, 200)
+      val positional = plain.copy(runs = plain.runs.map(r => RunMeta(r.parts.map(_.copy(hasRetractions = true,
+        positions = Some("parts/pos/positions-00000-a0.bin"))))))
+      val after = log.compareAndAppend(100, positional)
+      def version(seqNo: Int) = Json.parse(new String(Files.readAllBytes(new File(stateDir, f"$seqNo%020d.json").toPath), StandardCharsets.UTF_8))
+        .get("formatVersion").asInt
+      assert((version(1), version(2)) === (ShardState.FormatVersion, ShardState.PositionalRetractionsFormatVersion))
+      assert(store.open("s").state === after)
+      assert(after.parts.toSeq.takeRight(plain.partCount).forall(_.positions.contains("parts/pos/positions-00000-a0.bin")))
     }
   }
 
