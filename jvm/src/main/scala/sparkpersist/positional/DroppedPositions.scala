@@ -13,10 +13,18 @@ final class DroppedPositions(private val sorted: Array[Long]) extends Serializab
 
   def foreach(f: Long => Unit): Unit = sorted.foreach(f)
 
-  /** These positions and `other`'s, or `None` if a position is in both. */
+  /** These positions and `other`'s (merged in one pass), or `None` if a position is in both. */
   def union(other: DroppedPositions): Option[DroppedPositions] = {
-    val merged = (sorted ++ other.sorted).sorted
-    if (merged.indices.drop(1).exists(i => merged(i - 1) == merged(i))) None else Some(new DroppedPositions(merged))
+    val (a, b) = (sorted, other.sorted)
+    val merged = new Array[Long](a.length + b.length)
+    var (i, j, k) = (0, 0, 0)
+    while (k < merged.length) {
+      if (j == b.length || (i < a.length && a(i) < b(j))) { merged(k) = a(i); i += 1 }
+      else if (i < a.length && a(i) == b(j)) return None
+      else { merged(k) = b(j); j += 1 }
+      k += 1
+    }
+    Some(new DroppedPositions(merged))
   }
 
   /**

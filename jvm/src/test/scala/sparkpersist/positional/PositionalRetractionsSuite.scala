@@ -186,8 +186,11 @@ class PositionalRetractionsSuite extends PersistSparkSession {
     assert((0L to 110L).filter(dropped) === Seq(3L, 7L, 8L, 100L))
     val sparse = new DroppedPositions(Array(3L, 7L, 8L, 100L)).cursor()
     assert(Seq(2L, 8L, 9L, 100L, 200L).map(sparse) === Seq(false, true, false, true, false))
-    assert(new DroppedPositions(Array(1L, 4L)).union(new DroppedPositions(Array(2L))).map(_.size) === Some(3))
+    assert(new DroppedPositions(Array(1L, 4L)).union(new DroppedPositions(Array(0L, 2L, 9L))) ===
+      Some(new DroppedPositions(Array(0L, 1L, 2L, 4L, 9L))))
+    assert(new DroppedPositions(Array(1L, 4L)).union(DroppedPositions.None) === Some(new DroppedPositions(Array(1L, 4L))))
     assert(new DroppedPositions(Array(1L, 4L)).union(new DroppedPositions(Array(4L))).isEmpty)
+    assert(new DroppedPositions(Array(1L, 4L)).union(new DroppedPositions(Array(1L, 7L))).isEmpty)
     intercept[IllegalArgumentException](new DroppedPositions(Array(2L, 2L)))
   }
 }
