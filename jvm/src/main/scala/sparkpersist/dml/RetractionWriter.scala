@@ -113,9 +113,8 @@ final class RetractionWriter(spec: RunSpec, time: Long, sortKeys: Seq[String], p
   private def withPositions(parts: Seq[WrittenPart]): Seq[WrittenPart] = {
     val retracting = parts.filter(_.meta.hasRetractions)
     val targets = sources.filter(_ => retracting.nonEmpty).flatMap { bySource =>
-      val sorted = bySource.asScala.iterator.map { case (part, positions) => part.toString -> positions.result().sorted }.toMap
-      if (sorted.valuesIterator.exists(p => p.indices.drop(1).exists(i => p(i - 1) == p(i)))) None
-      else Some(sorted.map { case (part, p) => part -> new DroppedPositions(p) })
+      val byPart = bySource.asScala.map { case (part, positions) => part.toString -> DroppedPositions.distinct(positions.result()) }
+      if (byPart.valuesIterator.exists(_.isEmpty)) None else Some(byPart.map { case (part, p) => part -> p.get }.toMap)
     }
     targets.fold(parts) { t =>
       val file = new Path(spec.batchDir, f"positions-$partition%05d-a$attempt.bin")

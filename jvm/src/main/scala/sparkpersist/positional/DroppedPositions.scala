@@ -5,7 +5,7 @@ package sparkpersist.positional
  * out, ascending and distinct. Shipped to the task that reads the part.
  */
 final class DroppedPositions(private val sorted: Array[Long]) extends Serializable {
-  require(sorted.indices.drop(1).forall(i => sorted(i - 1) < sorted(i)), "dropped positions must ascend")
+  require(DroppedPositions.ascending(sorted), "dropped positions must ascend")
 
   def size: Int = sorted.length
 
@@ -51,4 +51,12 @@ final class DroppedPositions(private val sorted: Array[Long]) extends Serializab
 
 object DroppedPositions {
   val None = new DroppedPositions(Array.emptyLongArray)
+
+  /** The positions of `unordered`, or `scala.None` if one of them is there twice. */
+  def distinct(unordered: Array[Long]): Option[DroppedPositions] = {
+    val sorted = unordered.sorted
+    if (ascending(sorted)) Some(new DroppedPositions(sorted)) else scala.None
+  }
+
+  private def ascending(sorted: Array[Long]): Boolean = sorted.indices.drop(1).forall(i => sorted(i - 1) < sorted(i))
 }

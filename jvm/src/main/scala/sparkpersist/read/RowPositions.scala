@@ -1,8 +1,7 @@
 package sparkpersist.read
 
-import org.apache.spark.sql.types.{Decimal, LongType}
-import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarArray, ColumnarBatch, ColumnarMap}
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.types.LongType
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 
 /**
  * The positions in its file of the rows a read returns, batch after batch: the row groups the
@@ -48,24 +47,6 @@ object RowPositions {
 }
 
 /** The longs `first`, `first + step`, … of a batch's rows: never null. */
-private final class ConsecutiveLongs(first: Long, step: Int) extends ColumnVector(LongType) {
-  private def unsupported: Nothing = throw new UnsupportedOperationException("positions are longs")
-
-  override def close(): Unit = ()
-  override def hasNull: Boolean = false
-  override def numNulls: Int = 0
-  override def isNullAt(rowId: Int): Boolean = false
+private[sparkpersist] final class ConsecutiveLongs(first: Long, step: Int) extends NeverNullVector(LongType) {
   override def getLong(rowId: Int): Long = first + step * rowId
-  override def getBoolean(rowId: Int): Boolean = unsupported
-  override def getByte(rowId: Int): Byte = unsupported
-  override def getShort(rowId: Int): Short = unsupported
-  override def getInt(rowId: Int): Int = unsupported
-  override def getFloat(rowId: Int): Float = unsupported
-  override def getDouble(rowId: Int): Double = unsupported
-  override def getArray(rowId: Int): ColumnarArray = unsupported
-  override def getMap(rowId: Int): ColumnarMap = unsupported
-  override def getDecimal(rowId: Int, precision: Int, scale: Int): Decimal = unsupported
-  override def getUTF8String(rowId: Int): UTF8String = unsupported
-  override def getBinary(rowId: Int): Array[Byte] = unsupported
-  override def getChild(ordinal: Int): ColumnVector = unsupported
 }

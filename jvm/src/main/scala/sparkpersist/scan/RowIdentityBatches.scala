@@ -1,10 +1,10 @@
 package sparkpersist.scan
 
-import org.apache.spark.sql.types.{DataType, Decimal, LongType, StringType, StructType}
-import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarArray, ColumnarBatch, ColumnarMap}
+import org.apache.spark.sql.types.{DataType, StringType, StructType}
+import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarBatch}
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.read.PartFile
+import sparkpersist.read.{ConsecutiveLongs, NeverNullVector, PartFile}
 
 /**
  * [[RowIdentityProjection]] for columnar batches: the scan's `output` columns of each batch (laid
@@ -31,7 +31,7 @@ final class RowIdentityBatches(output: StructType, inputSchema: StructType, data
     val key = file.filter(_ => positionAt >= 0).map(f => new ConstantStringVector(UTF8String.fromString(f.key)))
     batch => {
       val columns = sourceOf.map {
-        case RowId => new RowIdVector(highBits | position)
+        case RowId => new ConsecutiveLongs(highBits | position, 1)
         case Row => new StructOfVectors(dataSchema, dataOrdinals.map(batch.column))
         case Source => key.fold[ColumnVector](new NullVector(SourceType, batch.numRows))(k =>
           new StructOfVectors(SourceType, Array(k, batch.column(positionAt))))
@@ -41,35 +41,6 @@ final class RowIdentityBatches(output: StructType, inputSchema: StructType, data
       new ColumnarBatch(columns, batch.numRows)
     }
   }
-}
-
-/** Abstract vector of values that are never null, and only some of whose getters apply. */
-private abstract class NeverNullVector(dataType: DataType) extends ColumnVector(dataType) {
-  private def unsupported(what: String): Nothing =
-    throw new UnsupportedOperationException(s"$what of a ${dataType.simpleString} vector")
-
-  override def close(): Unit = ()
-  override def hasNull: Boolean = false
-  override def numNulls: Int = 0
-  override def isNullAt(rowId: Int): Boolean = false
-  override def getBoolean(rowId: Int): Boolean = unsupported("getBoolean")
-  override def getByte(rowId: Int): Byte = unsupported("getByte")
-  override def getShort(rowId: Int): Short = unsupported("getShort")
-  override def getInt(rowId: Int): Int = unsupported("getInt")
-  override def getLong(rowId: Int): Long = unsupported("getLong")
-  override def getFloat(rowId: Int): Float = unsupported("getFloat")
-  override def getDouble(rowId: Int): Double = unsupported("getDouble")
-  override def getArray(rowId: Int): ColumnarArray = unsupported("getArray")
-  override def getMap(rowId: Int): ColumnarMap = unsupported("getMap")
-  override def getDecimal(rowId: Int, precision: Int, scale: Int): Decimal = unsupported("getDecimal")
-  override def getUTF8String(rowId: Int): UTF8String = unsupported("getUTF8String")
-  override def getBinary(rowId: Int): Array[Byte] = unsupported("getBinary")
-  override def getChild(ordinal: Int): ColumnVector = unsupported("getChild")
-}
-
-/** Row ids `first`, `first + 1`, … of a batch's rows. */
-private final class RowIdVector(first: Long) extends NeverNullVector(LongType) {
-  override def getLong(rowId: Int): Long = first + rowId
 }
 
 /** A struct, never null, whose fields are `fields`. */
