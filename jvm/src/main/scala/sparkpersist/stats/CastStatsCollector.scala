@@ -10,14 +10,28 @@ import org.apache.spark.unsafe.types.UTF8String
  * parsing, so that a value counts as parsed exactly when the cast accepts it. Legacy casts accept
  * the same values as ANSI for DOUBLE, DATE and TIMESTAMP (ANSI raises exactly where legacy gives
  * NULL); the strict ANSI grammar of BIGINT is `UTF8String.toLongExact`'s, the legacy one without
- * a fraction. A value is parsed once per cast, and only by the casts its [[TextShape]] admits:
- * ASCII values by the functions the casts call (`UTF8String.toLong`, `Decimal.fromString`, which a
- * cast to DECIMAL calls before rounding, `Double.parseDouble`, `DateTimeUtils.stringToDate` and
- * `stringToTimestamp`), others (Unicode digits and spaces) by the cast expressions themselves.
+ * a fraction.
+ *
+ * Each value is read once for its [[TextShape]], which picks how it is parsed:
+ *  - a plain number (`-12`, `3.50`: digits, one dot at most, a leading sign, no space, at most 18
+ *    digits) is read once, as an unscaled `Long` and a scale: every numeric cast reads it as that
+ *    number (the legacy BIGINT cast truncated), decimals are bounded per scale without allocation,
+ *    and the DOUBLE bounds are those of the least and greatest decimal, since rounding to a double
+ *    keeps order; only integers of 4 to 7 digits, which the date and timestamp casts read as a
+ *    year, go through those parsers too;
+ *  - a canonical date or local timestamp (`2026-01-05`, `2026-01-05 10:00:00.5`) is read once by
+ *    [[CanonicalTime]], and its instant taken from [[LocalInstants]] (Spark's parser only for the
+ *    first value of each span between the zone's offset transitions);
+ *  - any other ASCII value, by the functions the casts call (`UTF8String.toLong`,
+ *    `Decimal.fromString`, which a cast to DECIMAL calls before rounding, `Double.parseDouble`,
+ *    `DateTimeUtils.stringToDate` and `stringToTimestamp`), each only where the shape admits it;
+ *  - others (Unicode digits and spaces), by the cast expressions themselves.
  *
  * Parsing costs most on text that never parses (free text, names): once the first
  * [[CastStatsCollector.GiveUpAfter]] values of a part all failed every cast, the collector stops
- * and the column gets no cast stats, which readers take as "anything".
+ * and the column gets no cast stats, which readers take as "anything". It also stops at a
+ * time-only value that the TIMESTAMP cast accepts (`"12:30"`, `"T10:00:00"`): Spark gives it the
+ * current date, so its instant changes every day and no bound recorded today holds tomorrow.
  *
  * @param zone the session time zone timestamps are parsed in
  */
@@ -35,12 +49,15 @@ final class CastStatsCollector(zone: String) {
 
   private val zoneId = DateTimeUtils.getZoneId(zone)
   private val shape = new TextShape
+  private val time = new CanonicalTime
+  private val instants = new LocalInstants(zoneId)
   private val long = new UTF8String.LongWrapper
 
   private val exact, truncated, timestamp = new LongBounds
   private val date = new LongBounds
   private val decimal = new DecimalBounds
   private val double = new DoubleBounds
+  private val plainNumbers = new ScaledDecimals // in the decimal and double views besides those above
   private var unparsed = 0L
   private var seen = 0L
   private var gaveUp = false
@@ -48,16 +65,55 @@ final class CastStatsCollector(zone: String) {
   /** Adds one non-null value (which may point into a reused buffer: nothing keeps it). */
   def add(s: UTF8String): Unit = if (!gaveUp) {
     seen += 1
-    val parsed = if (shape.read(s)) addByShape(s) else addByCasts(s)
+    val parsed =
+      if (!shape.read(s)) addByCasts(s)
+      else if (shape.plainNumber) addPlainNumber(s)
+      else if (time.read(s)) addCanonicalTime(s)
+      else addByShape(s)
     if (!parsed) {
       unparsed += 1
       if (unparsed == GiveUpAfter && seen == GiveUpAfter) gaveUp = true
     }
   }
 
+  /** A plain number (see the class); true. */
+  private def addPlainNumber(s: UTF8String): Boolean = {
+    val negative = s.getByte(0) == '-'
+    var unscaled = 0L
+    var scale = 0
+    var i = if (negative || s.getByte(0) == '+') 1 else 0
+    while (i < s.numBytes()) {
+      val b = s.getByte(i)
+      if (b == '.') scale = -1 - i
+      else unscaled = unscaled * 10 + (b - '0')
+      i += 1
+    }
+    if (scale < 0) scale = s.numBytes() + scale // digits after the dot
+    if (negative && unscaled == 0) return addByShape(s) // "-0": the double cast keeps the sign
+    val value = if (negative) -unscaled else unscaled
+    truncated.add(value / CastStatsCollector.PowersOfTen(scale))
+    plainNumbers.add(value, scale)
+    if (!shape.dot) {
+      exact.add(value)
+      if (shape.digitCount >= 4 && shape.digitCount <= 7) addDateAndTimestamp(s)
+    }
+    true
+  }
+
+  /** A canonical date or local timestamp (see [[CanonicalTime]]), just read into `time`; true. */
+  private def addCanonicalTime(s: UTF8String): Boolean = {
+    date.add(time.days)
+    if (instants.covers(time.localMicros)) timestamp.add(instants.instant(time.localMicros))
+    else DateTimeUtils.stringToTimestamp(s, zoneId).foreach { micros =>
+      timestamp.add(micros.asInstanceOf[Long])
+      instants.learn(micros.asInstanceOf[Long])
+    }
+    true
+  }
+
   /**
-   * An ASCII value: the functions Spark's casts call, each only where the value's [[TextShape]]
-   * admits it; true if any accepted it.
+   * Any other ASCII value: the functions Spark's casts call, each only where the value's
+   * [[TextShape]] admits it; true if any accepted it.
    */
   private def addByShape(s: UTF8String): Boolean = {
     var parsed = false
@@ -74,16 +130,7 @@ final class CastStatsCollector(zone: String) {
           parsed = true
         } catch { case _: NumberFormatException => () }
       }
-      val days = DateTimeUtils.stringToDate(s)
-      if (days.isDefined) {
-        parsed = true
-        date.add(days.get.asInstanceOf[Int].toLong)
-      }
-      val micros = DateTimeUtils.stringToTimestamp(s, zoneId)
-      if (micros.isDefined) {
-        parsed = true
-        timestamp.add(micros.get.asInstanceOf[Long])
-      }
+      parsed |= addDateAndTimestamp(s)
     }
     if (shape.otherDouble && !shape.floating) parsed |= addDouble(s)
     parsed
@@ -110,10 +157,23 @@ final class CastStatsCollector(zone: String) {
     val micros = toTimestamp.eval(row)
     if (micros != null) {
       parsed = true
-      timestamp.add(micros.asInstanceOf[Long])
+      addTimestamp(s, micros.asInstanceOf[Long])
     }
     parsed
   }
+
+  /** Spark's DATE and TIMESTAMP parsers; true if either accepted `s`. */
+  private def addDateAndTimestamp(s: UTF8String): Boolean = {
+    val days = DateTimeUtils.stringToDate(s)
+    days.foreach(d => date.add(d.asInstanceOf[Int].toLong))
+    val micros = DateTimeUtils.stringToTimestamp(s, zoneId)
+    micros.foreach(m => addTimestamp(s, m.asInstanceOf[Long]))
+    days.isDefined || micros.isDefined
+  }
+
+  /** A value the TIMESTAMP cast accepts: its instant, or the collector stops if it has no date. */
+  private def addTimestamp(s: UTF8String, micros: Long): Unit =
+    if (CastStatsCollector.isTimeOnly(s)) gaveUp = true else timestamp.add(micros)
 
   private def addDecimal(s: UTF8String): Boolean = {
     val d = Decimal.fromString(s)
@@ -130,51 +190,38 @@ final class CastStatsCollector(zone: String) {
 
   /** The stats of the values added, or None when none of them parses (or the collector gave up). */
   def result(): Option[CastStats] = if (gaveUp) None else {
-    val stats = CastStats(zone, exact.range(identity), truncated.range(identity), decimal.range,
-      double.range, date.range(_.toInt), timestamp.range(identity), unparsed)
+    val decimals = new DecimalBounds
+    val doubles = new DoubleBounds
+    for (lower <- plainNumbers.lower; upper <- plainNumbers.upper) {
+      decimals.addRange(lower, upper, plainNumbers.count)
+      // Rounding to the nearest double keeps order, so these are the plain numbers' double bounds.
+      doubles.addRange(lower.toString.toDouble, upper.toString.toDouble, plainNumbers.count)
+    }
+    decimals.addAll(decimal)
+    doubles.addAll(double)
+    val stats = CastStats(zone, exact.range(identity), truncated.range(identity), decimals.range,
+      doubles.range, date.range(_.toInt), timestamp.range(identity), unparsed)
     if (stats.views.forall(_._2.count == 0)) None else Some(stats)
-  }
-
-  private final class LongBounds {
-    private var count = 0L
-    private var min = Long.MaxValue
-    private var max = Long.MinValue
-    def add(v: Long): Unit = {
-      count += 1
-      if (v < min) min = v
-      if (v > max) max = v
-    }
-    def range(internal: Long => Any): CastRange =
-      if (count == 0) CastRange.none else CastRange(count, Some(internal(min)), Some(internal(max)))
-  }
-
-  /** Doubles as Spark orders them: NaN above +Infinity. */
-  private final class DoubleBounds {
-    private var count = 0L
-    private var min = Double.NaN
-    private var max = Double.NaN
-    def add(v: Double): Unit = {
-      if (count == 0 || java.lang.Double.compare(v, min) < 0) min = v
-      if (count == 0 || java.lang.Double.compare(v, max) > 0) max = v
-      count += 1
-    }
-    def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
-  }
-
-  private final class DecimalBounds {
-    private var count = 0L
-    private var min: java.math.BigDecimal = _
-    private var max: java.math.BigDecimal = _
-    def add(v: java.math.BigDecimal): Unit = {
-      if (count == 0 || v.compareTo(min) < 0) min = v
-      if (count == 0 || v.compareTo(max) > 0) max = v
-      count += 1
-    }
-    def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
   }
 }
 
 object CastStatsCollector {
   /** Values of a part that all failed every cast after which a collector stops trying. */
   val GiveUpAfter: Long = 1024
+
+  private val PowersOfTen: Array[Long] = Array.iterate(1L, ScaledDecimals.Scales)(_ * 10)
+
+  /**
+   * Whether `s`, if the TIMESTAMP cast accepts it, is a time without a date, which Spark's
+   * parser recognises after trimming by a leading `T` or by digits followed by `:`. Errs towards
+   * true: any leading byte outside printable ASCII is skipped as if it were trimmed.
+   */
+  private[stats] def isTimeOnly(s: UTF8String): Boolean = {
+    val n = s.numBytes()
+    var i = 0
+    while (i < n && { val b = s.getByte(i); b <= ' ' || b == 0x7f }) i += 1
+    if (i < n && s.getByte(i) == 'T') return true
+    while (i < n && s.getByte(i) >= '0' && s.getByte(i) <= '9') i += 1
+    i < n && s.getByte(i) == ':'
+  }
 }

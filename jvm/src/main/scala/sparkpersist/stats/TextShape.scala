@@ -20,7 +20,10 @@ import org.apache.spark.unsafe.types.UTF8String
  *  - `digits`: holds an ASCII digit, without which no string is a decimal, a double other than
  *    the special words, a date or a timestamp (the legacy BIGINT grammar takes "." as 0);
  *  - `dot`: holds a '.', without which `UTF8String.toLong`'s legacy grammar (which truncates a
- *    fraction) is the exact one.
+ *    fraction) is the exact one;
+ *  - `plainNumber`: is, untrimmed, `[+-]? d* ('.' d*)?` with 1 to 18 digits (`digitCount`): an
+ *    integer (no dot) or a plain decimal that every numeric cast reads as the number it spells
+ *    and whose digits fit a `Long` unscaled.
  *
  * [[read]] answers false for a string holding a byte outside ASCII (Unicode digits and spaces,
  * which some of Java's parsers take): those go to Spark's casts as they are.
@@ -31,21 +34,32 @@ private[stats] final class TextShape {
   var decimal = false
   var floating = false
   var otherDouble = false
+  var plainNumber = false
+  var digitCount = 0
 
   /** Reads `s`'s shape into the flags; false (flags unset) if `s` is not all ASCII. */
   def read(s: UTF8String): Boolean = {
-    digits = false; dot = false; decimal = false; floating = false; otherDouble = false
+    digits = false; dot = false; decimal = false; floating = false; otherDouble = false; plainNumber = false
     val n = s.numBytes()
     var i = 0
     var hex = false
+    var dots = 0
+    var plain = true // only digits, dots and a leading sign so far
+    digitCount = 0
     while (i < n) {
       val b = s.getByte(i)
       if (b < 0) return false
-      if (b >= '0' && b <= '9') digits = true
-      else if (b == '.') dot = true
-      else if (b == 'x' || b == 'X') hex = true
+      if (b >= '0' && b <= '9') digitCount += 1
+      else if (b == '.') dots += 1
+      else {
+        if (b == 'x' || b == 'X') hex = true
+        if (i > 0 || (b != '+' && b != '-')) plain = false
+      }
       i += 1
     }
+    digits = digitCount > 0
+    dot = dots > 0
+    plainNumber = plain && dots <= 1 && digitCount >= 1 && digitCount <= 18
     var from = 0
     var to = n
     while (from < to && (s.getByte(from) & 0xff) <= ' ') from += 1

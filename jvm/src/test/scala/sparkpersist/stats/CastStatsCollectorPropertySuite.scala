@@ -1,6 +1,9 @@
 package sparkpersist.stats
 
+import scala.util.Try
+
 import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Literal}
+import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
@@ -25,8 +28,19 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
 
   private def range(v: Option[Any]): CastRange = v.fold(CastRange.none)(x => CastRange(1, Some(x), Some(x)))
 
-  /** What Spark's casts make of `s` in `zone`, as the stats of a one-value column (None if nothing parses). */
+  /**
+   * What Spark's casts make of `s` in `zone`, as the stats of a one-value column: None if nothing
+   * parses, or if the TIMESTAMP cast takes it for a time of the current day (Spark's own parser
+   * says so), whose instant no stats can bound.
+   */
   private def expected(s: String, zone: String): Option[CastStats] = {
+    val (stats, withoutDate) = castsOf(s, zone)
+    if (stats.views.forall(_._2.count == 0) || (withoutDate && stats.timestamp.count > 0)) None else Some(stats)
+  }
+
+  /** Each cast's result as a one-value range, and whether Spark's parser read `s` as a time without a date. */
+  private def castsOf(s: String, zone: String): (CastStats, Boolean) = {
+    val withoutDate = Try(DateTimeUtils.parseTimestampString(UTF8String.fromString(s).trimAll())._3).getOrElse(false)
     def both(to: DataType): Option[Any] = {
       val legacy = cast(s, to, EvalMode.LEGACY, zone)
       val ansi = cast(s, to, EvalMode.TRY, zone)
@@ -41,12 +55,36 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
       date = range(both(DateType)),
       timestamp = range(both(TimestampType)),
       unparsed = 0)
-    if (stats.views.forall(_._2.count == 0)) None else Some(stats)
+    (stats, withoutDate)
   }
 
-  private def collected(s: String, zone: String): Option[CastStats] = {
+  /**
+   * What Spark's casts make of a column of `values`: each view's count and the least and greatest
+   * of its values, the values no cast accepts; None if nothing parses or a value is a time
+   * without a date.
+   */
+  private def expectedColumn(values: Seq[String], zone: String): Option[CastStats] = {
+    val each = values.map(castsOf(_, zone))
+    def union(view: CastStats => CastRange)(compare: (Any, Any) => Int): CastRange = {
+      val accepted = each.map(e => view(e._1)).filter(_.count > 0)
+      if (accepted.isEmpty) CastRange.none
+      else CastRange(accepted.size, Some(accepted.map(_.lower.get).min(Ordering.fromLessThan[Any](compare(_, _) < 0))),
+        Some(accepted.map(_.upper.get).max(Ordering.fromLessThan[Any](compare(_, _) < 0))))
+    }
+    val longs: (Any, Any) => Int = (a, b) => java.lang.Long.compare(a.toString.toLong, b.toString.toLong)
+    val stats = CastStats(zone, union(_.exact)(longs), union(_.truncated)(longs),
+      union(_.decimal)((a, b) => a.asInstanceOf[java.math.BigDecimal].compareTo(b.asInstanceOf[java.math.BigDecimal])),
+      union(_.double)((a, b) => java.lang.Double.compare(a.asInstanceOf[Double], b.asInstanceOf[Double])),
+      union(_.date)(longs), union(_.timestamp)(longs),
+      unparsed = each.count(_._1.views.forall(_._2.count == 0)))
+    if (stats.views.forall(_._2.count == 0) || each.exists(e => e._2 && e._1.timestamp.count > 0)) None else Some(stats)
+  }
+
+  private def collected(s: String, zone: String): Option[CastStats] = collectedColumn(Seq(s), zone)
+
+  private def collectedColumn(values: Seq[String], zone: String): Option[CastStats] = {
     val c = new CastStatsCollector(zone)
-    c.add(UTF8String.fromString(s))
+    values.foreach(v => c.add(UTF8String.fromString(v)))
     c.result()
   }
 
@@ -101,11 +139,34 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
     info(s"$checked values compared with Spark's casts")
   }
 
+  /** Plain numbers of every scale and sign, zeros and leading zeros included. */
+  private val plainNumbers: Gen[String] = for {
+    s <- sign; whole <- Gen.choose(0, 12).flatMap(Gen.listOfN(_, Gen.numChar)).map(_.mkString)
+    dot <- Gen.oneOf("", "", "."); fraction <- Gen.choose(0, 6).flatMap(Gen.listOfN(_, Gen.numChar)).map(_.mkString)
+  } yield s + whole + (if (dot.isEmpty) "" else dot + fraction)
+
+  /** Canonical dates and timestamps, many around the daylight saving transitions of 2026. */
+  private val canonicalTimes: Gen[String] = for {
+    date <- Gen.oneOf(Gen.oneOf("2026-03-08", "2026-03-29", "2026-11-01", "2026-10-25", "1970-01-01", "2026-02-29"),
+      for { y <- Gen.oneOf(1900, 2025, 2026, 2400); m <- Gen.choose(1, 12); d <- Gen.choose(1, 31) } yield f"$y%04d-$m%02d-$d%02d")
+    time <- Gen.oneOf(Gen.const(""), for {
+      sep <- Gen.oneOf(" ", "T"); h <- Gen.choose(0, 24); m <- Gen.choose(0, 59); sec <- Gen.oneOf(0, 30, 59, 60)
+      f <- Gen.oneOf("", ".5", ".123456", ".1234567", ".")
+    } yield f"$sep$h%02d:$m%02d:$sec%02d$f")
+  } yield date + time
+
+  test("a column of many values: counts and bounds are those of Spark's casts over all of them") {
+    val column = Gen.listOf(Gen.frequency(3 -> plainNumbers, 3 -> canonicalTimes, 2 -> values)).map(_.take(40))
+    forAll(column, minSuccessful(1500)) { values =>
+      Zones.foreach(zone => assert(collectedColumn(values, zone) === expectedColumn(values, zone), s"values $values in $zone"))
+    }
+  }
+
   test("edges the generators might miss") {
     val edges = Seq("", " ", ".", "+", "-", "e5", ".e5", "1.", ".5", "1e", "1e+", "1E-5", "1.5f", "1.5e3D", "1fx",
       "9223372036854775807", "9223372036854775808", "-9223372036854775808", "1.9", "-1.9", "00012", "0x1p3", "0x.8p1",
       "0x1", "+Infinity", "-NaN", " inf ", "\u0000nan", "1\u00002", "1 2", "1e9999999999", "123456789012345678901234567890e-5",
-      "2026-01-05", "2026-01-05 garbage", "2026", "T10:00", "\u007f12\u007f", "12\u007f")
+      "2026-01-05", "2026-01-05 garbage", "2026", "T10:00", "10:00", " 10:00:00.5", "\u00a0T1", "12:00 UTC", "-10:00", "\u007f12\u007f", "12\u007f")
     for (s <- edges; zone <- Zones) assert(collected(s, zone) === expected(s, zone), s"value '$s' in $zone")
   }
 }
