@@ -66,9 +66,9 @@ final class CastStatsCollector(zone: String) {
   def add(s: UTF8String): Unit = if (!gaveUp) {
     seen += 1
     val parsed =
-      if (!shape.read(s)) addByCasts(s)
+      if (time.read(s)) addCanonicalTime(s)
+      else if (!shape.read(s)) addByCasts(s)
       else if (shape.plainNumber) addPlainNumber(s)
-      else if (time.read(s)) addCanonicalTime(s)
       else addByShape(s)
     if (!parsed) {
       unparsed += 1
@@ -91,7 +91,7 @@ final class CastStatsCollector(zone: String) {
     if (scale < 0) scale = s.numBytes() + scale // digits after the dot
     if (negative && unscaled == 0) return addByShape(s) // "-0": the double cast keeps the sign
     val value = if (negative) -unscaled else unscaled
-    truncated.add(value / CastStatsCollector.PowersOfTen(scale))
+    truncated.add(if (scale == 0) value else value / CastStatsCollector.PowersOfTen(scale))
     plainNumbers.add(value, scale)
     if (!shape.dot) {
       exact.add(value)

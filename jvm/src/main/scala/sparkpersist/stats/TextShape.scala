@@ -60,6 +60,11 @@ private[stats] final class TextShape {
     digits = digitCount > 0
     dot = dots > 0
     plainNumber = plain && dots <= 1 && digitCount >= 1 && digitCount <= 18
+    if (plainNumber) { // a decimal and a double, nothing else to read
+      decimal = true
+      floating = true
+      return true
+    }
     var from = 0
     var to = n
     while (from < to && (s.getByte(from) & 0xff) <= ' ') from += 1
@@ -104,7 +109,7 @@ private[stats] final class TextShape {
     var i = from
     if (i < to && (s.getByte(i) == '+' || s.getByte(i) == '-')) i += 1
     val len = to - i
-    (len == 3 || len == 8) && TextShape.SpecialWords.exists { w =>
+    (len == 3 || len == 8) && "iInN".indexOf(s.getByte(i).toInt) >= 0 && TextShape.SpecialWords.exists { w =>
       w.length == len && (0 until len).forall(k => Character.toLowerCase(s.getByte(i + k).toChar) == w.charAt(k))
     }
   }
