@@ -90,6 +90,28 @@ class CastStatsSuite extends AnyFunSuite {
     assert(!codec.encode(PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, casts = Some(sparse))))).contains("exact"))
   }
 
+  test("binary: views the decimal view gives back exactly are written empty, read back equal, and take less room") {
+    val binary = new BinaryStatsCodec(Map(1 -> StringType))
+    def bytes(c: CastStats) = binary.encode(PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, casts = Some(c))))).length
+    val columns = Seq(
+      Seq("12", "-7", "123456789012345678", "0042"), // integers: exact, truncated and double derived
+      Seq("1.50", "-0.25", "12.", ".5", "99.999"), // plain decimals: truncated and double derived
+      Seq("12", "7.5", "1e3", "N/A"), // an exponent: every view its own
+      Seq("9007199254740993", "1"), // the double rounds: derived all the same
+      Seq("0.1", "-1.9"), // truncates towards zero
+      Seq("-0", "0")) // -0.0 as a double is not what the decimal 0 gives: written whole
+    columns.foreach { values =>
+      val c = collect(values).casts.get
+      val stats = PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, casts = Some(c))))
+      assert(binary.decode(binary.encode(stats)) === stats, values)
+    }
+    val integers = collect(columns.head).casts.get
+    val whole = integers.copy(exact = integers.exact.copy(count = 3)) // no longer the decimal view's
+    assert(bytes(integers) < bytes(whole) - 10, s"${bytes(integers)} vs ${bytes(whole)}")
+    val stats = PartStats(1, 1, Map(1 -> ColumnStats(0, None, None, casts = Some(whole))))
+    assert(binary.decode(binary.encode(stats)) === stats)
+  }
+
   test("stats written before cast stats still decode; damaged cast stats are dropped alone") {
     val old = """{"rows":5,"bytes":9,"columns":{"1":{"type":"string","nulls":1,"lower":"a","upper":"b"}},"trimmed":[]}"""
     assert(codec.decode(old) === PartStats(5, 9, Map(1 -> ColumnStats(1, Some(UTF8String.fromString("a")),
