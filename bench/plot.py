@@ -131,7 +131,7 @@ def write(doc, ax_wall, ax_cpu):
         ax_cpu.bar(xs, [r[cpu] for r in rs], width, label=label)
     for ax, label in ((ax_wall, "wall s (median)"), (ax_cpu, "process CPU s (median)")):
         ax.set_xticks(range(len(rs)))
-        ax.set_xticklabels(scenarios, fontsize=8)
+        ax.set_xticklabels(scenarios, fontsize=7, rotation=12)
         ax.set_ylabel(label)
     ax_wall.set_title(f"write of {doc['params']['rows']} rows: wall")
     ax_cpu.set_title("write: CPU")

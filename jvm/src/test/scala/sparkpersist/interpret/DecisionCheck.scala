@@ -31,7 +31,7 @@ final class DecisionCheck(spark: SparkSession) {
         val condition = analyzed.withMzNow(withMz)
         val bound = BindReferences.bindReference(withMz, attrs :+ analyzed.mz)
         c.parts.foreach { pc =>
-          val part = VectorFilterSuite.byId(stats.partStats(pc))
+          val part = VectorFilterSuite.byId(stats.partStats(pc, c.zone))
           val mz = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
           for (vectorized <- Seq(true, false)) {
             val decision = PartFilter.compile(condition, ids, VectorFilterSuite.genSchema, mz, vectorized = vectorized)

@@ -10,7 +10,7 @@ import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.SoundnessGen.{Case, PartCase}
-import sparkpersist.stats.{ColumnStats, MembershipFilter, PartStats}
+import sparkpersist.stats.{CastStatsCollector, ColumnStats, MembershipFilter, PartStats}
 
 /**
  * The soundness property: for a random predicate and a random part, every subexpression's
@@ -34,7 +34,7 @@ final class SoundnessCheck(spark: SparkSession) {
     }
 
   private def checkCondition(c: Case, pc: PartCase, condition: Expression): Outcome = {
-    val stats = partStats(pc)
+    val stats = partStats(pc, c.zone)
     val specs = attrs.indices.map(i => new PartSpecs(i, attrs(i).dataType)(stats)).toArray
     val mzSpec = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
     val rows = for (r <- pc.part.rows; mz <- pc.part.mzValues) yield new GenericInternalRow((r :+ mz).toArray)
@@ -44,10 +44,11 @@ final class SoundnessCheck(spark: SparkSession) {
   }
 
   /**
-   * Stats of the part as the writer would collect them (optionally truncating strings), keyed by
-   * the column's position in [[SoundnessGen.columns]].
+   * Stats of the part as the writer would collect them (optionally truncating strings; the
+   * string column's cast stats in the case's zone, as the writer collects them by default), keyed
+   * by the column's position in [[SoundnessGen.columns]].
    */
-  def partStats(c: PartCase): PartStats = {
+  def partStats(c: PartCase, zone: String): PartStats = {
     val columns = attrs.indices.filterNot(c.dropStats).map { i =>
       val dt = attrs(i).dataType
       val values = c.part.rows.map(_(i)).filter(_ != null)
@@ -57,7 +58,12 @@ final class SoundnessCheck(spark: SparkSession) {
         if (dt == StringType && c.truncateStrings) truncated(values.size, c.part.rows.size, lo, hi)
         else ColumnStats(c.part.rows.size - values.size, Some(lo), Some(hi))
       }
-      i -> (if (!MembershipFilter.supports(dt)) stats else stats.copy(members =
+      val withCasts = if (dt != StringType) stats else {
+        val casts = new CastStatsCollector(zone)
+        values.foreach(v => casts.add(v.asInstanceOf[UTF8String]))
+        stats.copy(casts = casts.result())
+      }
+      i -> (if (!MembershipFilter.supports(dt)) withCasts else withCasts.copy(members =
         Some(MembershipFilter.of(values.map(MembershipFilter.hash).distinct.sorted.toArray))))
     }
     PartStats(c.part.rows.size, 0L, columns.toMap)

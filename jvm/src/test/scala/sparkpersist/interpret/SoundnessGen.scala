@@ -43,7 +43,8 @@ object SoundnessGen {
   private val doubleSpecials = Gen.oneOf(Double.NaN, Double.PositiveInfinity, Double.NegativeInfinity,
     -0.0, 0.0, Double.MaxValue, -Double.MaxValue, Double.MinPositiveValue, 1e19, -1e19)
   private val strings = Gen.oneOf("", "a", "ab", "abc", "abd", "b", "US", "USA", "UT", "ü", "\u00ff\u00ff",
-    "12", "-5", "1e3", "NaN", "2024-01-01", "9999999999", " 7 ")
+    "12", "-5", "1e3", "NaN", "2024-01-01", "9999999999", " 7 ", "12.50", "-0", "2024", "1969-12-31 23:59:59",
+    "2024-03-10 02:30:00", "2024-01-01T10:00:00.5", "12:30", "N/A", "+.5")
 
   /** A generator of non-null internal values of `dt`, centred on a per-part profile. */
   def value(dt: DataType): Gen[Gen[Any]] = dt match {
@@ -155,6 +156,7 @@ object SoundnessGen {
       1 -> double(d - 1).map(x => s"cast($x as bigint)"),
       1 -> decimal(d - 1).map(x => s"cast($x as bigint)"),
       1 -> fn("try_multiply", long(d - 1), lit("1000L", "-2L")),
+      1 -> (for (x <- str(d - 1); c <- Gen.oneOf("cast", "try_cast")) yield s"$c($x as bigint)"),
       1 -> double(d - 1).flatMap(x => Gen.oneOf(s"floor($x)", s"ceil($x)"))) ++ generic(long, d): _*)
 
   def double(d: Int): Gen[String] =
@@ -171,6 +173,7 @@ object SoundnessGen {
       1 -> decimal(d - 1).map(x => s"cast($x as double)"),
       1 -> ts(d - 1).map(x => s"cast($x as double)"),
       1 -> double(d - 1).map(x => s"cast($x as float)"),
+      1 -> (for (x <- str(d - 1); c <- Gen.oneOf("cast", "try_cast")) yield s"$c($x as double)"),
       1 -> double(d - 1).flatMap(x => Gen.oneOf(s"round($x, 1)", s"bround($x, -2)"))) ++ generic(double, d): _*)
 
   def decimal(d: Int): Gen[String] =
@@ -182,7 +185,9 @@ object SoundnessGen {
       1 -> bin(decimal(d - 1), "/", lit("7", "-0.5BD", "0")),
       1 -> int(d - 1).map(x => s"cast($x as decimal(10, 2))"),
       1 -> double(d - 1).map(x => s"cast($x as decimal(10, 2))"),
-      1 -> decimal(d - 1).map(x => s"cast($x as decimal(5, 1))")) ++ generic(decimal, d): _*)
+      1 -> decimal(d - 1).map(x => s"cast($x as decimal(5, 1))"),
+      1 -> (for (x <- str(d - 1); c <- Gen.oneOf("cast", "try_cast")) yield s"$c($x as decimal(10, 2))")) ++
+      generic(decimal, d): _*)
 
   def str(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.const("s"), 1 -> lit("'US'", "''", "'abc'", "'12'"))
@@ -212,7 +217,8 @@ object SoundnessGen {
       1 -> fn("trunc", date(d - 1), lit("'MM'", "'YEAR'", "'WEEK'")),
       1 -> fn("date_from_unix_date", int(d - 1)),
       1 -> bin(date(d - 1), "+", lit("INTERVAL 1 MONTH", "INTERVAL -13 MONTH")),
-      1 -> fn("to_date", str(d - 1))) ++ generic(date, d): _*)
+      1 -> fn("to_date", str(d - 1)),
+      1 -> str(d - 1).map(x => s"cast($x as date)")) ++ generic(date, d): _*)
 
   def ts(d: Int): Gen[String] =
     if (d <= 0) pick(3 -> Gen.oneOf("ts", "mz"),
@@ -227,6 +233,7 @@ object SoundnessGen {
       1 -> fn("timestamp_seconds", long(d - 1)),
       1 -> fn("timestamp_micros", long(d - 1)),
       1 -> date(d - 1).map(x => s"cast($x as timestamp)"),
+      1 -> (for (x <- str(d - 1); c <- Gen.oneOf("cast", "try_cast")) yield s"$c($x as timestamp)"),
       1 -> (for (n <- int(d - 1); t <- ts(d - 1); u <- Gen.oneOf("HOUR", "MONTH", "DAY"))
         yield s"timestampadd($u, $n, $t)")) ++ generic(ts, d): _*)
 

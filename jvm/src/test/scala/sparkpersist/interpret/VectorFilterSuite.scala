@@ -38,7 +38,7 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
           val condition = analyzed.withMzNow(withMz)
           val bound = BindReferences.bindReference(withMz, attrs :+ analyzed.mz)
           c.parts.foreach { pc =>
-            val stats = byId(check.partStats(pc))
+            val stats = byId(check.partStats(pc, c.zone))
             val mz = if (pc.part.mzSince) MzNowSpec.since(pc.part.mzNow) else MzNowSpec.at(pc.part.mzNow)
             val interpreted = PartFilter.compile(condition, ids, schema, mz, vectorized = false).keep(stats)
             val withVector = PartFilter.compile(condition, ids, schema, mz).keep(stats)

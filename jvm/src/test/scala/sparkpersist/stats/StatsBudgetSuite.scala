@@ -31,7 +31,7 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val conf = intercept[IllegalArgumentException](PersistConf.StatsBudgetBytes.parseChecked("-5"))
     assert(conf.getMessage.startsWith(
       "Invalid value '-5' for spark.sparkpersist.stats.budgetBytes: requirement failed: must be at least 0."))
-    assert(PersistConf.StatsBudgetBytes.default === 1024L)
+    assert(PersistConf.StatsBudgetBytes.default === 1536L)
   }
 
   test("step 0 drops the cast stats of JSON places too, before any bound is cut") {
@@ -172,7 +172,7 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val budget = new StatsBudget(schema, Set.empty, PersistConf.StatsBudgetBytes.default)
     assert(budget.encodedSize(stats) > 100000)
     val result = budget(stats)
-    assert(budget.encodedSize(result) <= 1024)
+    assert(budget.encodedSize(result) <= PersistConf.StatsBudgetBytes.default)
     assert(Widening.problems(stats, result, schema) === Nil)
     assert(result.columns(2) === stats.columns(2))
     assert(result.trimmed === Set(3, 4))

@@ -2,24 +2,27 @@ package sparkpersist.bench
 
 import java.io.File
 import java.lang.management.ManagementFactory
-import java.nio.charset.StandardCharsets
 import java.nio.file.Files
 
 import org.apache.spark.sql.{DataFrame, SparkSession}
 import org.apache.spark.sql.functions._
 
 import sparkpersist.bench.Bench.median
-import sparkpersist.schema.ShardSchema
+import sparkpersist.EventTable
+import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.{ShardHandle, ShardStore}
-import sparkpersist.stats.StatsCodec
+import sparkpersist.stats.BinaryStatsCodec
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
  * Write throughput with stats: the same cached rows written with plain `df.write.parquet` and
  * with `ShardWriter.write` (parts + stats + commit), same part count, alternating, 3 timed runs
- * each (or as many as the third argument says) after one warm-up. Two scenarios: an append
- * without order key (no sort on either side), and one with order key `k` (the plain write gets
- * the same `sortWithinPartitions`).
+ * each (or as many as the third argument says) after one warm-up, every setting at its default
+ * (stats, cast stats, automatic membership filters, JSON and VARIANT stats, the stats budget).
+ * Two tables: `rows` rows of 8 typed columns, and `rows / 4` rows of the 17-column
+ * [[EventTable]] (numbers and times as text, free text, a JSON payload as declared JSON text and
+ * as a VARIANT); each as an append without order key (no sort on either side) and with one (`k`,
+ * `user_id`; the plain write gets the same `sortWithinPartitions`).
  *
  * Each run records wall seconds and the process's CPU seconds (Spark runs in local mode, so every
  * task is in this JVM): on a shared machine the CPU figure is the steadier of the two.
@@ -37,7 +40,7 @@ object WriteBench {
    *                 the part format alone costs, without stats or commit
    */
   final case class Result(scenario: String, plain: Seq[Timing], reserved: Seq[Timing], shard: Seq[Timing],
-      parts: Int, statsBytesPerPart: Double) {
+      parts: Int, statsBytesPerPart: Double, trimmedParts: Int) {
     def plainWall: Double = median(plain.map(_.wall))
     def reservedWall: Double = median(reserved.map(_.wall))
     def shardWall: Double = median(shard.map(_.wall))
@@ -57,10 +60,20 @@ object WriteBench {
     try {
       val df = source(spark, rows, partitions).cache()
       df.count()
-      val results = Seq(
-        run(spark, df, rows, partitions, runs, out, "append, no order key", orderBy = Nil),
-        run(spark, df, rows, partitions, runs, out, "append, order key k", orderBy = Seq("k")))
-      report(rows, partitions, runs, results)
+      val typed = Seq(
+        run(spark, df, rows, partitions, runs, out, "8 typed columns, no order key", orderBy = Nil),
+        run(spark, df, rows, partitions, runs, out, "8 typed columns, order key k", orderBy = Seq("k")))
+      df.unpersist()
+      val eventRows = rows / 4
+      val events = EventTable.rows(spark, 0, eventRows, (eventRows / 30).toInt.max(1), partitions).cache()
+      events.count()
+      val eventTable = Seq(
+        run(spark, events, eventRows, partitions, runs, out, "17-column events, no order key", orderBy = Nil,
+          jsonColumns = EventTable.JsonColumns),
+        run(spark, events, eventRows, partitions, runs, out, "17-column events, order key user_id",
+          orderBy = Seq("user_id"), jsonColumns = EventTable.JsonColumns))
+      events.unpersist()
+      report(rows, partitions, runs, typed ++ eventTable)
     } finally {
       deleteRecursively(out)
       spark.stop()
@@ -81,9 +94,9 @@ object WriteBench {
       date_add(lit(java.sql.Date.valueOf("2024-01-01")), (col("id") % 365).cast("int")).as("day"))
 
   private def run(spark: SparkSession, df: DataFrame, rows: Long, partitions: Int, runs: Int, out: File,
-      scenario: String, orderBy: Seq[String]): Result = {
+      scenario: String, orderBy: Seq[String], jsonColumns: Seq[String] = Nil): Result = {
     val store = new ShardStore(new File(out, "shards").toURI.toString, spark.sparkContext.hadoopConfiguration)
-    val schema = ShardSchema.fromStruct(df.schema, orderBy)
+    val schema = ShardSchema.fromStruct(JsonColumns.declare("bench", df.schema, jsonColumns), orderBy)
     val options = WriteOptions(maxRowsPerPart = Some(rows / partitions + 1))
     def plainOf(rows: DataFrame): Timing = {
       outputs += 1
@@ -104,11 +117,11 @@ object WriteBench {
       else { val s = shard(); val r = reserved(); (plain(), r, s) }
     }
     val state = lastShard.state
-    val codec = StatsCodec(state.schema)
+    val codec = BinaryStatsCodec(state.schema)
     val parts = state.parts.toSeq
-    val statsBytes = parts.map(p => codec.encode(p.stats.get).getBytes(StandardCharsets.UTF_8).length)
+    val statsBytes = parts.map(p => codec.encode(p.stats.get).length) // as the state stores them, within the budget
     Result(scenario, timings.map(_._1), timings.map(_._2), timings.map(_._3), parts.size,
-      statsBytes.sum.toDouble / parts.size)
+      statsBytes.sum.toDouble / parts.size, parts.count(_.stats.get.trimmed.nonEmpty))
   }
 
   private val os = ManagementFactory.getOperatingSystemMXBean.asInstanceOf[com.sun.management.OperatingSystemMXBean]
@@ -123,17 +136,19 @@ object WriteBench {
 
   private def report(rows: Long, partitions: Int, runs: Int, results: Seq[Result]): Unit = {
     import Table.Column
-    val table = Table(s"Write with stats vs plain df.write.parquet: $rows rows, 8 columns, $partitions input partitions, " +
+    val table = Table(s"Write with stats (every setting at its default) vs plain df.write.parquet: $rows rows of 8 typed " +
+      s"columns, ${rows / 4} rows of the 17-column event table (text, JSON text, VARIANT), $partitions input partitions, " +
       s"same part count, median of $runs alternating runs after a warm-up",
       Seq(Column("scenario", "scenario"), Column("parts", "parts"), Column("plain s", "plainSeconds", 2),
         Column("+t/d s", "plainWithTimeDiffSeconds", 2), Column("shard s", "shardSeconds", 2),
         Column("ratio", "ratio", 3), Column("+t/d ratio", "timeDiffRatio", 3), Column("plain cpu", "plainCpuSeconds", 2),
         Column("+t/d cpu", "plainWithTimeDiffCpuSeconds", 2), Column("shard cpu", "shardCpuSeconds", 2),
-        Column("cpu ratio", "cpuRatio", 3), Column("stats B/part", "statsBytesPerPart", 0)),
+        Column("cpu ratio", "cpuRatio", 3), Column("stats B/part", "statsBytesPerPart", 0),
+        Column("trimmed parts", "trimmedParts")),
       results.map { r =>
         Seq[Any](r.scenario, r.parts, r.plainWall, r.reservedWall, r.shardWall, r.shardWall / r.plainWall,
           r.reservedWall / r.plainWall, r.plainCpu, r.reservedCpu, r.shardCpu, r.shardCpu / r.plainCpu,
-          r.statsBytesPerPart)
+          r.statsBytesPerPart, r.trimmedParts)
       },
       "+t/d: the plain write with constant time and diff columns added (the part format's own cost, no stats, no commit)" +:
         results.map { r =>
