@@ -5,7 +5,7 @@ package sparkpersist.stats
  * string values at each place of its JSON documents (a JSON text or VARIANT column, or one nested
  * in a struct, array or map). [[StatsBudget]] drops them first: they only serve casts of text.
  */
-private[stats] object CastTrimming {
+private[sparkpersist] object CastTrimming {
 
   /** Whether `c` holds cast stats anywhere. */
   def has(c: ColumnStats): Boolean = c.casts.isDefined || c.nested.exists(has)

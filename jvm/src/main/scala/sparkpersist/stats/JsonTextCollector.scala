@@ -7,6 +7,7 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.core.{JsonFactory, JsonParser, JsonToken}
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.catalyst.json.CreateJacksonParser
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -14,8 +15,11 @@ import org.apache.spark.unsafe.types.UTF8String
  * [[sparkpersist.schema.JsonColumns]]): the usual string bounds, plus [[JsonStats]] of the parsed
  * documents, as `get_json_object` sees them.
  *
- * Each value is parsed with a Jackson streaming parser (no tree per row). A value that is not
- * exactly one strict JSON document (a syntax error, trailing text, an object with a duplicate
+ * Each value is parsed with a Jackson streaming parser (no tree per row): over its UTF-8 bytes
+ * when they are valid, start with ASCII and hold no backslash-u escape, which reads the same
+ * tokens as the character reader `get_json_object` wraps them in (`CreateJacksonParser.utf8String`)
+ * without decoding them first; otherwise through that reader, which replaces invalid bytes as
+ * `get_json_object` sees them. A value that is not exactly one strict JSON document (a syntax error, trailing text, an object with a duplicate
  * key, a string with a lone surrogate, a Jackson read limit exceeded) makes the column's JSON
  * stats absent for the whole part: absent means "anything", never wrong.
  *
@@ -40,8 +44,9 @@ final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.D
     text.update(row, ordinal)
     if (root != null) {
       val json = row.getUTF8String(ordinal)
-      if (!JsonTextCollector.add(json, root)) root = null
-      else if (VariantParse.parses(json)) parsed += 1
+      val valid = json.isValid
+      if (!JsonTextCollector.add(json, valid, root)) root = null
+      else if (valid && VariantParse.parsesValid(json)) parsed += 1
     }
   }
 
@@ -55,10 +60,17 @@ final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.D
 object JsonTextCollector {
   private val factory = new JsonFactory()
 
-  /** Parses `json` and reports its document to `root`; false if it is not one valid document. */
-  def add(json: UTF8String, root: JsonPlace): Boolean =
+  /**
+   * Parses `json` (whose bytes are `valid` UTF-8 or not) and reports its document to `root`; false
+   * if it is not one valid document.
+   */
+  def add(json: UTF8String, valid: Boolean, root: JsonPlace): Boolean =
     try {
-      val parser = CreateJacksonParser.utf8String(factory, json)
+      val parser = if (!valid || !plainStart(json)) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
+        case bytes: Array[Byte] =>
+          factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())
+        case _ => factory.createParser(json.getBytes)
+      }
       try {
         val first = parser.nextToken()
         first != null && value(parser, first, root) && parser.nextToken() == null
@@ -66,6 +78,23 @@ object JsonTextCollector {
     } catch {
       case NonFatal(_) => false
     }
+
+  /**
+   * Whether Jackson reads `json`'s bytes as the reader decoding them would: its first bytes (up
+   * to four) are ASCII other than NUL (Jackson guesses UTF-16 or UTF-32 from NULs among them, and
+   * skips a byte order mark, which the reader keeps), and it holds no backslash-u escape (the byte
+   * parser refuses a lone surrogate escaped in a key, which the reader takes).
+   */
+  private def plainStart(json: UTF8String): Boolean = {
+    val n = json.numBytes()
+    var i = 0
+    while (i < n) {
+      val b = json.getByte(i)
+      if ((i < 4 && b <= 0) || (b == '\\' && i + 1 < n && json.getByte(i + 1) == 'u')) return false
+      i += 1
+    }
+    n > 0
+  }
 
   /** Reports the value starting at `token` to `place` (null: skip it); false if invalid. */
   private def value(p: JsonParser, token: JsonToken, place: JsonPlace): Boolean =

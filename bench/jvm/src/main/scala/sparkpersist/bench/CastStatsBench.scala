@@ -5,16 +5,15 @@ import java.nio.file.Files
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.{DataFrame, SparkSession}
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow
+import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.functions._
-import org.apache.spark.sql.types.StringType
-import org.apache.spark.unsafe.types.UTF8String
+import org.apache.spark.sql.types.{DataType, VariantType}
 
 import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.ShardStore
-import sparkpersist.stats.{StatsCodec, StatsCollector}
+import sparkpersist.stats.{CastTrimming, StatsCodec, StatsCollector, VariantParse}
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -96,7 +95,7 @@ object CastStatsBench {
           val vsPlain = on(0) / plain(0)
           Seq(f"$name: ratio on/off: wall ${on(0) / off(0)}%.3f, cpu ${on(1) / off(1)}%.3f, stats bytes ${on(2) / off(2)}%.2f",
             f"$name: target shard at the defaults <= 1.05x plain parquet wall: $vsPlain%.3fx " +
-              s"(${if (vsPlain <= 1.05) "met" else "missed"}); cpu ${on(1) / plain(1)}%.3fx")
+              f"(${if (vsPlain <= 1.05) "met" else "missed"}); cpu ${on(1) / plain(1)}%.3fx")
         })
       table.print()
       val alone = collectorAlone(spark, rows, partitions, runs)
@@ -116,34 +115,40 @@ object CastStatsBench {
   }
 
   /**
-   * The stats collector alone on each text column's values (held in memory as Spark hands them to
-   * the writer): nanoseconds per value with and without cast stats, median of `runs` after a warm-up.
+   * The stats collector alone on each column of both shapes but the id (values held in memory as
+   * Spark hands them to the writer, JSON text declared so): nanoseconds per value with and without
+   * cast stats, median of `runs` after a warm-up; for the JSON text column, also Spark's
+   * `parse_json` alone (the [[VariantParse]] count the collector keeps).
    */
   private def collectorAlone(spark: SparkSession, rows: Long, partitions: Int, runs: Int): Table = {
-    val df = text(spark, rows, partitions).drop("id")
-    val columns = df.columns.toSeq.map { name =>
-      name -> df.select(name).queryExecution.toRdd.map(_.getUTF8String(0).clone()).collect()
-    }
-    val row = new GenericInternalRow(1)
-    def nsPerValue(values: Array[UTF8String], zone: Option[String]): Double = {
-      val timings = (0 to runs).map { _ =>
-        val c = StatsCollector.forColumn(StringType, json = false, 64, zone)
-        val start = System.nanoTime()
-        values.foreach { v => row.update(0, v); c.update(row, 0) }
-        c.result()
-        (System.nanoTime() - start).toDouble / values.length
-      }
-      median(timings.tail)
-    }
-    Table(s"The string stats collector alone, ns per value ($rows values per column, median of $runs after a warm-up)",
+    val shapes = Seq(text(spark, rows, partitions) -> Set.empty[String], documents(spark, rows, partitions) -> Set("js"))
+    def nsPerValue(values: Array[InternalRow])(add: InternalRow => Unit): Double = median((0 to runs).map { _ =>
+      val start = System.nanoTime()
+      values.foreach(add)
+      (System.nanoTime() - start).toDouble / values.length
+    }.tail)
+    def collector(dt: DataType, json: Boolean, zone: Option[String]) = StatsCollector.forColumn(dt, json, 64, zone)
+    Table(s"The stats collector alone, ns per value ($rows values per column, median of $runs after a warm-up)",
       Seq(Table.Column("column", "column"), Table.Column("plain ns", "plainNs", 1),
         Table.Column("with casts ns", "castsNs", 1), Table.Column("cast stats", "castStats")),
-      columns.map { case (name, values) =>
-        val plain = nsPerValue(values, None)
-        val withCasts = nsPerValue(values, Some("UTC"))
-        val collector = StatsCollector.forColumn(StringType, json = false, 64, Some("UTC"))
-        values.foreach { v => row.update(0, v); collector.update(row, 0) }
-        Seq(name, plain, withCasts, if (collector.result().casts.isDefined) "kept" else "none (gave up)")
+      shapes.flatMap { case (df, json) =>
+        df.drop("id").schema.fields.toSeq.map { field =>
+          val values = df.select(field.name).queryExecution.toRdd.map(_.copy()).collect()
+          val isJson = json(field.name)
+          def timed(zone: Option[String]): Double = {
+            val c = collector(field.dataType, isJson, zone)
+            nsPerValue(values)(c.update(_, 0))
+          }
+          val (plain, withCasts) = (timed(None), timed(Some("UTC")))
+          val c = collector(field.dataType, isJson, Some("UTC"))
+          values.foreach(c.update(_, 0))
+          val result = c.result()
+          val kept = CastTrimming.has(result)
+          val kind = if (isJson) " (JSON text)" else if (field.dataType == VariantType) " (VARIANT)" else ""
+          val parseJson = if (!isJson) Nil else Seq(Seq[Any](s"${field.name}: parse_json alone",
+            nsPerValue(values)(r => VariantParse.parses(r.getUTF8String(0))), "", ""))
+          Seq[Any](field.name + kind, plain, withCasts, if (kept) "kept" else "none") +: parseJson
+        }.flatten
       })
   }
 
