@@ -133,7 +133,7 @@ def write(doc, ax_wall, ax_cpu):
         ax.set_xticks(range(len(rs)))
         ax.set_xticklabels(scenarios, fontsize=7, rotation=12)
         ax.set_ylabel(label)
-    ax_wall.set_title(f"write of {doc['params']['rows']} rows: wall")
+    ax_wall.set_title("write: wall")
     ax_cpu.set_title("write: CPU")
 
 
