@@ -24,6 +24,8 @@ import sparkpersist.stats.{CastRange, CastStats}
  *  - DOUBLE: the parsed double; FLOAT: the same text parsed as a float, which is within one float
  *    ulp of the double rounded to a float, so the bounds widen by two ulps;
  *  - DATE: the parsed date;
+ *  - TIMESTAMP_NTZ: the parsed local date-time, the same in every zone (an offset in the text is
+ *    ignored); stats written before this view read as anything;
  *  - TIMESTAMP: the parsed instant. A string without an offset names another instant in another
  *    zone, by less than 36 hours (offsets are within +-18:00): in a query zone other than the
  *    recorded one, the bounds widen by that much, and a value near the ends of the timestamp
@@ -38,9 +40,12 @@ object TextCasts {
   /** A cast of a string column: its target, mode, and the time zone it parses timestamps in. */
   final case class TextCast(target: DataType, mode: EvalMode.Value, zone: Option[String])
 
-  /** Whether a cast from `from` to `to` reads cast stats (UTF8_BINARY strings, stats collect no other). */
+  /**
+   * Whether a cast from `from` to `to` reads cast stats (UTF8_BINARY strings, stats collect no
+   * other): the targets of [[supportedTarget]], and TIMESTAMP_NTZ.
+   */
   def supported(from: DataType, to: DataType): Boolean = from match {
-    case s: StringType if s.collationId == StringType.collationId => supportedTarget(to)
+    case s: StringType if s.collationId == StringType.collationId => supportedTarget(to) || to == TimestampNTZType
     case _ => false
   }
 
@@ -91,6 +96,10 @@ object TextCasts {
         case (lo: Long, hi: Long, invalid) if lo <= hi => Some(timestamps(lo, hi, invalid, stats.zone, cast.zone))
         case _ => None
       }
+      case TimestampNTZType => stats.timestampNtz.flatMap(within(_) { // None: not recorded, anything
+        case (lo: Long, hi: Long, invalid) if lo <= hi => Some(Outcome(Within(lo, hi), invalid))
+        case _ => None
+      })
       case _ => None
     }
   }

@@ -10,9 +10,14 @@ import sparkpersist.stats.StatsBinary._
  * Binary encoding of [[CastStats]], the `casts` field of a string column's binary stats:
  * {{{
  *   casts := zone: string, unparsed: long,
- *            fields {1: exact, 2: truncated, 3: decimal, 4: double, 5: date, 6: timestamp}
+ *            fields {1: exact, 2: truncated, 3: decimal, 4: double, 5: date, 6: timestamp,
+ *                    7: timestamp_ntz}
  *   view  := count: long, lower, upper | nothing (derived)
+ *   timestamp_ntz := count: long, (lower, upper when count > 0)
  * }}}
+ * The TIMESTAMP_NTZ view is written whenever it was recorded, even when it accepts no value
+ * (absent: recorded before it, "anything"); readers of the release before refuse field 7 and
+ * drop the cast stats whole.
  * Views that accept no value are left out; bounds are typed as [[CastStats]] says (the decimal
  * view's as exact decimals). A view with an empty payload is *derived* from the decimal view:
  * its count is the decimal view's, its bounds are what the decimal bounds give (exactly, as a
@@ -33,6 +38,8 @@ private[stats] object BinaryCastCodec {
   private val Exact = 1
   private val Truncated = 2
   private val Double = 4
+  /** The kind of the TIMESTAMP_NTZ view, written apart from the six others. */
+  private val TimestampNtz = 7
 
   /** What view `kind` is when derived from the decimal view `decimal` (None if it cannot be). */
   private def derived(kind: Int, decimal: CastRange): Option[CastRange] = {
@@ -52,7 +59,11 @@ private[stats] object BinaryCastCodec {
   def write(c: CastStats): Array[Byte] = encode { out =>
     out.writeString(c.zone)
     out.writeLong(c.unparsed)
-    writeFields(out, c.views.zip(viewTypes).zipWithIndex.map { case (((name, range), dt), i) =>
+    val ntz = TimestampNtz -> c.timestampNtz.map(range => encode { o =>
+      o.writeLong(range.count)
+      if (range.count > 0) Seq(range.lower, range.upper).foreach(b => o.writeLong(b.get.asInstanceOf[Long]))
+    })
+    writeFields(out, ntz +: c.views.zip(viewTypes).zipWithIndex.map { case (((name, range), dt), i) =>
       (i + 1) -> Option.when(range.count > 0)(if (derived(i + 1, c.decimal).contains(range)) Array.emptyByteArray else encode { o =>
         o.writeLong(range.count)
         Seq(range.lower, range.upper).foreach { b =>
@@ -68,9 +79,17 @@ private[stats] object BinaryCastCodec {
     val unparsed = readCount(in, "unparsed")
     val views = Array.fill(viewTypes.size)(CastRange.none)
     val empty = scala.collection.mutable.Set.empty[Int]
+    var ntz: Option[CastRange] = None
     readFields(in) { (kind, p) =>
-      require(kind >= 1 && kind <= viewTypes.size, s"unknown cast view $kind")
-      if (p.isEnd) empty += kind else views(kind - 1) = whole(p) { v =>
+      require(kind >= 1 && kind <= TimestampNtz, s"unknown cast view $kind")
+      if (kind == TimestampNtz) ntz = Some(whole(p) { v =>
+        val count = readCount(v, "count")
+        if (count == 0) CastRange.none else {
+          val lower = v.readLong()
+          CastRange(count, Some(lower), Some(v.readLong()))
+        }
+      })
+      else if (p.isEnd) empty += kind else views(kind - 1) = whole(p) { v =>
         val count = readCount(v, "count")
         require(count > 0, "a view that accepts no value is left out")
         def bound(): Any = viewTypes(kind - 1).fold[Any](readDecimal(v))(readBound(_, v))
@@ -82,6 +101,6 @@ private[stats] object BinaryCastCodec {
       views(kind - 1) = derived(kind, views(2)).getOrElse(throw new IllegalArgumentException(
         s"cast view $kind is derived from the decimal view, which cannot give it"))
     }
-    CastStats(zone, views(0), views(1), views(2), views(3), views(4), views(5), unparsed)
+    CastStats(zone, views(0), views(1), views(2), views(3), views(4), views(5), unparsed, ntz)
   }
 }

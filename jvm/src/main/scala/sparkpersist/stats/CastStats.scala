@@ -19,7 +19,11 @@ package sparkpersist.stats
  *                  bounds, NaN the largest as Spark orders doubles
  * @param date      `CAST(s AS DATE)`: `Int` bounds (days)
  * @param timestamp `CAST(s AS TIMESTAMP)` in `zone`: `Long` bounds (microseconds)
- * @param unparsed  values that none of these views accepts
+ * @param unparsed  values that none of these views accepts (TIMESTAMP_NTZ aside)
+ * @param timestampNtz `CAST(s AS TIMESTAMP_NTZ)`: `Long` bounds (local microseconds, whatever the
+ *                  zone; an offset in the text is ignored, as the cast ignores it). None: not
+ *                  recorded (stats written before it), which readers take as "anything"; unlike
+ *                  the other views, a recorded view that accepts no value is kept (count 0).
  */
 final case class CastStats(
     zone: String,
@@ -29,7 +33,8 @@ final case class CastStats(
     double: CastRange,
     date: CastRange,
     timestamp: CastRange,
-    unparsed: Long) {
+    unparsed: Long,
+    timestampNtz: Option[CastRange] = None) {
 
   def views: Seq[(String, CastRange)] = Seq("exact" -> exact, "truncated" -> truncated,
     "decimal" -> decimal, "double" -> double, "date" -> date, "timestamp" -> timestamp)

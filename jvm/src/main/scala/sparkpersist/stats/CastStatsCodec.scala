@@ -10,7 +10,8 @@ import sparkpersist.codec.Json
 
 /**
  * JSON encoding of [[CastStats]], the value of a string column's `casts` field. Views that accept
- * no value are left out:
+ * no value are left out, but for `timestampNtz` (local microseconds), present whenever recorded,
+ * with `"count": 0` and no bounds when no value casts (absent: recorded before it, "anything"):
  * {{{
  * {"zone": "UTC", "unparsed": 4,
  *  "exact": {"count": 96, "lower": -3, "upper": 250},
@@ -33,6 +34,12 @@ private[stats] object CastStatsCodec {
     val node = Json.obj()
     node.put("zone", c.zone)
     node.put("unparsed", c.unparsed)
+    c.timestampNtz.foreach { range =>
+      val v = node.putObject("timestampNtz")
+      v.put("count", range.count)
+      range.lower.foreach(b => v.put("lower", b.asInstanceOf[Long]))
+      range.upper.foreach(b => v.put("upper", b.asInstanceOf[Long]))
+    }
     c.views.zip(viewTypes).foreach { case ((name, range), (_, dt)) =>
       if (range.count > 0) {
         val v = node.putObject(name)
@@ -54,8 +61,19 @@ private[stats] object CastStatsCodec {
       val zone = node.get("zone")
       require(zone != null && zone.isTextual, "'zone' must be a string")
       val views = viewTypes.map { case (name, dt) => Option(node.get(name)).fold(CastRange.none)(readRange(_, dt)) }
+      val ntz = Option(node.get("timestampNtz")).map { v =>
+        val count = JsonStatsCodec.count(v, "count")
+        if (count == 0) CastRange.none else {
+          def bound(field: String): Long = {
+            val b = v.get(field)
+            require(b != null && b.canConvertToLong, s"timestampNtz '$field' must be a long")
+            b.longValue()
+          }
+          CastRange(count, Some(bound("lower")), Some(bound("upper")))
+        }
+      }
       Some(CastStats(zone.textValue(), views(0), views(1), views(2), views(3), views(4), views(5),
-        JsonStatsCodec.count(node, "unparsed")))
+        JsonStatsCodec.count(node, "unparsed"), ntz))
     } catch {
       case NonFatal(_) => None
     }

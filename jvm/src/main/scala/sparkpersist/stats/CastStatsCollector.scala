@@ -2,7 +2,7 @@ package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, Expression, GenericInternalRow}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampType}
+import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -46,6 +46,7 @@ final class CastStatsCollector(zone: String) {
   private val toDouble = cast(DoubleType, EvalMode.LEGACY)
   private val toDate = cast(DateType, EvalMode.LEGACY)
   private val toTimestamp = cast(TimestampType, EvalMode.LEGACY)
+  private val toTimestampNtz = cast(TimestampNTZType, EvalMode.LEGACY)
 
   private val zoneId = DateTimeUtils.getZoneId(zone)
   private val shape = new TextShape
@@ -53,7 +54,7 @@ final class CastStatsCollector(zone: String) {
   private val instants = new LocalInstants(zoneId)
   private val long = new UTF8String.LongWrapper
 
-  private val exact, truncated, timestamp = new LongBounds
+  private val exact, truncated, timestamp, timestampNtz = new LongBounds
   private val date = new LongBounds
   private val decimal = new DecimalBounds
   private val double = new DoubleBounds
@@ -103,6 +104,7 @@ final class CastStatsCollector(zone: String) {
   /** A canonical date or local timestamp (see [[CanonicalTime]]), just read into `time`; true. */
   private def addCanonicalTime(s: UTF8String): Boolean = {
     date.add(time.days)
+    timestampNtz.add(time.localMicros)
     if (instants.covers(time.localMicros)) timestamp.add(instants.instant(time.localMicros))
     else DateTimeUtils.stringToTimestamp(s, zoneId).foreach { micros =>
       timestamp.add(micros.asInstanceOf[Long])
@@ -159,21 +161,32 @@ final class CastStatsCollector(zone: String) {
       parsed = true
       addTimestamp(s, micros.asInstanceOf[Long])
     }
+    val local = toTimestampNtz.eval(row)
+    if (local != null) {
+      parsed = true
+      addTimestampNtz(s, local.asInstanceOf[Long])
+    }
     parsed
   }
 
-  /** Spark's DATE and TIMESTAMP parsers; true if either accepted `s`. */
+  /** Spark's DATE, TIMESTAMP and TIMESTAMP_NTZ parsers; true if any accepted `s`. */
   private def addDateAndTimestamp(s: UTF8String): Boolean = {
     val days = DateTimeUtils.stringToDate(s)
     days.foreach(d => date.add(d.asInstanceOf[Int].toLong))
     val micros = DateTimeUtils.stringToTimestamp(s, zoneId)
     micros.foreach(m => addTimestamp(s, m.asInstanceOf[Long]))
-    days.isDefined || micros.isDefined
+    val local = DateTimeUtils.stringToTimestampWithoutTimeZone(s, true)
+    local.foreach(m => addTimestampNtz(s, m.asInstanceOf[Long]))
+    days.isDefined || micros.isDefined || local.isDefined
   }
 
   /** A value the TIMESTAMP cast accepts: its instant, or the collector stops if it has no date. */
   private def addTimestamp(s: UTF8String, micros: Long): Unit =
     if (CastStatsCollector.isTimeOnly(s)) gaveUp = true else timestamp.add(micros)
+
+  /** A value the TIMESTAMP_NTZ cast accepts: its local time, or the collector stops if it has no date. */
+  private def addTimestampNtz(s: UTF8String, micros: Long): Unit =
+    if (CastStatsCollector.isTimeOnly(s)) gaveUp = true else timestampNtz.add(micros)
 
   private def addDecimal(s: UTF8String): Boolean = {
     val d = Decimal.fromString(s)
@@ -199,9 +212,10 @@ final class CastStatsCollector(zone: String) {
     }
     decimals.addAll(decimal)
     doubles.addAll(double)
+    val ntz = timestampNtz.range(identity)
     val stats = CastStats(zone, exact.range(identity), truncated.range(identity), decimals.range,
-      doubles.range, date.range(_.toInt), timestamp.range(identity), unparsed)
-    if (stats.views.forall(_._2.count == 0)) None else Some(stats)
+      doubles.range, date.range(_.toInt), timestamp.range(identity), unparsed, Some(ntz))
+    if (stats.views.forall(_._2.count == 0) && ntz.count == 0) None else Some(stats)
   }
 }
 

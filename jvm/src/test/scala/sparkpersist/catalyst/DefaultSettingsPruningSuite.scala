@@ -69,6 +69,8 @@ class DefaultSettingsPruningSuite extends PersistSparkSession {
         "AND event_ts < TIMESTAMP '2026-01-10 00:00:00'", all.filter(n => n >= 2000 && n < 9 * RowsPerDay), kept = 1)
       assertReads("SELECT event_id FROM persist.events WHERE CAST(created_text AS TIMESTAMP) >= TIMESTAMP '2026-01-11 00:00:00'",
         all.filter(_ >= 10 * RowsPerDay), kept = 2)
+      assertReads("SELECT event_id FROM persist.events WHERE CAST(created_text AS TIMESTAMP_NTZ) >= " +
+        "TIMESTAMP_NTZ '2026-01-11 00:00:00'", all.filter(_ >= 10 * RowsPerDay), kept = 2)
       assertReads("SELECT event_id FROM persist.events WHERE CAST(app_version AS DOUBLE) > 14", Nil, kept = 0)
       assertReads("SELECT event_id FROM persist.events WHERE try_cast(status_code AS INT) > 500", Nil, kept = 0)
     }

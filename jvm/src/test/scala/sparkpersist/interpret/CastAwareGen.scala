@@ -83,5 +83,5 @@ object CastAwareGen {
 
   /** Targets the property casts to. */
   val targets: Seq[String] = Seq("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL(10,2)", "DECIMAL(38,0)",
-    "DECIMAL(5,5)", "DECIMAL(38,18)", "DOUBLE", "FLOAT", "DATE", "TIMESTAMP")
+    "DECIMAL(5,5)", "DECIMAL(38,18)", "DOUBLE", "FLOAT", "DATE", "TIMESTAMP", "TIMESTAMP_NTZ")
 }

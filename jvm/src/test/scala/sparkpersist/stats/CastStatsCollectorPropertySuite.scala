@@ -4,7 +4,7 @@ import scala.util.Try
 
 import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Literal}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, TimestampType}
+import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
@@ -35,7 +35,7 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
    */
   private def expected(s: String, zone: String): Option[CastStats] = {
     val (stats, withoutDate) = castsOf(s, zone)
-    if (stats.views.forall(_._2.count == 0) || (withoutDate && stats.timestamp.count > 0)) None else Some(stats)
+    if (nothingParses(stats) || (withoutDate && timed(stats))) None else Some(stats)
   }
 
   /** Each cast's result as a one-value range, and whether Spark's parser read `s` as a time without a date. */
@@ -54,9 +54,15 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
       double = range(both(DoubleType)),
       date = range(both(DateType)),
       timestamp = range(both(TimestampType)),
-      unparsed = 0)
+      unparsed = 0,
+      timestampNtz = Some(range(both(TimestampNTZType))))
     (stats, withoutDate)
   }
+
+  private def nothingParses(c: CastStats): Boolean = c.views.forall(_._2.count == 0) && c.timestampNtz.forall(_.count == 0)
+
+  /** Whether a TIMESTAMP or TIMESTAMP_NTZ cast accepts some value. */
+  private def timed(c: CastStats): Boolean = c.timestamp.count > 0 || c.timestampNtz.exists(_.count > 0)
 
   /**
    * What Spark's casts make of a column of `values`: each view's count and the least and greatest
@@ -76,8 +82,9 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
       union(_.decimal)((a, b) => a.asInstanceOf[java.math.BigDecimal].compareTo(b.asInstanceOf[java.math.BigDecimal])),
       union(_.double)((a, b) => java.lang.Double.compare(a.asInstanceOf[Double], b.asInstanceOf[Double])),
       union(_.date)(longs), union(_.timestamp)(longs),
-      unparsed = each.count(_._1.views.forall(_._2.count == 0)))
-    if (stats.views.forall(_._2.count == 0) || each.exists(e => e._2 && e._1.timestamp.count > 0)) None else Some(stats)
+      unparsed = each.count(e => nothingParses(e._1)),
+      timestampNtz = Some(union(_.timestampNtz.get)(longs)))
+    if (nothingParses(stats) || each.exists(e => e._2 && timed(e._1))) None else Some(stats)
   }
 
   private def collected(s: String, zone: String): Option[CastStats] = collectedColumn(Seq(s), zone)

@@ -80,10 +80,17 @@ class CastStatsSuite extends AnyFunSuite {
       double = CastRange(6, Some(Double.NegativeInfinity), Some(Double.NaN)),
       date = CastRange(1, Some(Int.MinValue), Some(Int.MaxValue)),
       timestamp = CastRange(2, Some(-1L), Some(1L)),
-      unparsed = 7)
+      unparsed = 7,
+      timestampNtz = Some(CastRange(3, Some(Long.MinValue), Some(Long.MaxValue))))
     val sparse = CastStats("UTC", CastRange.none, CastRange.none, CastRange.none,
       CastRange(1, Some(-0.0), Some(-0.0)), CastRange.none, CastRange.none, unparsed = 0)
-    Seq(extremes, sparse).foreach { c =>
+    val noNtz = sparse.copy(timestampNtz = Some(CastRange.none)) // recorded, nothing casts: kept apart from None
+    val binary = new BinaryStatsCodec(Map(1 -> StringType))
+    Seq(extremes, sparse, noNtz).foreach { c =>
+      val inBinary = PartStats(10, 100, Map(1 -> ColumnStats(1, Some(UTF8String.fromString("a")), None, casts = Some(c))))
+      assert(binary.decode(binary.encode(inBinary)) === inBinary)
+    }
+    Seq(extremes, sparse, noNtz).foreach { c =>
       val stats = PartStats(10, 100, Map(1 -> ColumnStats(1, Some(UTF8String.fromString("a")), None, casts = Some(c))))
       assert(codec.decode(codec.encode(stats)) === stats)
     }

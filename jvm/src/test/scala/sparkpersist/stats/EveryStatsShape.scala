@@ -37,7 +37,8 @@ object EveryStatsShape {
     date <- castRange(Gen.choose(Int.MinValue, Int.MaxValue))
     timestamp <- castRange(Gen.long)
     unparsed <- Gen.choose(0L, 1000L)
-  } yield CastStats(zone, exact, truncated, decimal, double, date, timestamp, unparsed)
+    ntz <- Gen.option(castRange(Gen.long))
+  } yield CastStats(zone, exact, truncated, decimal, double, date, timestamp, unparsed, ntz)
 
   /** `c` with cast stats `cs` at every JSON place that holds strings. */
   private def withPlaceCasts(c: ColumnStats, cs: CastStats): ColumnStats = {
