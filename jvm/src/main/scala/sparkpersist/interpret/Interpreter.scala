@@ -45,14 +45,18 @@ object Interpreter {
    * values that do not parse, `false`: `try_parse_json`), see [[ParseJsonSpecs]].
    * `udfTable` gives the values of Python user functions declared in `monotoneUdfs` (the driver
    * cannot evaluate them), see [[TabledNodes]].
+   * `collatedSlotOf` gives the slot of a collated string column's bounds in its collation's order
+   * ([[CollatedSpecs]]), read by comparisons and `IN` of the column with constants.
    */
   def compile(e: Expression, slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int] = (_, _) => None,
       memberSlotOf: (Attribute, MemberLookup) => Option[Int] = (_, _) => None,
       monotoneUdfs: Map[String, Direction] = Map.empty,
       parseJsonSlotOf: (Attribute, Boolean) => Option[Int] = (_, _) => None,
-      udfTable: UdfTable = UdfTable.Empty): SpecNode =
-    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs, parseJsonSlotOf, udfTable).compile(e)
+      udfTable: UdfTable = UdfTable.Empty,
+      collatedSlotOf: Attribute => Option[Int] = _ => None): SpecNode =
+    new Compiler(slotOf, mzNow, castSlotOf, memberSlotOf, monotoneUdfs, parseJsonSlotOf, udfTable,
+      collatedSlotOf).compile(e)
 
   /** The declared monotone Python functions `e` calls, by lower-case name ([[TabledNodes]]). */
   def tabledCalls(e: Expression, monotoneUdfs: Map[String, Direction]): Seq[String] =
@@ -79,12 +83,22 @@ object Interpreter {
 
   private val alwaysFails = ResultSpec(nullable = false, fallible = true, Values.Empty)
 
+  /** Comparisons, `<=>` and `IN` of collated strings whose stats follow the collation: its order. */
+  private object Collated {
+    def unapply(e: Expression): Option[Ordering[Any]] = e match {
+      case _: BinaryComparison | _: expressions.In | _: expressions.InSet =>
+        ValueOrdering.collated(e.children.head.dataType)
+      case _ => None
+    }
+  }
+
   private final class Compiler(slotOf: Attribute => Option[Int], mzNow: ResultSpec,
       castSlotOf: (Attribute, TextCasts.TextCast) => Option[Int],
       memberSlotOf: (Attribute, MemberLookup) => Option[Int],
       monotoneUdfs: Map[String, Direction],
       parseJsonSlotOf: (Attribute, Boolean) => Option[Int],
-      udfTable: UdfTable) {
+      udfTable: UdfTable,
+      collatedSlotOf: Attribute => Option[Int]) {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
@@ -125,6 +139,7 @@ object Interpreter {
       case expressions.IsNull(c) => new SpecNode.IsNull(compile(c), negated = false)
       case expressions.IsNotNull(c) => new SpecNode.IsNull(compile(c), negated = true)
       case TryEval(c) => new Try(compile(c))
+      case Collated(ord) => collated(e, ord).getOrElse(anything)
       case EqualTo(l, r) => compare(Comparison.Eq, l, r)
       case LessThan(l, r) => compare(Comparison.Lt, l, r)
       case LessThanOrEqual(l, r) => compare(Comparison.LtEq, l, r)
@@ -247,6 +262,35 @@ object Interpreter {
 
     private def ordered(dt: DataType)(node: Ordering[Any] => SpecNode): SpecNode =
       ValueOrdering.of(dt).map(node).getOrElse(anything)
+
+    /**
+     * A comparison, `<=>` or `IN` over strings of a collation whose stats follow it (`ord`), when
+     * its operands are such columns and constants: the columns read through their collated slot.
+     */
+    private def collated(e: Expression, ord: Ordering[Any]): Option[SpecNode] = {
+      def operand(x: Expression): Option[SpecNode] = x match {
+        case c: Cast if c.child.dataType == c.dataType => operand(c.child)
+        case a: Attribute => collatedSlotOf(a).map(new Column(_))
+        case c => constant(c).map(v => new Const(v.fold(ResultSpec.AlwaysNull)(ResultSpec.point)))
+      }
+      def two(l: Expression, r: Expression)(node: (SpecNode, SpecNode) => SpecNode) =
+        for (a <- operand(l); b <- operand(r)) yield node(a, b)
+      e match {
+        case EqualTo(l, r) => two(l, r)(new Compare(Comparison.Eq, _, _, ord))
+        case LessThan(l, r) => two(l, r)(new Compare(Comparison.Lt, _, _, ord))
+        case LessThanOrEqual(l, r) => two(l, r)(new Compare(Comparison.LtEq, _, _, ord))
+        case GreaterThan(l, r) => two(r, l)(new Compare(Comparison.Lt, _, _, ord))
+        case GreaterThanOrEqual(l, r) => two(r, l)(new Compare(Comparison.LtEq, _, _, ord))
+        case expressions.EqualNullSafe(l, r) => two(l, r)(new SpecNode.EqualNullSafe(_, _, ord))
+        case expressions.In(v, list) =>
+          val items = list.map(operand)
+          if (items.exists(_.isEmpty)) None
+          else operand(v).map(new SpecNode.In(_, items.map(_.get).toArray, ord))
+        case s: expressions.InSet => operand(s.child).map(new SpecNode.InSet(_,
+          s.hset.iterator.filter(_ != null).toArray.sorted(ord), s.hset.contains(null), floating = false, ord))
+        case _ => None
+      }
+    }
 
     private def compare(op: Comparison, l: Expression, r: Expression): SpecNode =
       ordered(l.dataType)(new Compare(op, compile(l), compile(r), _))

@@ -24,7 +24,7 @@ private[interpret] object MemberNodes {
     case expressions.In(a: Attribute, list) => constants(a, list)
     case s: InSet => s.child match {
       case a: Attribute if MembershipFilter.supports(a.dataType) =>
-        Some(a -> MemberLookup(s.hset.iterator.filter(_ != null).toSeq))
+        Some(a -> MemberLookup(s.hset.iterator.filter(_ != null).toSeq, a.dataType))
       case _ => None
     }
     case ArrayContains(a: Attribute, c) => a.dataType match {
@@ -43,7 +43,7 @@ private[interpret] object MemberNodes {
     if (!MembershipFilter.supports(dt) || items.exists(_.dataType != dt)) None
     else {
       val values = items.map(Interpreter.constant)
-      if (values.exists(_.isEmpty)) None else Some(a -> MemberLookup(values.flatMap(_.get), inElements))
+      if (values.exists(_.isEmpty)) None else Some(a -> MemberLookup(values.flatMap(_.get), dt, inElements))
     }
 
   /**

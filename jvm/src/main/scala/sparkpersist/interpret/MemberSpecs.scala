@@ -1,13 +1,15 @@
 package sparkpersist.interpret
 
+import org.apache.spark.sql.types.DataType
+
 import sparkpersist.stats.{ArrayStats, ColumnStats, MembershipFilter, PartStats}
 
 /**
- * The constants of a point lookup ([[MemberNodes]]): non-null internal values of the column's
- * type, or of its element type when `inElements` (`array_contains`, answered by the filter of the
- * column's array elements).
+ * The constants of a point lookup ([[MemberNodes]]): non-null internal values of `dataType`, the
+ * column's type, or its element type when `inElements` (`array_contains`, answered by the filter
+ * of the column's array elements).
  */
-final case class MemberLookup(values: Seq[Any], inElements: Boolean = false)
+final case class MemberLookup(values: Seq[Any], dataType: DataType, inElements: Boolean = false)
 
 /**
  * Whether column `columnId` (or its arrays' elements) may hold one of a lookup's values in a part,
@@ -15,7 +17,7 @@ final case class MemberLookup(values: Seq[Any], inElements: Boolean = false)
  * false-or-true otherwise (no filter, or a filter that admits one).
  */
 final class MemberSpecs(val columnId: Int, lookup: MemberLookup) extends SlotSpecs {
-  private val hashes = lookup.values.map(MembershipFilter.hash).toArray
+  private val hashes = lookup.values.map(MembershipFilter.hasher(lookup.dataType)).toArray
 
   def apply(stats: PartStats): ResultSpec = {
     val filter = stats.columns.get(columnId).flatMap(c => if (lookup.inElements) MemberSpecs.elements(c) else c.members)

@@ -99,7 +99,8 @@ object PartFilter {
       monotoneUdfs: Map[String, Direction] = Map.empty,
       udfTable: UdfTable = UdfTable.Empty,
       vectorized: Boolean = true): PartFilter = {
-    // One slot per column read, per cast of a string column read, per point lookup, per parse_json.
+    // One slot per column read, per cast of a string column read, per point lookup, per parse_json,
+    // per collated string column compared with constants.
     val slots = scala.collection.mutable.LinkedHashMap.empty[(Int, Any), SlotSpecs]
     def slot(a: Attribute, what: Any)(specs: (Int, DataType) => SlotSpecs): Option[Int] =
       for {
@@ -113,7 +114,8 @@ object PartFilter {
     val root = Interpreter.compile(condition, slot(_, None)(new PartSpecs(_, _)), mzNow,
       (a, c) => slot(a, c)((id, _) => new CastSpecs(id, c)),
       (a, lookup) => slot(a, lookup)((id, _) => new MemberSpecs(id, lookup)), monotoneUdfs,
-      (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)), udfTable)
+      (a, raises) => slot(a, ParseJsonSlot(raises))((id, _) => new ParseJsonSpecs(id, raises)), udfTable,
+      slot(_, CollatedSlot)(new CollatedSpecs(_, _)))
     new PartFilter(root, slots.values.toArray,
       if (vectorized) VectorFilter.compile(condition, columnIds, schema, mzNow) else None)
   }
@@ -121,6 +123,9 @@ object PartFilter {
 
 /** The slot key of `parse_json` (`raises`) or `try_parse_json` of a column. */
 private final case class ParseJsonSlot(raises: Boolean)
+
+/** The slot key of a collated string column's bounds in its collation's order ([[CollatedSpecs]]). */
+private case object CollatedSlot
 
 /** Specs of `mz_now()`, whose values are timestamps (microseconds since the epoch). */
 object MzNowSpec {

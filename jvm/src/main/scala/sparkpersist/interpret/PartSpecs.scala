@@ -44,6 +44,20 @@ final class PartSpecs(val columnId: Int, val dataType: DataType) extends SlotSpe
 }
 
 /**
+ * The spec of a string column of a collation [[sparkpersist.stats.CollatedStrings]] supports
+ * (stable id `columnId`, type `dataType`): its bounds in the collation's order
+ * ([[ValueOrdering.collated]]). Read only by comparisons of the column with constants
+ * ([[Interpreter]]); the column's [[PartSpecs]] admit any string, so that functions of it, which
+ * assume no order, see none.
+ */
+final class CollatedSpecs(val columnId: Int, dataType: DataType) extends SlotSpecs {
+  private val specs = ValueSpecs.ranged(dataType, ValueOrdering.collated(dataType))
+
+  def apply(stats: PartStats): ResultSpec =
+    stats.columns.get(columnId).fold(ResultSpec.AnyValue)(specs(_, stats.rowCount))
+}
+
+/**
  * The spec of `count` values of one type (a column's rows, a struct field's rows, an array's
  * elements, a map's keys or values) from their [[ColumnStats]]. One instance per type node,
  * built once per column, so a part's specs cost no type dispatch.
@@ -64,12 +78,15 @@ private[interpret] object ValueSpecs {
     case s: StructType => new StructSpecs(s)
     case a: ArrayType => new ArraySpecs(a)
     case m: MapType => new MapSpecs(m)
-    case _ => new RangeSpecs(dt)
+    case _ => new RangeSpecs(dt, ValueOrdering.of(dt))
   }
 
+  /** Bounds of `dt` in the order `ord` (none: any value). */
+  def ranged(dt: DataType, ord: Option[Ordering[Any]]): ValueSpecs = new RangeSpecs(dt, ord)
+
   /** Bounds of a type with a value order; JSON documents of a VARIANT or JSON text column. */
-  private final class RangeSpecs(dataType: DataType) extends ValueSpecs {
-    private val ord = ValueOrdering.of(dataType).orNull
+  private final class RangeSpecs(dataType: DataType, order: Option[Ordering[Any]]) extends ValueSpecs {
+    private val ord = order.orNull
     private val valueClass = ValueOrdering.valueClass(dataType)
     private val holdsJson = PartSpecs.holdsJson(dataType)
 

@@ -4,6 +4,8 @@ import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
+import sparkpersist.stats.CollatedStrings
+
 /**
  * The ordering of Catalyst internal values that ranges ([[Values.Within]]) use, per data type.
  *
@@ -18,6 +20,15 @@ object ValueOrdering {
   /** The ordering of `dt`, if ranges of that type are supported. */
   def of(dt: DataType): Option[Ordering[Any]] =
     if (isRanged(dt)) Some(TypeUtils.getInterpretedOrdering(dt)) else None
+
+  /**
+   * The order of a string type of a collation [[CollatedStrings]] supports: the collation's, which
+   * Spark's comparisons of such strings use and their stats are collected in. Only comparisons
+   * with constants read it ([[CollatedSpecs]]); everything else treats collated strings as
+   * unordered (functions over them assume no order).
+   */
+  def collated(dt: DataType): Option[Ordering[Any]] =
+    if (CollatedStrings.supports(dt)) Some(TypeUtils.getInterpretedOrdering(dt)) else None
 
   def isRanged(dt: DataType): Boolean = dt match {
     case _: NumericType | BooleanType | BinaryType | DateType | TimestampType | TimestampNTZType |

@@ -24,7 +24,8 @@ import sparkpersist.schema.ShardSchema
  *   variantParse := parsed: long, parser: string
  * }}}
  * `checksum` is the CRC-32C of everything after it, `type` the CRC-64-AVRO fingerprint of the
- * column's `catalogString` when the stats were written. Bounds are exact, typed by the column:
+ * column's type tag when the stats were written (its `catalogString`, with the versions of its
+ * collations: [[CollatedStrings.typeTag]]). Bounds are exact, typed by the column:
  * booleans, integers (zig-zag varints: byte, short, int, date, year-month interval, long,
  * timestamps, day-time interval), floats and doubles by their IEEE bits (-0.0, infinities and
  * NaN kept), decimals as scale and unscaled two's-complement bytes, strings as their UTF-8 bytes
@@ -153,7 +154,7 @@ object BinaryStatsCodec {
     new BinaryStatsCodec(schema.columns.iterator.map(c => c.id -> c.dataType).toMap)
 
   private def fingerprint(dt: DataType): Long =
-    SchemaNormalization.fingerprint64(dt.catalogString.getBytes(StandardCharsets.UTF_8))
+    SchemaNormalization.fingerprint64(CollatedStrings.typeTag(dt).getBytes(StandardCharsets.UTF_8))
 
   private def checksum(bytes: Array[Byte], from: Int): Array[Byte] = {
     val crc = new CRC32C()

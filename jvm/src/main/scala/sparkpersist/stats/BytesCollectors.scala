@@ -1,6 +1,7 @@
 package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
+import org.apache.spark.sql.types.StringType
 import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
 
 /**
@@ -44,4 +45,25 @@ final class BinaryCollector(boundBytes: Int) extends StatsCollector {
 
   override protected def lower: Option[Any] = Some(Bounds.binaryLower(min, boundBytes))
   override protected def upper: Option[Any] = Bounds.binaryUpper(max, boundBytes)
+}
+
+/**
+ * Min and max of a string column of a collation that [[CollatedStrings]] supports, under the
+ * collation's comparator. A bound longer than `boundChars` code points is left out (unbounded on
+ * that side): a prefix is not a bound under an ICU collation, and no bumped prefix bounds above.
+ */
+final class CollatedStringCollector(dataType: StringType, boundChars: Int) extends StatsCollector {
+  private val order = CollatedStrings.comparator(dataType)
+  private var min: UTF8String = _
+  private var max: UTF8String = _
+
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
+    val v = row.getUTF8String(ordinal)
+    if (min == null) { min = v.clone(); max = min }
+    else if (order.compare(v, min) < 0) min = v.clone()
+    else if (order.compare(v, max) > 0) max = v.clone()
+  }
+
+  override protected def lower: Option[Any] = Option.when(min.numChars() <= boundChars)(min)
+  override protected def upper: Option[Any] = Option.when(max.numChars() <= boundChars)(max)
 }

@@ -16,6 +16,10 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
   require(limit > 0 && limit <= MembershipCollector.MaxValues, s"A membership limit is in 1..${MembershipCollector.MaxValues}")
 
   private var hashes: LongSet = new LongSet
+  private val collationId = dataType match {
+    case s: StringType if CollatedStrings.supports(s) => s.collationId
+    case _ => -1
+  }
 
   def update(row: SpecializedGetters, ordinal: Int): Unit =
     if (hashes != null && !row.isNullAt(ordinal)) {
@@ -27,6 +31,7 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
         case FloatType => MembershipFilter.hashDouble(row.getFloat(ordinal).toDouble)
         case DoubleType => MembershipFilter.hashDouble(row.getDouble(ordinal))
         case d: DecimalType => MembershipFilter.hashDecimal(row.getDecimal(ordinal, d.precision, d.scale))
+        case _ if collationId >= 0 => MembershipFilter.hashCollated(row.getUTF8String(ordinal), collationId)
         case _ => MembershipFilter.hash(row.getUTF8String(ordinal))
       }
       hashes.add(h)

@@ -102,15 +102,31 @@ object MembershipFilter {
 
   /**
    * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats, decimals
-   * (hashed without trailing zeros, so a widened column's `1.0` finds the `1.00` of older parts)
-   * and strings in UTF8_BINARY, whose SQL equality is equality of the hashed form. Other
-   * collations compare by a collation key this hash does not see.
+   * (hashed without trailing zeros, so a widened column's `1.0` finds the `1.00` of older parts),
+   * strings in UTF8_BINARY, whose SQL equality is equality of the hashed form, and strings of the
+   * collations [[CollatedStrings]] supports, hashed by their sort key ([[hasher]]).
    */
   def supports(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true
     case FloatType | DoubleType | _: DecimalType => true
-    case s: StringType => s.collationId == StringType.collationId
+    case s: StringType => s.collationId == StringType.collationId || CollatedStrings.supports(s)
     case _ => false
+  }
+
+  /**
+   * The hash of non-null internal values of `dt` (a [[supports supported]] type): [[hash]], or for
+   * a collated string the hash of its sort key, so that strings the collation finds equal hash alike.
+   */
+  def hasher(dt: DataType): Any => Long = dt match {
+    case s: StringType if CollatedStrings.supports(s) =>
+      v => hashCollated(v.asInstanceOf[UTF8String], s.collationId)
+    case _ => hash
+  }
+
+  /** The hash of a string of a collation [[CollatedStrings]] supports: of its sort key. */
+  def hashCollated(s: UTF8String, collationId: Int): Long = {
+    val key = CollatedStrings.sortKey(s, collationId)
+    XXH64.hashUnsafeBytes(key, Platform.BYTE_ARRAY_OFFSET, key.length, Seed + 3)
   }
 
   /**

@@ -32,7 +32,8 @@ import sparkpersist.schema.ShardSchema
  * column's [[CastStats]] under `casts` ([[CastStatsCodec]]), absent in stats written before them;
  * a JSON text column's [[VariantParse]] under `variantParse` (`{"parsed": 96, "parser": "..."}`).
  *
- * Each column records its type (`catalogString`). A column whose type is not listed above, or
+ * Each column records its type (`catalogString`, with the versions of its collations:
+ * [[CollatedStrings.typeTag]]). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
  * bounds: "unbounded" is always sound, a misread bound never is. Malformed bounds are dropped the
  * same way, and counts that cannot be true drop what they count ([[StatsConsistency]]): corrupt
@@ -42,7 +43,7 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
   import StatsCodec._
 
   /** The recorded type of each column; computed once, as every part's stats are checked against it. */
-  private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> dt.catalogString }
+  private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> CollatedStrings.typeTag(dt) }
 
   /** The binary encoding of the same columns, which state files write (this JSON one is still read). */
   lazy val binary: BinaryStatsCodec = new BinaryStatsCodec(columnTypes)

@@ -65,7 +65,7 @@ object StatsCollector {
    * The collector for a column of type `dataType`. Structs, arrays and maps get nested stats
    * from the collectors of their fields, elements, keys and values ([[StructCollector]],
    * [[ArrayCollector]], [[MapCollector]]); VARIANT gets JSON stats ([[VariantCollector]]). Other
-   * types without an order that bounds can express (intervals, collated strings, ...) only count
+   * types without an order that bounds can express (intervals, strings of space-trimming collations, ...) only count
    * nulls; readers then treat their values as "anything".
    *
    * @param boundChars longest prefix (in code points for strings, bytes for binary) kept as a
@@ -83,6 +83,7 @@ object StatsCollector {
     case d: DecimalType => new DecimalCollector(d.precision, d.scale)
     case s: StringType if s.collationId == StringType.collationId => // UTF8_BINARY
       new StringCollector(boundChars)
+    case s: StringType if CollatedStrings.supports(s) => new CollatedStringCollector(s, boundChars)
     case BinaryType => new BinaryCollector(boundChars)
     case s: StructType => new StructCollector(s, boundChars)
     case a: ArrayType => new ArrayCollector(a.elementType, boundChars)

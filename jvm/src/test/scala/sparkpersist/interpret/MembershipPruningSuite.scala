@@ -71,12 +71,20 @@ class MembershipPruningSuite extends AnyFunSuite {
       MembershipFilter.hash(Decimal(BigDecimal("123456789012345678901234567.1"))))
   }
 
-  test("no filter, a coerced column, a collated column or a non-constant keep the part") {
+  test("no filter, a coerced column or a non-constant keep the part") {
     assert(keeps(EqualTo(userId, Literal(501L)), part.copy(columns = part.columns.updated(uid, ColumnStats(0, Some(10L), Some(1000L))))))
     assert(keeps(EqualTo(Cast(userId, DoubleType), Literal(501.0))))
     assert(keeps(EqualTo(userId, Add(userId, Literal(1L)))))
-    val lcase = PartStats(3, 100, Map(tid -> ColumnStats(0, None, None, members = filter(str("a")))))
-    assert(keeps(EqualTo(tag, Literal.create("A", StringType("UTF8_LCASE"))), lcase))
+  }
+
+  test("a collated column's filter holds sort keys: 'A' finds the 'a' of a UTF8_LCASE part, 'b' does not") {
+    val lcase = StringType("UTF8_LCASE")
+    val keys = Some(MembershipFilter.of(Seq("a", "zz").map(v => MembershipFilter.hasher(lcase)(str(v))).sorted.toArray))
+    val part = PartStats(3, 100, Map(tid -> ColumnStats(0, None, None, members = keys)))
+    assert(keeps(EqualTo(tag, Literal.create("A", lcase)), part))
+    assert(keeps(EqualTo(tag, Literal.create("ZZ", lcase)), part))
+    assert(!keeps(EqualTo(tag, Literal.create("b", lcase)), part))
+    assert(!keeps(In(tag, Seq(Literal.create("b", lcase), Literal.create("Z", lcase))), part))
   }
 
   test("stats that contradict their filter keep the part") {

@@ -1,0 +1,57 @@
+package sparkpersist.stats
+
+import java.util.Comparator
+
+import org.apache.spark.sql.catalyst.util.CollationFactory
+import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
+import org.apache.spark.unsafe.types.UTF8String
+
+/**
+ * Strings of a collation other than UTF8_BINARY whose statistics follow the collation:
+ * UTF8_LCASE and the ICU collations (`UNICODE`, `UNICODE_CI`, `de_CI_AI`, ...), without space
+ * trimming. Their bounds are the least and greatest values under the collation's comparator, the
+ * one Spark's `=`, `<` and `IN` on such strings evaluate with, kept whole (a prefix of a string is
+ * not an ICU bound of it); their membership filters hash the collation's sort key, which two
+ * strings share exactly when the collation finds them equal (Spark groups and joins collated
+ * strings by that key).
+ *
+ * Sort keys and orders change with the collation's version (the ICU release): stats record it in
+ * the column's type tag ([[typeTag]]), so stats written under another version keep only their
+ * null counts. Collations with space trimming (`UTF8_BINARY_RTRIM`, `UNICODE_RTRIM`, ...) keep
+ * null counts only.
+ */
+object CollatedStrings {
+
+  /** Whether `dt` is a string of a collation whose stats follow it. */
+  def supports(dt: DataType): Boolean = dt match {
+    case s: StringType if s.collationId != StringType.collationId && s.collationId >= 0 =>
+      !CollationFactory.fetchCollation(s.collationId).supportsSpaceTrimming
+    case _ => false
+  }
+
+  /** The comparator of a [[supports supported]] string type. */
+  def comparator(dt: StringType): Comparator[UTF8String] =
+    CollationFactory.fetchCollation(dt.collationId).comparator
+
+  /** The sort key of `s`: equal for strings the collation finds equal, only for those. */
+  def sortKey(s: UTF8String, collationId: Int): Array[Byte] =
+    CollationFactory.fetchCollation(collationId).sortKeyFunction.apply(s)
+
+  /**
+   * The type stats record for a column of type `dt`: its `catalogString`, followed by the
+   * version of each collation it holds, when it holds collated strings whose stats follow the
+   * collation (anywhere inside it).
+   */
+  def typeTag(dt: DataType): String = {
+    val versions = collated(dt).distinct.sorted.map(id => s"$id:${CollationFactory.fetchCollation(id).version}")
+    if (versions.isEmpty) dt.catalogString else dt.catalogString + versions.mkString(" @", ",", "")
+  }
+
+  private def collated(dt: DataType): Seq[Int] = dt match {
+    case s: StringType if supports(s) => Seq(s.collationId)
+    case s: StructType => s.fields.toSeq.flatMap(f => collated(f.dataType))
+    case a: ArrayType => collated(a.elementType)
+    case m: MapType => collated(m.keyType) ++ collated(m.valueType)
+    case _ => Nil
+  }
+}
