@@ -102,8 +102,18 @@ object Interpreter {
 
     def compile(e: Expression): SpecNode = {
       val node = compileNode(e)
-      MemberNodes.lookup(e).flatMap { case (a, lookup) => memberSlotOf(a, lookup) }
+      val member = MemberNodes.lookup(e).flatMap { case (a, lookup) => memberSlotOf(a, lookup) }
         .fold(node)(slot => new MemberNodes.Refine(node, new Column(slot)))
+      JsonLookups.lookup(e).flatMap { case (read, values) => jsonPlace(read).map((_, values)) }
+        .fold(member) { case (place, values) => new JsonLookups.Refine(member, place, JsonLookups.hashes(values)) }
+    }
+
+    /** The JSON value a string-valued JSON read ([[JsonLookups.reads]]) reads, at its path. */
+    private def jsonPlace(read: Expression): Option[SpecNode] = read match {
+      case Cast(v: VariantGet, _, _, _) => variantPlace(v)
+      case v: VariantGet => variantPlace(v)
+      case g: GetJsonObject => Some(jsonText(g))
+      case _ => None
     }
 
     private def compileNode(e: Expression): SpecNode = e match {
@@ -243,15 +253,18 @@ object Interpreter {
      * target keeps the value, JSON null included). A path that is not a constant or does not
      * parse raises when evaluated: anything.
      */
-    private def variantGet(v: VariantGet): SpecNode =
-      constant(v.path).flatten.flatMap(p => JsonNodes.variantPath(p.toString)) match {
-        case None => anything
-        case Some(steps) =>
-          val value = new JsonNodes.Path(compile(v.child), steps.toArray)
-          if (v.dataType == VariantType) new JsonNodes.Rebuild(value)
-          else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType, v.timeZoneId), raises = v.failOnError,
-            alwaysNullable = false)
-      }
+    private def variantGet(v: VariantGet): SpecNode = variantPlace(v) match {
+      case None => anything
+      case Some(value) =>
+        if (v.dataType == VariantType) new JsonNodes.Rebuild(value)
+        else new JsonNodes.Read(value, JsonCasts.fromVariant(_, v.dataType, v.timeZoneId), raises = v.failOnError,
+          alwaysNullable = false)
+    }
+
+    /** The JSON value `variant_get` reads at its path, if the path is a constant Spark parses. */
+    private def variantPlace(v: VariantGet): Option[SpecNode] =
+      constant(v.path).flatten.flatMap(p => JsonNodes.variantPath(p.toString))
+        .map(steps => new JsonNodes.Path(compile(v.child), steps.toArray))
 
     /** The JSON value `get_json_object` reads (never raises: a path it cannot read gives null). */
     private def jsonText(g: GetJsonObject): SpecNode = {

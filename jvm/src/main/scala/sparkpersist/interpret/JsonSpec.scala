@@ -5,7 +5,7 @@ import java.math.{BigDecimal => JBigDecimal}
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.Values._
-import sparkpersist.stats.{CastStats, JsonScalarStats, JsonStats}
+import sparkpersist.stats.{CastStats, JsonScalarStats, JsonStats, MembershipFilter}
 
 /**
  * What a JSON value at one place may be, kind by kind (the abstract counterpart of
@@ -20,6 +20,8 @@ import sparkpersist.stats.{CastStats, JsonScalarStats, JsonStats}
  * @param others   may be another VARIANT type (date, timestamp, binary, UUID, ...)
  * @param casts    what the strings become under casts: the cast stats of each place they may come
  *                 from; None (or strings from a place without them): anything
+ * @param members  which strings may occur: the membership filters of each place they may come
+ *                 from (a string may occur if one of them admits it); None: any string
  */
 final case class JsonSpec(
     jsonNull: Boolean,
@@ -31,7 +33,8 @@ final case class JsonSpec(
     arrays: Boolean,
     elements: ResultSpec,
     others: Boolean,
-    casts: Option[Seq[PlaceCasts]] = None) {
+    casts: Option[Seq[PlaceCasts]] = None,
+    members: Option[Seq[MembershipFilter]] = None) {
   import JsonSpec._
 
   def union(o: JsonSpec): JsonSpec = JsonSpec(
@@ -44,7 +47,8 @@ final case class JsonSpec(
     arrays || o.arrays,
     elements.union(o.elements, null),
     others || o.others,
-    if (strings == Empty) o.casts else if (o.strings == Empty) casts else for (a <- casts; b <- o.casts) yield a ++ b)
+    if (strings == Empty) o.casts else if (o.strings == Empty) casts else for (a <- casts; b <- o.casts) yield a ++ b,
+    if (strings == Empty) o.members else if (o.strings == Empty) members else for (a <- members; b <- o.members) yield a ++ b)
 
   /** Whether every value that is neither null nor a JSON null is an object. */
   def onlyObjects: Boolean =
@@ -94,7 +98,8 @@ object JsonSpec {
         arrays = s.arrays.count > 0,
         elements = elements,
         others = s.others > 0,
-        casts = s.casts.map(c => Seq(PlaceCasts(c, s.strings.count))))))
+        casts = s.casts.map(c => Seq(PlaceCasts(c, s.strings.count))),
+        members = s.strings.members.map(Seq(_)))))
     }
 
   private def range[T](s: JsonScalarStats, ord: Ordering[Any])(implicit ct: scala.reflect.ClassTag[T]): Values =

@@ -4,7 +4,7 @@ import org.apache.avro.io.{BinaryDecoder, Encoder}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.stats.BinaryStatsCodec.{readColumn, whole, writeColumn}
+import sparkpersist.stats.BinaryStatsCodec.{membersField, membersOf, readColumn, whole, writeColumn}
 import sparkpersist.stats.StatsBinary._
 
 /**
@@ -17,7 +17,8 @@ import sparkpersist.stats.StatsBinary._
  *   map    := minSize: int, maxSize: int, entries: long, fields {1: key column, 2: value column}
  *   json   := count: long, nulls: long, others: long, fields {1: booleans, 2: numbers, 3: strings,
  *             4: objects, 5: arrays, 6: casts of the strings (see [[BinaryCastCodec]])}
- *     booleans, strings := count: long, fields {1: lower, 2: upper}
+ *     booleans, strings := count: long, fields {1: lower, 2: upper, 3: membership filter
+ *                          ([[MembershipCodec]] bytes; strings only)}
  *     numbers := count: long, integral: boolean, fields {1: lower, 2: upper} (exact decimals)
  *     objects := count: long, keys: array<{key: string, stats: bytes<json>}>
  *     arrays  := count: long, minSize: int, maxSize: int, fields {1: elements json}
@@ -165,17 +166,20 @@ private[stats] object BinaryNestedCodec {
     Option.when(s.count > 0)(encode { o =>
       o.writeLong(s.count)
       writeFields(o, 1 -> s.lower.flatMap(BinaryStatsCodec.bound(s"JSON ${dt.typeName} bound", dt, _)),
-        2 -> s.upper.flatMap(BinaryStatsCodec.bound(s"JSON ${dt.typeName} bound", dt, _)))
+        2 -> s.upper.flatMap(BinaryStatsCodec.bound(s"JSON ${dt.typeName} bound", dt, _)),
+        3 -> s.members.map(membersField))
     })
 
   private def readScalar(in: BinaryDecoder, dt: DataType): JsonScalarStats = {
     val count = readCount(in, "count")
     var lower, upper: Option[Any] = None
+    var members: Option[MembershipFilter] = None
     readFields(in) { (k, b) =>
       if (k == 1) lower = attempt(whole(b)(BinaryStatsCodec.readBound(dt, _)))
       else if (k == 2) upper = attempt(whole(b)(BinaryStatsCodec.readBound(dt, _)))
+      else if (k == 3 && dt == StringType) members = attempt(whole(b)(membersOf)).flatten
     }
-    JsonScalarStats(count, lower, upper)
+    JsonScalarStats(count, lower, upper, members)
   }
 
   private def sizes(out: Encoder, min: Int, max: Int, count: Long): Unit = {

@@ -181,7 +181,7 @@ object BinaryStatsCodec {
         2 -> c.upper.flatMap(bound(what, dt, _)),
         3 -> c.nested.map(BinaryNestedCodec.write(dt, _, what)),
         4 -> c.casts.map(BinaryCastCodec.write),
-        5 -> c.members.map(m => StatsBinary.encode(_.writeBytes(MembershipCodec.encode(m)))),
+        5 -> c.members.map(membersField),
         6 -> c.variantParse.map(v => StatsBinary.encode { o => o.writeLong(v.parsed); o.writeString(v.parser) }))
     }
 
@@ -213,10 +213,13 @@ object BinaryStatsCodec {
     ColumnStats(nulls, lower, upper, nested, casts, members, variantParse)
   }
 
+  /** The field payload of a membership filter: its [[MembershipCodec]] bytes. */
+  private[stats] def membersField(m: MembershipFilter): Array[Byte] =
+    StatsBinary.encode(_.writeBytes(MembershipCodec.encode(m)))
+
   /** The membership filter in a payload of [[MembershipCodec]] bytes; None if they do not decode. */
-  private def membersOf(in: BinaryDecoder): Option[MembershipFilter] = {
+  private[stats] def membersOf(in: BinaryDecoder): Option[MembershipFilter] =
     MembershipCodec.decode(StatsBinary.bytes(in))
-  }
 
   /** The encoded bound, or None for a type without bounds ([[StatsCodec.supportsBounds]]). */
   private[stats] def bound(what: String, dt: DataType, value: Any): Option[Array[Byte]] =

@@ -86,7 +86,7 @@ private[stats] object BoundCap {
       case None => None
     }
     j.copy(
-      strings = JsonScalarStats(s.count, s.lower.flatMap(f(Utf8, _, false)), s.upper.flatMap(f(Utf8, _, true))),
+      strings = s.copy(lower = s.lower.flatMap(f(Utf8, _, false)), upper = s.upper.flatMap(f(Utf8, _, true))),
       objects = j.objects.copy(keys = keys.result()),
       arrays = j.arrays.copy(elements = elements))
   }

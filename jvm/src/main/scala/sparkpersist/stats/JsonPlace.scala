@@ -46,6 +46,8 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var stringMin: UTF8String = _
   private var stringMax: UTF8String = _
   private var casts: CastStatsCollector = _
+  /** Distinct hashes of the strings, up to `limits.maxMembers` (then null: no filter). */
+  private var stringHashes: LongSet = if (limits.maxMembers > 0) new LongSet else null
 
   private var objects = 0L
   private var keys: java.util.HashMap[String, JsonPlace] = _
@@ -110,6 +112,10 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (stringMin == null) { stringMin = s.clone(); stringMax = stringMin }
     else if (s.binaryCompare(stringMin) < 0) stringMin = s.clone()
     else if (s.binaryCompare(stringMax) > 0) stringMax = s.clone()
+    if (stringHashes != null) {
+      stringHashes.add(MembershipFilter.hash(s))
+      if (stringHashes.size > limits.maxMembers) stringHashes = null
+    }
     if (castZone.isDefined) {
       if (casts == null) casts = new CastStatsCollector(castZone.get)
       casts.add(s)
@@ -164,7 +170,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     val strs =
       if (strings == 0) JsonScalarStats.none
       else JsonScalarStats(strings, Some(Bounds.stringLower(stringMin, boundChars)),
-        Bounds.stringUpper(stringMax, boundChars))
+        Bounds.stringUpper(stringMax, boundChars), stringMembers(boundChars))
     val objs =
       if (objects == 0) JsonObjectStats.none
       else {
@@ -179,6 +185,14 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     JsonStats(count, jsonNulls, bools, numberStats, strs, objs, arrs, others,
       if (casts == null) None else casts.result())
   }
+
+  /**
+   * The filter of the strings, where it says more than their bounds: more than one distinct
+   * string, or one longer than the bounds keep.
+   */
+  private def stringMembers(boundChars: Int): Option[MembershipFilter] =
+    if (stringHashes == null || (stringHashes.size < 2 && stringMax.numChars() <= boundChars)) None
+    else Some(MembershipFilter.of(stringHashes.sorted))
 
   private def numberStats: JsonNumberStats =
     if (numbers == 0) JsonNumberStats.none
@@ -212,10 +226,12 @@ object JsonPlace {
 
 /**
  * Guards for JSON stats collection: `maxDepth` levels of nesting get keys and element stats
- * (the top level is depth 0), and at most `maxKeys` object keys are tracked per column and part.
+ * (the top level is depth 0), at most `maxKeys` object keys are tracked per column and part, and
+ * a place whose strings take at most `maxMembers` distinct values gets their membership filter
+ * (0: none; the automatic filters' limit, `spark.sparkpersist.stats.autoIndexValues`).
  */
-final case class JsonLimits(maxDepth: Int, maxKeys: Int) {
-  require(maxDepth >= 0 && maxKeys >= 0, s"JSON limits must not be negative: $this")
+final case class JsonLimits(maxDepth: Int, maxKeys: Int, maxMembers: Int = 0) {
+  require(maxDepth >= 0 && maxKeys >= 0 && maxMembers >= 0, s"JSON limits must not be negative: $this")
 }
 
 object JsonLimits {

@@ -15,12 +15,13 @@ import sparkpersist.codec.Json
  * {"count": 7, "nulls": 1, "other": 1,
  *  "bool": {"count": 1, "lower": true, "upper": true},
  *  "num":  {"count": 2, "lower": "-1.5", "upper": "1E+400", "integral": false},
- *  "str":  {"count": 1, "lower": "a", "upper": "b"},
+ *  "str":  {"count": 1, "lower": "a", "upper": "b", "members": "<base64>"},
  *  "casts": {"zone": "UTC", "unparsed": 1, ...},
  *  "obj":  {"count": 1, "keys": {"ts": {...}}},
  *  "arr":  {"count": 1, "sizes": [0, 3], "elements": {...}}}
  * }}}
- * Numbers are exact decimal strings; strings are encoded as string column bounds are; `casts`, the
+ * Numbers are exact decimal strings; strings are encoded as string column bounds are, their
+ * membership filter as a column's (base64 of [[MembershipCodec]]); `casts`, the
  * [[CastStats]] of the string values ([[CastStatsCodec]]), is absent in stats written without them
  * and dropped alone when damaged.
  *
@@ -83,6 +84,7 @@ private[stats] object JsonStatsCodec {
       o.put("count", s.count)
       s.lower.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("lower", _))
       s.upper.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("upper", _))
+      s.members.foreach(m => o.put("members", java.util.Base64.getEncoder.encodeToString(MembershipCodec.encode(m))))
     }
 
   private def readChecked(node: JsonNode): JsonStats = {
@@ -125,5 +127,7 @@ private[stats] object JsonStatsCodec {
     if (node == null) JsonScalarStats.none
     else JsonScalarStats(count(node, "count"),
       Option(node.get("lower")).flatMap(StatsCodec.decodeBound(dt, _)),
-      Option(node.get("upper")).flatMap(StatsCodec.decodeBound(dt, _)))
+      Option(node.get("upper")).flatMap(StatsCodec.decodeBound(dt, _)),
+      Option(node.get("members")).filter(_.isTextual).flatMap(m =>
+        scala.util.Try(java.util.Base64.getDecoder.decode(m.textValue())).toOption.flatMap(MembershipCodec.decode)))
 }

@@ -84,7 +84,7 @@ private[stats] object NestedPieces {
      */
     private def json(j: JsonStats, depth: Int): JsonStats = {
       def scalar(s: JsonScalarStats) =
-        if (boundsDropped(s.lower, s.upper, depth)) JsonScalarStats(s.count, None, None) else s
+        if (boundsDropped(s.lower, s.upper, depth)) s.copy(lower = None, upper = None) else s
       val n = j.numbers
       val numbers = if (boundsDropped(n.lower, n.upper, depth)) n.copy(lower = None, upper = None) else n
       val keys = Map.newBuilder[String, JsonStats]

@@ -102,7 +102,8 @@ final case class MapStats(
  * @param jsonNulls JSON `null` values among them
  * @param booleans  `true`/`false` values: bounds are Booleans
  * @param numbers   number values: bounds are exact `java.math.BigDecimal`s
- * @param strings   string values: bounds are `UTF8String`s, possibly truncated as [[Bounds]] does
+ * @param strings   string values: bounds are `UTF8String`s, possibly truncated as [[Bounds]] does,
+ *                  and a membership filter of them where they are few
  * @param objects   object values and their keys
  * @param arrays    array values and their elements
  * @param others    values of the other VARIANT types (dates, timestamps, binary, UUIDs, ...):
@@ -127,11 +128,16 @@ object JsonStats {
     JsonScalarStats.none, JsonObjectStats.none, JsonArrayStats.none, 0)
 }
 
-/** `count` values of one scalar JSON kind; bounds absent mean unbounded on that side. */
-final case class JsonScalarStats(count: Long, lower: Option[Any], upper: Option[Any]) {
+/**
+ * `count` values of one scalar JSON kind; bounds absent mean unbounded on that side. `members`
+ * (strings only, at places with few distinct strings: [[AutoIndex]]'s limit) answers lookups of
+ * strings ([[MembershipFilter]]); absent means "anything".
+ */
+final case class JsonScalarStats(count: Long, lower: Option[Any], upper: Option[Any],
+    members: Option[MembershipFilter] = None) {
   override def equals(o: Any): Boolean = o match {
     case s: JsonScalarStats =>
-      count == s.count && StatValues.same(lower, s.lower) && StatValues.same(upper, s.upper)
+      count == s.count && StatValues.same(lower, s.lower) && StatValues.same(upper, s.upper) && members == s.members
     case _ => false
   }
   override def hashCode(): Int = count.hashCode()

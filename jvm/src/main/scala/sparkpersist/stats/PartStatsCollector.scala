@@ -25,7 +25,8 @@ object TimeStamp {
  * `castZone`, string columns also get [[CastStats]], their timestamps parsed in that zone.
  * Columns for which `indexed(i)` holds (of a type [[MembershipFilter.supports]], or arrays of
  * one: then their elements) also get a [[MembershipFilter]]; those for which `autoIndexed(i)` holds get one of at most
- * `autoIndexValues` values, and only where it tells more than the bounds ([[AutoIndex]]).
+ * `autoIndexValues` values, and only where it tells more than the bounds ([[AutoIndex]]); so do
+ * the strings of each place of a JSON text or VARIANT column.
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
@@ -40,7 +41,7 @@ final class PartStatsCollector(
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
-    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone)
+    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone, autoIndexValues)
   }.toArray
   private val auto = columnTypes.indices.map(i => !indexed(i) && autoIndexValues > 0 && autoIndexed(i)).toArray
   /** The filter of each column's values, or (array columns) of its arrays' elements, or null. */

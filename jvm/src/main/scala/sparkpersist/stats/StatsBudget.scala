@@ -88,12 +88,16 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
     /**
-     * Drops the tier's membership filters, the largest column first, until the stats fit; `trims`:
-     * whether that counts as trimming the column.
+     * Drops the tier's membership filters, the column whose filters take the most bytes first (a
+     * Bloom filter of a column of ids before the few values of a JSON place), until the stats
+     * fit; `trims`: whether that counts as trimming the column.
      */
-    def dropMembers(tier: Seq[Int], trims: Boolean): Unit =
-      tier.filter(id => MembershipFilter.in(columns(id))).sortBy(id => (-sizes(id), id)).iterator
-        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(MembershipFilter.removed(columns(id)))), trims))
+    def dropMembers(tier: Seq[Int], trims: Boolean): Unit = {
+      val without = tier.filter(id => MembershipFilter.in(columns(id)))
+        .map(id => id -> MembershipFilter.removed(columns(id))).toMap
+      without.keys.toSeq.sortBy(id => (entrySize(id, without(id)) - sizes(id), id)).iterator
+        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(without(id))), trims))
+    }
 
     /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
     def dropCasts(tier: Seq[Int]): Unit =

@@ -96,16 +96,21 @@ object StatsCollector {
    * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
    * ([[sparkpersist.schema.JsonColumns]]); with a `castZone`, a UTF8_BINARY string column's
    * collector also collects [[CastStats]] (timestamps parsed in that zone), and so do the string
-   * values of each place of a JSON text or VARIANT column; else [[forType]].
+   * values of each place of a JSON text or VARIANT column; else [[forType]]. A place of a JSON
+   * text or VARIANT column whose strings take at most `jsonMembers` distinct values gets their
+   * membership filter (0: none).
    */
-  def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None): StatsCollector =
+  def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None,
+      jsonMembers: Int = 0): StatsCollector = {
+    val limits = JsonLimits.Default.copy(maxMembers = jsonMembers)
     dataType match {
-      case _: StringType if json => new JsonTextCollector(boundChars, castZone = castZone)
+      case _: StringType if json => new JsonTextCollector(boundChars, limits, castZone)
       case s: StringType if castZone.isDefined && s.collationId == StringType.collationId =>
         new StringCollector(boundChars, castZone)
-      case VariantType => new VariantCollector(boundChars, castZone = castZone)
+      case VariantType => new VariantCollector(boundChars, limits, castZone)
       case _ => forType(dataType, boundChars)
     }
+  }
 }
 
 /** Counts nulls only: for types whose values have no bounds in [[ColumnStats]]. */

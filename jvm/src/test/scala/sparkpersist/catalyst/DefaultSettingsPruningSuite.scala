@@ -57,6 +57,10 @@ class DefaultSettingsPruningSuite extends PersistSparkSession {
       val jsonTs = stats.columns(id("payload_js")).nested.get.asInstanceOf[JsonStats].objects.keys("ts")
       val variantTs = stats.columns(id("payload")).nested.get.asInstanceOf[JsonStats].objects.keys("ts")
       assert(jsonTs.casts.isDefined && variantTs.casts.isDefined, s"part ${p.key}: no cast stats at $$.ts")
+      Seq("payload_js", "payload").foreach { c =>
+        val kind = stats.columns(id(c)).nested.get.asInstanceOf[JsonStats].objects.keys("kind")
+        assert(kind.strings.members.isDefined, s"part ${p.key}: no filter of $c's kinds")
+      }
     }
   }
 
@@ -91,5 +95,16 @@ class DefaultSettingsPruningSuite extends PersistSparkSession {
     assertReads("SELECT event_id FROM persist.events WHERE country = 'ES'", Nil, kept = 0)
     assertReads("SELECT event_id FROM persist.events WHERE country IN ('ES', 'IT') AND device = 'web'", Nil, kept = 0)
     assertReads("SELECT event_id FROM persist.events WHERE status_code = '302'", Nil, kept = 0)
+  }
+
+  test("a lookup of a string no part holds at a JSON or VARIANT place: the places' automatic filters") {
+    // Every part holds the kinds "buy" .. "view": "login" and "refund" lie inside every part's bounds.
+    assertReads("SELECT event_id FROM persist.events WHERE payload:kind::string = 'login'", Nil, kept = 0)
+    assertReads("SELECT event_id FROM persist.events WHERE variant_get(payload, '$.kind', 'string') IN ('login', 'refund')",
+      Nil, kept = 0)
+    assertReads("SELECT event_id FROM persist.events WHERE try_variant_get(payload, '$.kind', 'string') <=> 'login'", Nil, kept = 0)
+    assertReads("SELECT event_id FROM persist.events WHERE get_json_object(payload_js, '$.kind') = 'refund'", Nil, kept = 0)
+    assertReads("SELECT event_id FROM persist.events WHERE get_json_object(payload_js, '$.kind') = 'cart' AND " +
+      "event_ts < TIMESTAMP '2026-01-02 00:00:00'", all.filter(n => n < RowsPerDay && n % EventTable.Kinds.size == 2), kept = 1)
   }
 }

@@ -8,7 +8,7 @@ import org.apache.spark.unsafe.types.{UTF8String, VariantVal}
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.interpret.Values._
-import sparkpersist.stats.{JsonTextCollector, VariantCollector}
+import sparkpersist.stats.{JsonLimits, JsonTextCollector, VariantCollector}
 
 /** JSON reads (`variant_get`, `v:path::type`, `get_json_object` and casts) over collected stats. */
 class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
@@ -17,12 +17,15 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     .map { case (n, t) => AttributeReference(n, t)() }
   private lazy val analyzed = new Analyzed(spark, columns)
 
+  /** The default limits, with membership filters of up to 8 strings per place. */
+  private val limits = JsonLimits.Default.copy(maxMembers = 8)
+
   /** The spec of a VARIANT column holding `docs` (null: SQL NULL), from collected stats. */
   private def variant(docs: String*): ResultSpec = variantOf(None, docs)
 
   /** The same, with the cast stats of its strings collected in `castZone`. */
   private def variantOf(castZone: Option[String], docs: Seq[String]): ResultSpec = {
-    val c = new VariantCollector(boundChars = 16, castZone = castZone)
+    val c = new VariantCollector(boundChars = 16, limits, castZone = castZone)
     docs.foreach { d =>
       c.update(InternalRow(if (d == null) null else {
         val v = VariantBuilder.parseJson(d, false)
@@ -35,7 +38,7 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
   private def text(docs: String*): ResultSpec = textOf(None, docs)
 
   private def textOf(castZone: Option[String], docs: Seq[String]): ResultSpec = {
-    val c = new JsonTextCollector(boundChars = 16, castZone = castZone)
+    val c = new JsonTextCollector(boundChars = 16, limits, castZone = castZone)
     docs.foreach(d => c.update(InternalRow(if (d == null) null else UTF8String.fromString(d)), 0))
     new PartSpecs(2, StringType)(c.result(), docs.size)
   }
@@ -199,5 +202,28 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     assert(spec("v:d::date", "v" -> v) === ResultSpec(nullable = true, fallible = false, Within(day, day)))
     assert(spec("CAST(get_json_object(js, '$.x') AS DECIMAL(4,1))", "js" -> t) === ResultSpec(nullable = true, fallible = false,
       Within(org.apache.spark.sql.types.Decimal(new java.math.BigDecimal("1.3"), 4, 1), org.apache.spark.sql.types.Decimal(new java.math.BigDecimal("1.3"), 4, 1))))
+  }
+
+  test("a lookup of strings no document holds at a place of strings is ruled out by the place's filter") {
+    val kinds = Seq("""{"kind": "click", "n": 1}""", """{"kind": "view"}""", """{"kind": null}""", """{"n": 2}""", null)
+    val v = variant(kinds: _*)
+    val js = text(kinds: _*)
+    val F_ = bool(f = true, t = false, nullable = true)
+    // "cart" lies between the bounds ("click" .. "view"): only the filter rules it out.
+    Seq("variant_get(v, '$.kind', 'string') = 'cart'", "try_variant_get(v, '$.kind', 'string') = 'cart'",
+      "v:kind::string = 'cart'", "'cart' = v:kind::string", "v:kind::string IN ('cart', 'buy')",
+      "v:kind::string <=> 'cart'").foreach { q =>
+      assert(!spec(q, "v" -> v).mayBeTrue, q)
+    }
+    Seq("get_json_object(js, '$.kind') = 'cart'", "get_json_object(js, '$.kind') IN ('cart', 'dog')")
+      .foreach(q => assert(spec(q, "js" -> js) === F_, q))
+    Seq("v:kind::string = 'view'", "v:kind::string IN ('cart', 'click')", "v:kind::string <=> NULL")
+      .foreach(q => assert(spec(q, "v" -> v).mayBeTrue, q))
+    assert(spec("get_json_object(js, '$.kind') = 'view'", "js" -> js).mayBeTrue)
+    // Numbers, booleans and arrays read as strings too: a place holding one is not ruled out.
+    val mixed = Seq("""{"kind": "click"}""", """{"kind": 5}""", """{"kind": "view"}""")
+    assert(spec("v:kind::string = '5'", "v" -> variant(mixed: _*)).mayBeTrue)
+    assert(spec("get_json_object(js, '$.kind') = '5'", "js" -> text(mixed: _*)).mayBeTrue)
+    assert(spec("v:kind::string = 'true'", "v" -> variant("""{"kind": "a"}""", """{"kind": true}""", """{"kind": "z"}""")).mayBeTrue)
   }
 }

@@ -11,7 +11,7 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-import sparkpersist.stats.{JsonTextCollector, PartStats, VariantCollector}
+import sparkpersist.stats.{JsonLimits, JsonTextCollector, PartStats, VariantCollector}
 
 /**
  * Soundness of JSON reads against Spark's evaluator: random JSON documents per part (mixed kinds
@@ -36,8 +36,9 @@ class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with 
   private def check(predicate: String, docs: Seq[String], ansi: Boolean, writeZone: Option[String],
       queryZone: String): SoundnessCheck.Outcome = {
     val condition = analyzed(predicate, ansi, queryZone)
-    val variants = new VariantCollector(boundChars = 3, castZone = writeZone)
-    val texts = new JsonTextCollector(boundChars = 3, castZone = writeZone)
+    val limits = JsonLimits.Default.copy(maxMembers = 4)
+    val variants = new VariantCollector(boundChars = 3, limits, castZone = writeZone)
+    val texts = new JsonTextCollector(boundChars = 3, limits, castZone = writeZone)
     val rows = docs.map { d =>
       val v = if (d == null) null else {
         val parsed = VariantBuilder.parseJson(d, false)
@@ -55,6 +56,16 @@ class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with 
         s"  predicate: $predicate (zone $queryZone)\n  documents: ${docs.mkString(" | ")}\n" +
           s"  stats (cast stats in ${writeZone.getOrElse("none")}): ${stats.columns}")
     }
+  }
+
+  test("string lookups at JSON places: the places' filters rule out only what no row reads") {
+    val tally = new SoundnessCheck.Tally
+    forAll(lookup, lookupPart, minSuccessful(600)) { (p, docs) =>
+      val violations = tally.add(check(p, docs, ansi = true, None, "UTC"))
+      assert(violations.isEmpty, violations.take(3).mkString("\n"))
+    }
+    info(tally.toString)
+    assert(tally.pruned > 100)
   }
 
   for (ansi <- Seq(true, false)) {
@@ -115,6 +126,30 @@ object JsonSoundnessSuite {
   private def arr(depth: Int): Gen[String] =
     Gen.choose(0, 3).flatMap(n => Gen.listOfN(n, value(depth))).map(_.mkString("[", ", ", "]"))
 
+  /** Few strings, sometimes beside values that read as the same strings (5 as "5", true as "true"). */
+  private val lookupValue: Gen[String] = Gen.frequency(8 -> Gen.oneOf("\"abc\"", "\"zz\"", "\"12\"", "\"\"", "null"),
+    1 -> Gen.oneOf("5", "12", "true", "[\"zz\"]", "{\"a\": 1}"))
+
+  /** One part for string lookups: 1 to 6 documents holding such values at `ts` and in `arr`. */
+  val lookupPart: Gen[Seq[String]] = Gen.choose(1, 6).flatMap(n => Gen.listOfN(n, Gen.frequency(
+    8 -> lookupValue.map(v => s"""{"ts": $v, "arr": [$v]}"""), 1 -> Gen.const(null), 1 -> Gen.const("{}"))))
+
+  /** A lookup of strings at a path, in every form a filter of strings may answer. */
+  val lookup: Gen[String] = for {
+    p <- Gen.oneOf("$.ts", "$.arr[0]", "$.a", "$")
+    read <- Gen.oneOf(s"variant_get(v, '$p', 'string')", s"try_variant_get(v, '$p', 'string')",
+      s"CAST(variant_get(v, '$p') AS STRING)", s"get_json_object(js, '$p')")
+    c <- Gen.oneOf("'abc'", "'zz'", "'12'", "''", "'5'", "'true'", "'nope'", "'[\"zz\"]'", "'{\"a\":1}'")
+    c2 <- Gen.oneOf("'abc'", "'nope'", "'5'", "NULL")
+    form <- Gen.choose(0, 4)
+  } yield form match {
+    case 0 => s"$read = $c"
+    case 1 => s"$c = $read"
+    case 2 => s"$read <=> $c"
+    case 3 => s"$read IN ($c, $c2)"
+    case _ => s"NOT ($read = $c)"
+  }
+
   /** One part: 1 to 6 documents, mostly objects, sometimes SQL nulls or other top-level values. */
   val part: Gen[Seq[String]] = for {
     n <- Gen.choose(1, 6)
@@ -138,7 +173,7 @@ object JsonSoundnessSuite {
   private def comparison(value: String, t: String): Gen[String] = for {
     op <- Gen.oneOf("=", "<", "<=", ">", ">=", "<=>")
     c <- t match {
-      case "string" => Gen.oneOf("'abc'", "'12'", "'3.0'", "''")
+      case "string" => Gen.oneOf("'abc'", "'12'", "'3.0'", "''", "'zz'", "'true'", "'5'", "'nope'")
       case "boolean" => Gen.oneOf("true", "false")
       case "date" => Gen.const("DATE '2020-01-01'")
       case "timestamp" => Gen.const("TIMESTAMP '2020-01-01 00:00:00'")
@@ -158,8 +193,10 @@ object JsonSoundnessSuite {
       case 4 => comparison(s"CAST(get_json_object(js, '$p') AS $t)", t)
       case 5 => comparison(s"TRY_CAST(get_json_object(js, '$p') AS $t)", t)
       case 6 => Gen.oneOf(s"get_json_object(js, '$p') IS NULL", s"variant_get(v, '$p') IS NULL",
-        s"get_json_object(js, '$p') = '5'", s"get_json_object(js, '$p') > 'a'")
-      case _ => Gen.oneOf(s"v:ts::$t IS NOT NULL", s"v:a.b::$t > 3", s"v:arr[0]::$t <=> 5")
+        s"get_json_object(js, '$p') = '5'", s"get_json_object(js, '$p') > 'a'",
+        s"get_json_object(js, '$p') IN ('abc', 'zz')", s"variant_get(v, '$p', 'string') IN ('12', 'nope', NULL)",
+        s"try_variant_get(v, '$p', 'string') <=> 'zz'", s"'true' = variant_get(v, '$p')::string")
+      case _ => Gen.oneOf(s"v:ts::$t IS NOT NULL", s"v:a.b::$t > 3", s"v:arr[0]::$t <=> 5", "v:ts::string = 'abc'")
     }
   } yield r
 

@@ -49,6 +49,24 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(size(schema, expected) < size(schema, full))
   }
 
+  test("the filters of JSON places' strings are dropped first, whole column by column, not counted as trimming") {
+    val schema = schemaOf("payload" -> VariantType, "s" -> StringType)
+    val kinds = MembershipFilter.of((1L to 40L).map(MembershipFilter.hash).sorted.toArray)
+    def payload(m: Option[MembershipFilter]) = {
+      val kind = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, Some(utf8("a")), Some(utf8("z")), m))
+      val inArrays = JsonStats.empty.copy(count = 2, strings = JsonScalarStats(2, Some(utf8("b")), Some(utf8("c")), m))
+      ColumnStats(0, None, None, Some(JsonStats.empty.copy(count = 3, objects = JsonObjectStats(3, Map("kind" -> kind,
+        "tags" -> JsonStats.empty.copy(count = 3, arrays = JsonArrayStats(3, 0, 2, Some(inArrays))))))))
+    }
+    val full = PartStats(3, 100, Map(1 -> payload(Some(kinds)), 2 -> strings(0, "a", "b")))
+    assert(MembershipFilter.in(full.columns(1)))
+    val expected = full.copy(columns = full.columns.updated(1, payload(None)))
+    assert(MembershipFilter.removed(full.columns(1)) === payload(None))
+    assert(!MembershipFilter.in(payload(None)))
+    assert(new StatsBudget(schema, Set.empty, size(schema, expected))(full) === expected)
+    assert(size(schema, expected) < size(schema, full))
+  }
+
   test("step 1: long string bounds are cut to the longest cap that fits (40: 30, 22, 16, ...)") {
     def capped(n: Int) = longStrings.copy(
       columns = longStrings.columns.updated(2, strings(3, "a" * n, "m" * (n - 1) + "n")), trimmed = Set(2))

@@ -112,6 +112,7 @@ object StatsGen {
     (nc, nl, nu) <- scalar[java.math.BigDecimal](number, (a, b) => a.compareTo(b) <= 0)
     integral <- Gen.oneOf(false, true)
     (sc, sl, su) <- scalar[UTF8String](string, (a, b) => a.binaryCompare(b) <= 0)
+    sm <- if (sc == 0) Gen.const(None) else Gen.frequency(2 -> Gen.const(None), 1 -> membership.map(Some(_)))
     keys <- if (depth <= 0) Gen.const(Nil) else Gen.choose(0, 4).flatMap(Gen.listOfN(_,
       Gen.zip(Gen.oneOf(Gen.identifier.map(_.take(12)), string.map(_.toString)), json(depth - 1))))
     objects <- Gen.choose(0L, 20L)
@@ -119,7 +120,7 @@ object StatsGen {
     arrays <- Gen.choose(0L, 20L)
     others <- Gen.choose(0L, 3L)
   } yield JsonStats(count, jsonNulls, JsonScalarStats(bc, bl, bu), JsonNumberStats(nc, nl, nu, integral),
-    JsonScalarStats(sc, sl, su), JsonObjectStats(objects, keys.toMap),
+    JsonScalarStats(sc, sl, su, sm), JsonObjectStats(objects, keys.toMap),
     JsonArrayStats(arrays, 0, 3, elements), others)
 
   /** Stats for a random subset of `schema`'s columns. */
