@@ -1,5 +1,6 @@
 """What pruning gives without changing a setting: numbers and times held as text, JSON and VARIANT
-paths that hold numbers and, in some rows, numeric strings, and lookups of absent values. Each
+paths that hold numbers and, in some rows, numeric strings, lookups of absent values (top-level,
+at JSON and VARIANT places, in a UTF8_LCASE column) and ranges in a collation's order. Each
 query's rows are compared with plain Spark over the same rows (a temporary view), and the parts
 read are exact: the parts holding rows with pushdown on, every part off (``make test`` runs this
 file again in soft mode, failing on any violation)."""
@@ -32,6 +33,9 @@ def _day(spark: SparkSession, d: int) -> DataFrame:
         ((n % 5000) / 10).cast("decimal(8,1)").cast("string").alias("amount_text"),
         F.date_format(F.timestamp_seconds(seconds), "yyyy-MM-dd HH:mm:ss").alias("created_text"),
         F.element_at(F.array(*[F.lit(c) for c in ("US", "DE", "FR", "JP")]), (n % 4 + 1).cast("int")).alias("country"),
+        # Day d's cities start with the d-th letter, in mixed case: ordered by UTF8_LCASE, not by bytes.
+        F.collate(F.concat(F.lit("ABCDEFGH"[d] if d % 2 else "abcdefgh"[d]), F.lit("ity-"), (n % 6).cast("string")),
+                  "UTF8_LCASE").alias("city"),
         doc.alias("js"),
         F.parse_json(doc).alias("payload")))
 
@@ -90,3 +94,19 @@ def test_a_cast_that_no_value_satisfies_rules_out_every_part(spark: SparkSession
     assert rows.c == 0
     [scan] = sparkpersist.last_scans(spark)
     assert scan["parts_pruned"] == DAYS
+
+
+def test_lookups_of_strings_no_part_holds_at_json_and_variant_places(spark: SparkSession, events: str) -> None:
+    # Every day holds the kinds "buy", "click" and "view": "cart" lies inside every part's bounds.
+    _assert_reads(spark, events, "payload:kind::string = 'cart'", kept=0)
+    _assert_reads(spark, events, "variant_get(payload, '$.kind', 'string') IN ('cart', 'sell')", kept=0)
+    _assert_reads(spark, events, "get_json_object(js, '$.kind') = 'cart'", kept=0)
+    _assert_reads(spark, events, "get_json_object(js, '$.kind') = 'buy'", kept=DAYS)
+
+
+def test_collated_strings_prune_in_their_collation(spark: SparkSession, events: str) -> None:
+    _assert_reads(spark, events, "city = 'CITY-3'", kept=1)  # day 2's "city-3", equal ignoring case
+    _assert_reads(spark, events, "city IN ('bity-0', 'HITY-5')", kept=2)  # days 1 and 7
+    _assert_reads(spark, events, "city = 'dity-10'", kept=0)  # inside day 3's bounds, not in its filter
+    # Days 5, 6, 7 ("Fity", "gity", "Hity"); in byte order the lower-case days 0, 2, 4 would be >= 'F' too.
+    _assert_reads(spark, events, "city >= 'F'", kept=3)
