@@ -16,12 +16,15 @@ import sparkpersist.stats.{ArrayStats, ColumnStats, MapStats, StructStats}
  *
  *  - the null count is exact, always (the stats budget never drops counts);
  *  - bounds exist for boolean, integral, float, double, decimal, date, timestamp, timestamp_ntz,
- *    UTF8_BINARY string and binary values, and nowhere else; they are absent when every value is
+ *    UTF8_BINARY string and binary values, strings of other collations without space trimming, and
+ *    nowhere else; they are absent when every value is
  *    null, and otherwise equal the minimum and maximum in Spark's order, except that a zero minimum
  *    is -0.0 and a zero maximum 0.0, and that strings (in code points) and binary (in bytes) are
  *    cut to `boundChars`: the lower bound to its prefix, the upper bound to its prefix with the
  *    last element that can be incremented incremented (skipping the surrogates) and the rest
- *    dropped, or no upper bound when none can be;
+ *    dropped, or no upper bound when none can be; strings of other collations are bounded in the
+ *    collation's order (Spark's for the type) by a value equal to the minimum (maximum) there, of at
+ *    most `boundChars` code points, or not at all when one of the values equal to it is longer;
  *  - nested stats: each struct field's stats over every row (null where the struct is), and for
  *    arrays and maps the fewest and most entries of the non-null ones, their total, and the
  *    stats of all elements, keys and values;
@@ -57,13 +60,13 @@ final class StatsRecount(boundChars: Int) {
     } else {
       val ord = orderings.getOrElseUpdate(dt, TypeUtils.getInterpretedOrdering(dt))
       val (min, max) = (present.min(ord), present.max(ord))
-      bounds(dt, ord, min, max, actual, trimmed).foreach(problem)
+      bounds(dt, ord, present, min, max, actual, trimmed).foreach(problem)
     }
     problems ++= nested(path, dt, values, actual, trimmed)
     problems.result()
   }
 
-  private def bounds(dt: DataType, ord: Ordering[Any], min: Any, max: Any, actual: ColumnStats,
+  private def bounds(dt: DataType, ord: Ordering[Any], present: Seq[Any], min: Any, max: Any, actual: ColumnStats,
       trimmed: Boolean): Seq[String] = {
     def expected(what: String, exp: Any) = s"$what ${show(Some(exp), dt)}"
     def exact(side: String, bound: Option[Any], value: Any): Option[String] = bound match {
@@ -71,7 +74,15 @@ final class StatsRecount(boundChars: Int) {
       case None if trimmed => None
       case b => Some(s"$side bound ${show(b, dt)}, ${expected("expected", value)}")
     }
+    def chars(v: Any) = v.asInstanceOf[UTF8String].numChars()
+    def collated(side: String, bound: Option[Any], value: Any): Option[String] = bound match {
+      case Some(b) if StatsRecount.isValueOf(b, dt) && ord.equiv(b, value) && chars(b) <= boundChars => None
+      case None if trimmed || present.exists(p => ord.equiv(p, value) && chars(p) > boundChars) => None
+      case b => Some(s"$side bound ${show(b, dt)}, ${expected("expected one equal to", value)} of at most $boundChars code points")
+    }
     dt match {
+      case s: StringType if s.collationId != StringType.collationId =>
+        collated("lower", actual.lower, min).toSeq ++ collated("upper", actual.upper, max)
       case s: StringType if s.collationId == StringType.collationId =>
         def codePoints(v: Any) = v.asInstanceOf[UTF8String].toString.codePoints().toArray.toIndexedSeq
         prefixBounds(actual.lower.map(codePoints), actual.upper.map(codePoints), codePoints(min), codePoints(max),
@@ -181,15 +192,19 @@ object StatsRecount {
   def bounded(dt: DataType): Boolean = dt match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType |
          TimestampType | TimestampNTZType | BinaryType | _: DecimalType => true
-    case s: StringType => s.collationId == StringType.collationId
+    case s: StringType => s.collationId == StringType.collationId || !collationTrims(s.collationId)
     case _ => false
   }
+
+  /** Whether strings of the collation are compared without trailing (or leading) spaces. */
+  private def collationTrims(collationId: Int): Boolean =
+    org.apache.spark.sql.catalyst.util.CollationFactory.fetchCollation(collationId).supportsSpaceTrimming
 
   /** Whether `v` is an internal value of `dt`, so that Spark's ordering of `dt` may compare it. */
   private def isValueOf(v: Any, dt: DataType): Boolean = (dt, v) match {
     case (BooleanType, _: Boolean) | (ByteType, _: Byte) | (ShortType, _: Short) | (IntegerType | DateType, _: Int) |
          (LongType | TimestampType | TimestampNTZType, _: Long) | (FloatType, _: Float) | (DoubleType, _: Double) |
-         (_: DecimalType, _: Decimal) => true
+         (_: DecimalType, _: Decimal) | (_: StringType, _: UTF8String) => true
     case _ => false
   }
 
