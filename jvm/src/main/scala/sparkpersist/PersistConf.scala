@@ -181,8 +181,10 @@ object PersistConf {
     "Integral and string columns (and arrays of them: their elements) that are not time-like, not JSON and " +
       "not named in index_columns get, " +
       "in each part with at most this many distinct values, a membership filter for =, IN and <=> " +
-      "(exact up to 64 values, else a Bloom filter of about 1% false positives), unless the part's " +
-      "bounds already say as much; the stats budget drops these filters first. 0: none.",
+      "(exact up to 64 values, else a Bloom filter of about 1% false positives; collated strings by their " +
+      "sort key), unless the part's bounds already say as much; so do the strings at each place of a VARIANT " +
+      "or JSON text column, for lookups through variant_get, v:path::string and get_json_object. The stats " +
+      "budget drops these filters first, the largest first. 0: none.",
     min = 0, max = sparkpersist.stats.MembershipCollector.MaxValues.toLong)
 
   val StatsBudgetBytes = long(Prefix + "stats.budgetBytes", 1536L,
