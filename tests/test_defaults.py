@@ -26,7 +26,8 @@ def _day(spark: SparkSession, d: int) -> DataFrame:
     # One row in 40 holds ts as a numeric string, as exports of mixed sources do.
     ts = F.when(n % 40 == 7, F.concat(F.lit('"'), millis, F.lit('"'))).otherwise(millis)
     kinds = F.element_at(F.array(*[F.lit(k) for k in ("click", "view", "buy")]), (n % 3 + 1).cast("int"))
-    doc = F.concat(F.lit('{"ts": '), ts, F.lit(', "kind": "'), kinds, F.lit('"}'))
+    code = ((n % 5) * 100 + 7).cast("string")  # 7, 107, ..., 407: sparse integers
+    doc = F.concat(F.lit('{"ts": '), ts, F.lit(', "kind": "'), kinds, F.lit('", "code": '), code, F.lit('}'))
     return (spark.range(ROWS_PER_DAY, numPartitions=1).select(
         n.alias("n"),
         F.timestamp_seconds(seconds).alias("event_ts"),
@@ -102,6 +103,14 @@ def test_lookups_of_strings_no_part_holds_at_json_and_variant_places(spark: Spar
     _assert_reads(spark, events, "variant_get(payload, '$.kind', 'string') IN ('cart', 'sell')", kept=0)
     _assert_reads(spark, events, "get_json_object(js, '$.kind') = 'cart'", kept=0)
     _assert_reads(spark, events, "get_json_object(js, '$.kind') = 'buy'", kept=DAYS)
+
+
+def test_lookups_of_integers_no_part_holds_at_json_and_variant_places(spark: SparkSession, events: str) -> None:
+    # Every day holds the codes 7, 107, 207, 307 and 407: 150 and 250 lie inside every part's bounds.
+    _assert_reads(spark, events, "payload:code::int = 150", kept=0)
+    _assert_reads(spark, events, "variant_get(payload, '$.code', 'bigint') IN (150, 250)", kept=0)
+    _assert_reads(spark, events, "CAST(get_json_object(js, '$.code') AS INT) = 150", kept=0)
+    _assert_reads(spark, events, "variant_get(payload, '$.code', 'int') = 107", kept=DAYS)
 
 
 def test_collated_strings_prune_in_their_collation(spark: SparkSession, events: str) -> None:

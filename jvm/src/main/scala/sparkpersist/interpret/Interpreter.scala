@@ -104,14 +104,15 @@ object Interpreter {
       val node = compileNode(e)
       val member = MemberNodes.lookup(e).flatMap { case (a, lookup) => memberSlotOf(a, lookup) }
         .fold(node)(slot => new MemberNodes.Refine(node, new Column(slot)))
-      JsonLookups.lookup(e).flatMap { case (read, values) => jsonPlace(read).map((_, values)) }
-        .fold(member) { case (place, values) => new JsonLookups.Refine(member, place, JsonLookups.hashes(values)) }
+      JsonLookups.lookup(e).flatMap(l => jsonPlace(l.read).map((_, l)))
+        .fold(member) { case (place, l) => new JsonLookups.Refine(member, place, l.hashes, l.integers) }
     }
 
-    /** The JSON value a string-valued JSON read ([[JsonLookups.reads]]) reads, at its path. */
+    /** The JSON value a JSON read of a lookup ([[JsonLookups.reads]]) reads, at its path. */
     private def jsonPlace(read: Expression): Option[SpecNode] = read match {
       case Cast(v: VariantGet, _, _, _) => variantPlace(v)
       case v: VariantGet => variantPlace(v)
+      case Cast(g: GetJsonObject, _, _, _) => Some(jsonText(g))
       case g: GetJsonObject => Some(jsonText(g))
       case _ => None
     }

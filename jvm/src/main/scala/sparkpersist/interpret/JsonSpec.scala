@@ -22,6 +22,8 @@ import sparkpersist.stats.{CastStats, JsonScalarStats, JsonStats, MembershipFilt
  *                 from; None (or strings from a place without them): anything
  * @param members  which strings may occur: the membership filters of each place they may come
  *                 from (a string may occur if one of them admits it); None: any string
+ * @param numberMembers which integers may occur, likewise, where every number is an integer of a
+ *                 long; None: any number
  */
 final case class JsonSpec(
     jsonNull: Boolean,
@@ -34,7 +36,8 @@ final case class JsonSpec(
     elements: ResultSpec,
     others: Boolean,
     casts: Option[Seq[PlaceCasts]] = None,
-    members: Option[Seq[MembershipFilter]] = None) {
+    members: Option[Seq[MembershipFilter]] = None,
+    numberMembers: Option[Seq[MembershipFilter]] = None) {
   import JsonSpec._
 
   def union(o: JsonSpec): JsonSpec = JsonSpec(
@@ -48,7 +51,9 @@ final case class JsonSpec(
     elements.union(o.elements, null),
     others || o.others,
     if (strings == Empty) o.casts else if (o.strings == Empty) casts else for (a <- casts; b <- o.casts) yield a ++ b,
-    if (strings == Empty) o.members else if (o.strings == Empty) members else for (a <- members; b <- o.members) yield a ++ b)
+    if (strings == Empty) o.members else if (o.strings == Empty) members else for (a <- members; b <- o.members) yield a ++ b,
+    if (numbers == Empty) o.numberMembers else if (o.numbers == Empty) numberMembers
+    else for (a <- numberMembers; b <- o.numberMembers) yield a ++ b)
 
   /** Whether every value that is neither null nor a JSON null is an object. */
   def onlyObjects: Boolean =
@@ -57,6 +62,10 @@ final case class JsonSpec(
   /** Whether every non-null value is a string. */
   def onlyStrings: Boolean =
     booleans == Empty && numbers == Empty && !objects && !arrays && !others
+
+  /** Whether every non-null value is a number. */
+  def onlyNumbers: Boolean =
+    booleans == Empty && strings == Empty && !objects && !arrays && !others
 }
 
 object JsonSpec {
@@ -99,7 +108,8 @@ object JsonSpec {
         elements = elements,
         others = s.others > 0,
         casts = s.casts.map(c => Seq(PlaceCasts(c, s.strings.count))),
-        members = s.strings.members.map(Seq(_)))))
+        members = s.strings.members.map(Seq(_)),
+        numberMembers = s.numbers.members.map(Seq(_)))))
     }
 
   private def range[T](s: JsonScalarStats, ord: Ordering[Any])(implicit ct: scala.reflect.ClassTag[T]): Values =

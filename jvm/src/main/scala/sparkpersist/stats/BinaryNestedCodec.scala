@@ -19,7 +19,8 @@ import sparkpersist.stats.StatsBinary._
  *             4: objects, 5: arrays, 6: casts of the strings (see [[BinaryCastCodec]])}
  *     booleans, strings := count: long, fields {1: lower, 2: upper, 3: membership filter
  *                          ([[MembershipCodec]] bytes; strings only)}
- *     numbers := count: long, integral: boolean, fields {1: lower, 2: upper} (exact decimals)
+ *     numbers := count: long, integral: boolean, fields {1: lower, 2: upper (exact decimals),
+ *                3: membership filter of the integers}
  *     objects := count: long, keys: array<{key: string, stats: bytes<json>}>
  *     arrays  := count: long, minSize: int, maxSize: int, fields {1: elements json}
  * }}}
@@ -109,7 +110,7 @@ private[stats] object BinaryNestedCodec {
         o.writeLong(j.numbers.count)
         o.writeBoolean(j.numbers.integral)
         writeFields(o, 1 -> j.numbers.lower.map(v => encode(writeDecimal(_, v))),
-          2 -> j.numbers.upper.map(v => encode(writeDecimal(_, v))))
+          2 -> j.numbers.upper.map(v => encode(writeDecimal(_, v))), 3 -> j.numbers.members.map(membersField))
       }),
       3 -> scalar(j.strings, StringType),
       4 -> Option.when(j.objects.count > 0)(encode { o =>
@@ -135,11 +136,13 @@ private[stats] object BinaryNestedCodec {
           val count = readCount(n, "count")
           val integral = n.readBoolean()
           var lower, upper: Option[java.math.BigDecimal] = None
+          var members: Option[MembershipFilter] = None
           readFields(n) { (k, b) =>
             if (k == 1) lower = attempt(whole(b)(readDecimal))
             else if (k == 2) upper = attempt(whole(b)(readDecimal))
+            else if (k == 3) members = attempt(whole(b)(membersOf)).flatten
           }
-          JsonNumberStats(count, lower, upper, integral)
+          JsonNumberStats(count, lower, upper, integral, members)
         })
         case 3 => stats.copy(strings = whole(p)(readScalar(_, StringType)))
         case 4 => stats.copy(objects = whole(p) { o =>

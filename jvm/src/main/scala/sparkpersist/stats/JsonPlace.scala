@@ -41,6 +41,10 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var doubleMax = Double.NegativeInfinity
   private var decimalMin: JBigDecimal = _
   private var decimalMax: JBigDecimal = _
+  /** Distinct hashes of the numbers while all are exact integers of a long, up to `limits.maxMembers`. */
+  private var numberHashes: LongSet = if (limits.maxMembers > 0) new LongSet else null
+  private var integerMin = Long.MaxValue
+  private var integerMax = Long.MinValue
 
   private var strings = 0L
   private var stringMin: UTF8String = _
@@ -72,7 +76,17 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     countNumber()
     if (v < longMin) longMin = v
     if (v > longMax) longMax = v
+    addInteger(v)
   }
+
+  /** Hashes an exact integer number for the filter of the numbers. */
+  private def addInteger(v: Long): Unit =
+    if (numberHashes != null) {
+      if (v < integerMin) integerMin = v
+      if (v > integerMax) integerMax = v
+      numberHashes.add(MembershipFilter.hash(v))
+      if (numberHashes.size > limits.maxMembers) numberHashes = null
+    }
 
   /** A floating point number; NaN and infinities leave the numbers unbounded. */
   def addDouble(v: Double): Unit = addDoubleBetween(v, v)
@@ -86,10 +100,14 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (!isFinite(lo) || !isFinite(hi)) {
       unboundedNumbers = true
       integral = false
+      numberHashes = null
     } else {
       if (lo != hi || lo != Math.rint(lo)) integral = false
       if (lo < doubleMin) doubleMin = lo
       if (hi > doubleMax) doubleMax = hi
+      // -2^63 and 2^63 are both doubles; only the first is a long.
+      if (lo == hi && lo == Math.rint(lo) && lo >= -9.223372036854775808E18 && lo < 9.223372036854775808E18) addInteger(lo.toLong)
+      else numberHashes = null
     }
   }
 
@@ -99,6 +117,10 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   def addDecimal(v: JBigDecimal): Unit = {
     countNumber()
     if (integral && v.signum() != 0 && v.stripTrailingZeros().scale() > 0) integral = false
+    if (numberHashes != null) {
+      val exact = scala.util.Try(v.longValueExact()).toOption // no fraction, within a long
+      if (exact.isDefined) addInteger(exact.get) else numberHashes = null
+    }
     if (decimalMin == null || v.compareTo(decimalMin) < 0) decimalMin = v
     if (decimalMax == null || v.compareTo(decimalMax) > 0) decimalMax = v
   }
@@ -206,8 +228,17 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
       }
       if (longMin <= longMax) widen(JBigDecimal.valueOf(longMin), JBigDecimal.valueOf(longMax))
       if (doubleMin <= doubleMax) widen(new JBigDecimal(doubleMin), new JBigDecimal(doubleMax))
-      JsonNumberStats(numbers, Option(lo), Option(hi), integral)
+      JsonNumberStats(numbers, Option(lo), Option(hi), integral, numberMembers)
     }
+
+  /**
+   * The filter of the numbers, all exact integers of a long, where it says more than their bounds:
+   * more than one value, not filling their whole range (as [[AutoIndex.informative]]).
+   */
+  private def numberMembers: Option[MembershipFilter] =
+    if (numberHashes == null || numberHashes.size < 2 ||
+        BigInt(integerMax) - BigInt(integerMin) + 1 <= numberHashes.size) None
+    else Some(MembershipFilter.of(numberHashes.sorted))
 }
 
 object JsonPlace {

@@ -14,7 +14,7 @@ import sparkpersist.codec.Json
  * {{{
  * {"count": 7, "nulls": 1, "other": 1,
  *  "bool": {"count": 1, "lower": true, "upper": true},
- *  "num":  {"count": 2, "lower": "-1.5", "upper": "1E+400", "integral": false},
+ *  "num":  {"count": 2, "lower": "-1.5", "upper": "1E+400", "integral": false, "members": "<base64>"},
  *  "str":  {"count": 1, "lower": "a", "upper": "b", "members": "<base64>"},
  *  "casts": {"zone": "UTC", "unparsed": 1, ...},
  *  "obj":  {"count": 1, "keys": {"ts": {...}}},
@@ -44,6 +44,7 @@ private[stats] object JsonStatsCodec {
       j.numbers.lower.foreach(v => n.put("lower", v.toString))
       j.numbers.upper.foreach(v => n.put("upper", v.toString))
       n.put("integral", j.numbers.integral)
+      j.numbers.members.foreach(m => n.put("members", encodeMembers(m)))
     }
     writeScalar(node, "str", j.strings, StringType)
     j.casts.foreach(c => node.set[JsonNode]("casts", CastStatsCodec.write(c)))
@@ -84,7 +85,7 @@ private[stats] object JsonStatsCodec {
       o.put("count", s.count)
       s.lower.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("lower", _))
       s.upper.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("upper", _))
-      s.members.foreach(m => o.put("members", java.util.Base64.getEncoder.encodeToString(MembershipCodec.encode(m))))
+      s.members.foreach(m => o.put("members", encodeMembers(m)))
     }
 
   private def readChecked(node: JsonNode): JsonStats = {
@@ -98,7 +99,7 @@ private[stats] object JsonStatsCodec {
         else None)
       val integral = n.get("integral")
       require(integral != null && integral.isBoolean, "'integral' must be a boolean")
-      JsonNumberStats(count(n, "count"), bound("lower"), bound("upper"), integral.booleanValue())
+      JsonNumberStats(count(n, "count"), bound("lower"), bound("upper"), integral.booleanValue(), decodeMembers(n))
     }
     val objects = Option(node.get("obj")).fold(JsonObjectStats.none) { o =>
       val objectCount = count(o, "count")
@@ -128,6 +129,12 @@ private[stats] object JsonStatsCodec {
     else JsonScalarStats(count(node, "count"),
       Option(node.get("lower")).flatMap(StatsCodec.decodeBound(dt, _)),
       Option(node.get("upper")).flatMap(StatsCodec.decodeBound(dt, _)),
-      Option(node.get("members")).filter(_.isTextual).flatMap(m =>
-        scala.util.Try(java.util.Base64.getDecoder.decode(m.textValue())).toOption.flatMap(MembershipCodec.decode)))
+      decodeMembers(node))
+
+  private def encodeMembers(m: MembershipFilter): String = java.util.Base64.getEncoder.encodeToString(MembershipCodec.encode(m))
+
+  /** The filter under `node`'s "members", or None when absent or damaged. */
+  private def decodeMembers(node: JsonNode): Option[MembershipFilter] =
+    Option(node.get("members")).filter(_.isTextual).flatMap(m =>
+      scala.util.Try(java.util.Base64.getDecoder.decode(m.textValue())).toOption.flatMap(MembershipCodec.decode))
 }

@@ -102,12 +102,12 @@ object MembershipFilter {
     case n => n
   })
 
-  private def inJson(j: JsonStats): Boolean = j.strings.members.isDefined ||
+  private def inJson(j: JsonStats): Boolean = j.strings.members.isDefined || j.numbers.members.isDefined ||
     j.objects.keys.valuesIterator.exists(inJson) || j.arrays.elements.exists(inJson)
 
   private def removedJson(j: JsonStats): JsonStats =
     if (!inJson(j)) j
-    else j.copy(strings = j.strings.copy(members = None),
+    else j.copy(strings = j.strings.copy(members = None), numbers = j.numbers.copy(members = None),
       objects = j.objects.copy(keys = j.objects.keys.map { case (k, v) => k -> removedJson(v) }),
       arrays = j.arrays.copy(elements = j.arrays.elements.map(removedJson)))
 

@@ -153,15 +153,20 @@ object JsonScalarStats {
  * its VARIANT type: 3, 3.0 and 3e0 all count as integral). For JSON text, `integral` is stricter:
  * every number was written as an integer literal (no fraction, no exponent), because that is
  * what decides whether `CAST(get_json_object(...) AS BIGINT)` accepts its text under ANSI.
+ * `members`, where every number is an exact integer within the range of a long (for JSON text: an
+ * integer literal) and they take few distinct values, is the membership filter of those integers
+ * (hashed as longs); absent means "anything".
  */
 final case class JsonNumberStats(
     count: Long,
     lower: Option[java.math.BigDecimal],
     upper: Option[java.math.BigDecimal],
-    integral: Boolean) {
+    integral: Boolean,
+    members: Option[MembershipFilter] = None) {
   override def equals(o: Any): Boolean = o match {
     case s: JsonNumberStats =>
-      count == s.count && integral == s.integral && sameNumber(lower, s.lower) && sameNumber(upper, s.upper)
+      count == s.count && integral == s.integral && sameNumber(lower, s.lower) && sameNumber(upper, s.upper) &&
+        members == s.members
     case _ => false
   }
   override def hashCode(): Int = count.hashCode()

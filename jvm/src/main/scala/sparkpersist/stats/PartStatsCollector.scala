@@ -26,7 +26,9 @@ object TimeStamp {
  * Columns for which `indexed(i)` holds (of a type [[MembershipFilter.supports]], or arrays of
  * one: then their elements) also get a [[MembershipFilter]]; those for which `autoIndexed(i)` holds get one of at most
  * `autoIndexValues` values, and only where it tells more than the bounds ([[AutoIndex]]); so do
- * the strings of each place of a JSON text or VARIANT column.
+ * the strings and the integers of each place of a JSON text or VARIANT column, with at most
+ * [[MembershipFilter.ExactLimit]] values (exact filters: a document's many places must not fill
+ * the stats budget with Bloom filters of timestamps and ids).
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
@@ -41,7 +43,8 @@ final class PartStatsCollector(
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
-    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone, autoIndexValues)
+    StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone,
+      math.min(autoIndexValues, MembershipFilter.ExactLimit))
   }.toArray
   private val auto = columnTypes.indices.map(i => !indexed(i) && autoIndexValues > 0 && autoIndexed(i)).toArray
   /** The filter of each column's values, or (array columns) of its arrays' elements, or null. */

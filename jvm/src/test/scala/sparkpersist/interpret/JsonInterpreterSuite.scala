@@ -226,4 +226,23 @@ class JsonInterpreterSuite extends AnyFunSuite with LocalSpark {
     assert(spec("get_json_object(js, '$.kind') = '5'", "js" -> text(mixed: _*)).mayBeTrue)
     assert(spec("v:kind::string = 'true'", "v" -> variant("""{"kind": "a"}""", """{"kind": true}""", """{"kind": "z"}""")).mayBeTrue)
   }
+
+  test("a lookup of integers no document holds at a place of integers is ruled out by the place's filter") {
+    val codes = Seq("""{"code": 7}""", """{"code": 107.0}""", """{"code": 407}""", """{"code": null}""", """{}""")
+    val v = variant(codes: _*)
+    Seq("variant_get(v, '$.code', 'int') = 150", "try_variant_get(v, '$.code', 'bigint') IN (150, 250)",
+      "v:code::int = 150", "CAST(150 AS SMALLINT) = v:code::smallint", "v:code::bigint <=> 150").foreach { q =>
+      assert(!spec(q, "v" -> v).mayBeTrue, q)
+    }
+    Seq("v:code::int = 107", "v:code::int IN (150, 407)").foreach(q => assert(spec(q, "v" -> v).mayBeTrue, q))
+    // JSON text: integer literals only ("107.0" is no integer literal: the place gets no filter).
+    val text3 = text("""{"code": 7}""", """{"code": 107}""", """{"code": 407}""")
+    assert(!spec("CAST(get_json_object(js, '$.code') AS INT) = 150", "js" -> text3).mayBeTrue)
+    assert(spec("CAST(get_json_object(js, '$.code') AS INT) = 150", "js" -> text(codes: _*)).mayBeTrue)
+    // Strings, booleans and fractions read as integers too: a place holding one is not ruled out.
+    assert(spec("v:code::int = 150", "v" -> variant("""{"code": 7}""", """{"code": "150"}""", """{"code": 407}""")).mayBeTrue)
+    assert(spec("v:code::int = 1", "v" -> variant("""{"code": 7}""", """{"code": true}""", """{"code": 407}""")).mayBeTrue)
+    assert(spec("try_variant_get(v, '$.code', 'int') = 150",
+      "v" -> variant("""{"code": 7}""", """{"code": 150.5}""", """{"code": 407}""")).mayBeTrue)
+  }
 }

@@ -58,10 +58,10 @@ class JsonSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks with 
     }
   }
 
-  test("string lookups at JSON places: the places' filters rule out only what no row reads") {
+  test("string and integer lookups at JSON places: the places' filters rule out only what no row reads") {
     val tally = new SoundnessCheck.Tally
-    forAll(lookup, lookupPart, minSuccessful(600)) { (p, docs) =>
-      val violations = tally.add(check(p, docs, ansi = true, None, "UTC"))
+    forAll(lookup, lookupPart, Gen.oneOf(true, false), minSuccessful(1000)) { (p, docs, ansi) =>
+      val violations = tally.add(check(p, docs, ansi, None, "UTC"))
       assert(violations.isEmpty, violations.take(3).mkString("\n"))
     }
     info(tally.toString)
@@ -126,29 +126,40 @@ object JsonSoundnessSuite {
   private def arr(depth: Int): Gen[String] =
     Gen.choose(0, 3).flatMap(n => Gen.listOfN(n, value(depth))).map(_.mkString("[", ", ", "]"))
 
-  /** Few strings, sometimes beside values that read as the same strings (5 as "5", true as "true"). */
-  private val lookupValue: Gen[String] = Gen.frequency(8 -> Gen.oneOf("\"abc\"", "\"zz\"", "\"12\"", "\"\"", "null"),
-    1 -> Gen.oneOf("5", "12", "true", "[\"zz\"]", "{\"a\": 1}"))
+  /**
+   * Few strings or few integers, sometimes beside values that read as the same strings (5 as "5",
+   * true as "true") or integers ("12" as 12, 12.0 and 1e1 as integers, 12.5 truncated).
+   */
+  private val lookupValue: Gen[String] = Gen.frequency(
+    8 -> Gen.oneOf("\"abc\"", "\"zz\"", "\"12\"", "\"\"", "null"),
+    8 -> Gen.oneOf("5", "12", "-0", "3000000000", "null"),
+    2 -> Gen.oneOf("5", "12", "true", "[\"zz\"]", "{\"a\": 1}", "12.0", "12.5", "1e1", "9223372036854775808", "\"5\""))
 
-  /** One part for string lookups: 1 to 6 documents holding such values at `ts` and in `arr`. */
+  /** One part for lookups: 1 to 6 documents holding such values at `ts` and in `arr`. */
   val lookupPart: Gen[Seq[String]] = Gen.choose(1, 6).flatMap(n => Gen.listOfN(n, Gen.frequency(
     8 -> lookupValue.map(v => s"""{"ts": $v, "arr": [$v]}"""), 1 -> Gen.const(null), 1 -> Gen.const("{}"))))
 
-  /** A lookup of strings at a path, in every form a filter of strings may answer. */
+  /** A lookup of strings or integers at a path, in every form a filter may answer. */
   val lookup: Gen[String] = for {
     p <- Gen.oneOf("$.ts", "$.arr[0]", "$.a", "$")
-    read <- Gen.oneOf(s"variant_get(v, '$p', 'string')", s"try_variant_get(v, '$p', 'string')",
+    integers <- Gen.oneOf(false, true)
+    t <- Gen.oneOf("bigint", "int", "tinyint")
+    read <- if (!integers) Gen.oneOf(s"variant_get(v, '$p', 'string')", s"try_variant_get(v, '$p', 'string')",
       s"CAST(variant_get(v, '$p') AS STRING)", s"get_json_object(js, '$p')")
-    c <- Gen.oneOf("'abc'", "'zz'", "'12'", "''", "'5'", "'true'", "'nope'", "'[\"zz\"]'", "'{\"a\":1}'")
-    c2 <- Gen.oneOf("'abc'", "'nope'", "'5'", "NULL")
+    else Gen.oneOf(s"variant_get(v, '$p', '$t')", s"try_variant_get(v, '$p', '$t')", s"CAST(variant_get(v, '$p') AS $t)",
+      s"TRY_CAST(variant_get(v, '$p') AS $t)", s"CAST(get_json_object(js, '$p') AS $t)", s"TRY_CAST(get_json_object(js, '$p') AS $t)")
+    c <- if (!integers) Gen.oneOf("'abc'", "'zz'", "'12'", "''", "'5'", "'true'", "'nope'", "'[\"zz\"]'", "'{\"a\":1}'")
+    else Gen.oneOf("5", "12", "0", "7", "1", "10")
+    c2 <- if (!integers) Gen.oneOf("'abc'", "'nope'", "'5'", "NULL") else Gen.oneOf("5", "8", "NULL")
     form <- Gen.choose(0, 4)
-  } yield form match {
+  } yield (form, if (integers) s"CAST($c AS $t)" else c, if (integers) s"CAST($c2 AS $t)" else c2) match {
+    case (f, c, c2) => f match {
     case 0 => s"$read = $c"
     case 1 => s"$c = $read"
     case 2 => s"$read <=> $c"
     case 3 => s"$read IN ($c, $c2)"
     case _ => s"NOT ($read = $c)"
-  }
+  }}
 
   /** One part: 1 to 6 documents, mostly objects, sometimes SQL nulls or other top-level values. */
   val part: Gen[Seq[String]] = for {
