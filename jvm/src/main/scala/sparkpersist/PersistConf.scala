@@ -182,8 +182,9 @@ object PersistConf {
       "not named in index_columns get, " +
       "in each part with at most this many distinct values, a membership filter for =, IN and <=> " +
       "(exact up to 64 values, else a Bloom filter of about 1% false positives; collated strings by their " +
-      "sort key), unless the part's bounds already say as much; so do the strings at each place of a VARIANT " +
-      "or JSON text column, for lookups through variant_get, v:path::string and get_json_object. The stats " +
+      "sort key), unless the part's bounds already say as much; so do the strings and integers at each place of " +
+      "a VARIANT or JSON text column (exact filters only, at most 64 values), for lookups through variant_get, " +
+      "v:path::type and get_json_object. The stats " +
       "budget drops these filters first, the largest first. 0: none.",
     min = 0, max = sparkpersist.stats.MembershipCollector.MaxValues.toLong)
 
