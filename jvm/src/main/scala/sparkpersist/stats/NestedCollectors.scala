@@ -11,12 +11,12 @@ import org.apache.spark.sql.types.{DataType, StructType}
  * Fields whose name occurs more than once in the struct (Spark allows it) are not collected:
  * stats are keyed by name, and a field without stats may hold anything.
  */
-final class StructCollector(struct: StructType, boundChars: Int) extends StatsCollector {
+final class StructCollector(struct: StructType, boundChars: Int, castZone: Option[String] = None) extends StatsCollector {
   private val numFields = struct.length
   private val ordinals: Array[Int] =
     struct.fields.indices.filter(i => struct.fields.count(_.name == struct(i).name) == 1).toArray
   private val fields: Array[StatsCollector] =
-    ordinals.map(i => StatsCollector.forType(struct(i).dataType, boundChars))
+    ordinals.map(i => StatsCollector.forType(struct(i).dataType, boundChars, castZone))
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val value = row.getStruct(ordinal, numFields)
@@ -68,9 +68,10 @@ private[stats] final class SizeRange {
  * Elements are fed straight from the array (an [[org.apache.spark.sql.catalyst.util.ArrayData]]
  * is a [[SpecializedGetters]]), without copying.
  */
-final class ArrayCollector(elementType: DataType, boundChars: Int) extends StatsCollector {
+final class ArrayCollector(elementType: DataType, boundChars: Int, castZone: Option[String] = None)
+    extends StatsCollector {
   private val sizes = new SizeRange
-  private val elements = StatsCollector.forType(elementType, boundChars)
+  private val elements = StatsCollector.forType(elementType, boundChars, castZone)
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val array = row.getArray(ordinal)
@@ -91,11 +92,11 @@ final class ArrayCollector(elementType: DataType, boundChars: Int) extends Stats
 }
 
 /** [[MapStats]] of a map column: sizes of its non-null maps, stats of all keys and all values. */
-final class MapCollector(keyType: DataType, valueType: DataType, boundChars: Int)
+final class MapCollector(keyType: DataType, valueType: DataType, boundChars: Int, castZone: Option[String] = None)
     extends StatsCollector {
   private val sizes = new SizeRange
-  private val keys = StatsCollector.forType(keyType, boundChars)
-  private val values = StatsCollector.forType(valueType, boundChars)
+  private val keys = StatsCollector.forType(keyType, boundChars, castZone)
+  private val values = StatsCollector.forType(valueType, boundChars, castZone)
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val map = row.getMap(ordinal)

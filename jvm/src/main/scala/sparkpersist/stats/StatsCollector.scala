@@ -70,8 +70,10 @@ object StatsCollector {
    *
    * @param boundChars longest prefix (in code points for strings, bytes for binary) kept as a
    *                   string/binary bound; see [[Bounds]].
+   * @param castZone   with one, VARIANT values (nested ones included) also get the [[CastStats]]
+   *                   of the strings at each place of their documents (timestamps parsed in it)
    */
-  def forType(dataType: DataType, boundChars: Int): StatsCollector = dataType match {
+  def forType(dataType: DataType, boundChars: Int, castZone: Option[String] = None): StatsCollector = dataType match {
     case BooleanType => new BooleanCollector
     case ByteType => LongRangeCollector.bytes
     case ShortType => LongRangeCollector.shorts
@@ -85,10 +87,10 @@ object StatsCollector {
       new StringCollector(boundChars)
     case s: StringType if CollatedStrings.supports(s) => new CollatedStringCollector(s, boundChars)
     case BinaryType => new BinaryCollector(boundChars)
-    case s: StructType => new StructCollector(s, boundChars)
-    case a: ArrayType => new ArrayCollector(a.elementType, boundChars)
-    case m: MapType => new MapCollector(m.keyType, m.valueType, boundChars)
-    case VariantType => new VariantCollector(boundChars)
+    case s: StructType => new StructCollector(s, boundChars, castZone)
+    case a: ArrayType => new ArrayCollector(a.elementType, boundChars, castZone)
+    case m: MapType => new MapCollector(m.keyType, m.valueType, boundChars, castZone)
+    case VariantType => new VariantCollector(boundChars, castZone = castZone)
     case _ => new NullCountCollector
   }
 
@@ -96,7 +98,8 @@ object StatsCollector {
    * The collector for a column: [[JsonTextCollector]] for a string column declared as JSON
    * ([[sparkpersist.schema.JsonColumns]]); with a `castZone`, a UTF8_BINARY string column's
    * collector also collects [[CastStats]] (timestamps parsed in that zone), and so do the string
-   * values of each place of a JSON text or VARIANT column; else [[forType]]. A place of a JSON
+   * values of each place of a JSON text or VARIANT column, nested VARIANT values included; else
+   * [[forType]]. A place of a JSON
    * text or VARIANT column whose strings take at most `jsonMembers` distinct values gets their
    * membership filter (0: none).
    */
@@ -108,7 +111,7 @@ object StatsCollector {
       case s: StringType if castZone.isDefined && s.collationId == StringType.collationId =>
         new StringCollector(boundChars, castZone)
       case VariantType => new VariantCollector(boundChars, limits, castZone)
-      case _ => forType(dataType, boundChars)
+      case _ => forType(dataType, boundChars, castZone)
     }
   }
 }

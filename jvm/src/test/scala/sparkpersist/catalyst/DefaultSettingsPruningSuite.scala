@@ -23,6 +23,9 @@ class DefaultSettingsPruningSuite extends PersistSparkSession {
     (0 until Days).foreach { d =>
       val df = EventTable.rows(spark, d.toLong * RowsPerDay, (d + 1).toLong * RowsPerDay, RowsPerDay, 1)
       PythonApi.write(df, "events", null, null, null, null, java.util.List.of(EventTable.JsonColumns: _*), null)
+      // The same payloads nested in a struct, an array and a map.
+      PythonApi.write(df.selectExpr("event_id", "named_struct('p', payload) AS s", "array(payload) AS a",
+        "map('k', payload) AS m"), "nested_events", null, null, null, null, null, null)
     }
   }
 
@@ -106,5 +109,16 @@ class DefaultSettingsPruningSuite extends PersistSparkSession {
     assertReads("SELECT event_id FROM persist.events WHERE get_json_object(payload_js, '$.kind') = 'refund'", Nil, kept = 0)
     assertReads("SELECT event_id FROM persist.events WHERE get_json_object(payload_js, '$.kind') = 'cart' AND " +
       "event_ts < TIMESTAMP '2026-01-02 00:00:00'", all.filter(n => n < RowsPerDay && n % EventTable.Kinds.size == 2), kept = 1)
+  }
+
+  test("a VARIANT nested in a struct, an array or a map: cast stats of its places too") {
+    val tenthDay = (EventTable.Start + 10 * 86400L) * 1000L
+    val expected = all.filter(_ >= 10 * RowsPerDay)
+    inBothAnsiModes {
+      Seq("variant_get(s.p, '$.ts', 'bigint')", "try_variant_get(a[0], '$.ts', 'bigint')",
+        "variant_get(m['k'], '$.ts', 'bigint')").foreach { read =>
+        assertReads(s"SELECT event_id FROM persist.nested_events WHERE $read >= $tenthDay", expected, kept = 2)
+      }
+    }
   }
 }
