@@ -11,7 +11,7 @@ import sparkpersist.consolidate.MergeKey
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
-import sparkpersist.stats.MembershipFilter
+import sparkpersist.stats.MemberPieces
 import sparkpersist.write.{BatchCommit, RunSpec, RunWriter, WrittenPart}
 
 /**
@@ -50,7 +50,7 @@ private[compact] object MergeJob {
    */
   private def indexed(groups: Seq[MergeGroup]): Set[Int] =
     groups.iterator.flatMap(_.batches).flatMap(_.runs).flatMap(_.parts).flatMap(_.stats)
-      .flatMap(_.columns.collect { case (id, c) if MembershipFilter.in(c) => id }).toSet
+      .flatMap(_.columns.collect { case (id, c) if MemberPieces.in(c) => id }).toSet
 
   def run(spark: SparkSession, shard: ShardHandle, schema: ShardSchema, groups: Seq[MergeGroup],
       outputs: Seq[BatchCommit], keepStats: Set[Int], cluster: ClusterSettings, description: String)

@@ -88,32 +88,6 @@ object MembershipFilter {
     java.lang.Integer.toUnsignedLong(h1 + i * h2) % n
   }
 
-  /** Whether `c` has a filter, on its values, on its arrays' elements or at a JSON place. */
-  def in(c: ColumnStats): Boolean = c.members.isDefined || elementStats(c).exists(_.members.isDefined) ||
-    c.nested.exists {
-      case j: JsonStats => inJson(j)
-      case _ => false
-    }
-
-  /** `c` without filters, on its values, on its arrays' elements or at its JSON places. */
-  def removed(c: ColumnStats): ColumnStats = c.copy(members = None, nested = c.nested.map {
-    case a: ArrayStats => a.copy(elements = a.elements.map(_.copy(members = None)))
-    case j: JsonStats => removedJson(j)
-    case n => n
-  })
-
-  private def inJson(j: JsonStats): Boolean = j.strings.members.isDefined || j.numbers.members.isDefined ||
-    j.objects.keys.valuesIterator.exists(inJson) || j.arrays.elements.exists(inJson)
-
-  private def removedJson(j: JsonStats): JsonStats =
-    if (!inJson(j)) j
-    else j.copy(strings = j.strings.copy(members = None), numbers = j.numbers.copy(members = None),
-      objects = j.objects.copy(keys = j.objects.keys.map { case (k, v) => k -> removedJson(v) }),
-      arrays = j.arrays.copy(elements = j.arrays.elements.map(removedJson)))
-
-  private def elementStats(c: ColumnStats): Option[ColumnStats] =
-    c.nested.collect { case a: ArrayStats => a.elements }.flatten
-
   /**
    * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats, decimals
    * (hashed without trailing zeros, so a widened column's `1.0` finds the `1.00` of older parts),

@@ -88,16 +88,15 @@ final class StatsBudget(schema: ShardSchema, keep: Set[Int], val budgetBytes: Lo
     def result: PartStats = PartStats(original.rowCount, original.bytes, columns, trimmed)
 
     /**
-     * Drops the tier's membership filters, the column whose filters take the most bytes first (a
-     * Bloom filter of a column of ids before the few values of a JSON place), until the stats
-     * fit; `trims`: whether that counts as trimming the column.
+     * Drops the tier's membership filters one by one ([[MemberPieces]]: a column's own, its
+     * arrays' elements', each JSON place's), the largest first (a Bloom filter of a column of ids
+     * before the few values of a JSON place), until the stats fit; `trims`: whether that counts
+     * as trimming the column.
      */
-    def dropMembers(tier: Seq[Int], trims: Boolean): Unit = {
-      val without = tier.filter(id => MembershipFilter.in(columns(id)))
-        .map(id => id -> MembershipFilter.removed(columns(id))).toMap
-      without.keys.toSeq.sortBy(id => (entrySize(id, without(id)) - sizes(id), id)).iterator
-        .takeWhile(_ => !fits).foreach(id => replace(Map(id -> Some(without(id))), trims))
-    }
+    def dropMembers(tier: Seq[Int], trims: Boolean): Unit =
+      tier.flatMap(id => MemberPieces.of(columns(id)).map(id -> _)).sortBy { case (id, p) => (-p.bytes, id) }
+        .iterator.takeWhile(_ => !fits)
+        .foreach { case (id, p) => replace(Map(id -> Some(p.drop(columns(id)))), trims) }
 
     /** Step 0: drop the tier's cast stats, the largest column first, until the stats fit. */
     def dropCasts(tier: Seq[Int]): Unit =

@@ -68,10 +68,10 @@ class NestedPruningSuite extends PersistSparkSession {
     val tagsId = store.open("nested").state.schema.column("tags").get.id
     val tags = part.stats.get.columns(tagsId)
     // Bounds and counts of the elements; their automatic membership filter (sparkpersist.stats.AutoIndex) aside.
-    assert(sparkpersist.stats.MembershipFilter.removed(tags).nested === Some(ArrayStats(5, 5, 50,
+    assert(sparkpersist.stats.MemberPieces.removed(tags).nested === Some(ArrayStats(5, 5, 50,
       Some(ColumnStats(0, Some(org.apache.spark.unsafe.types.UTF8String.fromString("c")),
         Some(org.apache.spark.unsafe.types.UTF8String.fromString("g")))))))
-    assert(sparkpersist.stats.MembershipFilter.in(tags))
+    assert(sparkpersist.stats.MemberPieces.in(tags))
   }
 
   test("struct fields prune") {

@@ -49,22 +49,27 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(size(schema, expected) < size(schema, full))
   }
 
-  test("the filters of JSON places' strings are dropped first, whole column by column, not counted as trimming") {
+  test("the filters of JSON places are dropped first, one by one, the largest first, not counted as trimming") {
     val schema = schemaOf("payload" -> VariantType, "s" -> StringType)
-    val kinds = MembershipFilter.of((1L to 40L).map(MembershipFilter.hash).sorted.toArray)
-    def payload(m: Option[MembershipFilter]) = {
-      val kind = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, Some(utf8("a")), Some(utf8("z")), m))
-      val inArrays = JsonStats.empty.copy(count = 2, strings = JsonScalarStats(2, Some(utf8("b")), Some(utf8("c")), m))
+    def filter(n: Long) = Some(MembershipFilter.of((1L to n).map(MembershipFilter.hash).sorted.toArray))
+    def payload(kinds: Option[MembershipFilter], tags: Option[MembershipFilter], codes: Option[MembershipFilter]) = {
+      val kind = JsonStats.empty.copy(count = 3, strings = JsonScalarStats(3, Some(utf8("a")), Some(utf8("z")), kinds))
+      val tag = JsonStats.empty.copy(count = 2, strings = JsonScalarStats(2, Some(utf8("b")), Some(utf8("c")), tags))
+      val code = JsonStats.empty.copy(count = 3, numbers = JsonNumberStats(3, Some(java.math.BigDecimal.ONE),
+        Some(java.math.BigDecimal.TEN), integral = true, codes))
       ColumnStats(0, None, None, Some(JsonStats.empty.copy(count = 3, objects = JsonObjectStats(3, Map("kind" -> kind,
-        "tags" -> JsonStats.empty.copy(count = 3, arrays = JsonArrayStats(3, 0, 2, Some(inArrays))))))))
+        "code" -> code, "tags" -> JsonStats.empty.copy(count = 3, arrays = JsonArrayStats(3, 0, 2, Some(tag))))))))
     }
-    val full = PartStats(3, 100, Map(1 -> payload(Some(kinds)), 2 -> strings(0, "a", "b")))
-    assert(MembershipFilter.in(full.columns(1)))
-    val expected = full.copy(columns = full.columns.updated(1, payload(None)))
-    assert(MembershipFilter.removed(full.columns(1)) === payload(None))
-    assert(!MembershipFilter.in(payload(None)))
-    assert(new StatsBudget(schema, Set.empty, size(schema, expected))(full) === expected)
-    assert(size(schema, expected) < size(schema, full))
+    val full = PartStats(3, 100, Map(1 -> payload(filter(40), filter(3), filter(5)), 2 -> strings(0, "a", "b")))
+    assert(MemberPieces.of(full.columns(1)).map(_.bytes).sorted === Seq(3, 5, 40).map(n => MembershipCodec.encode(filter(n).get).length))
+    assert(MemberPieces.removed(full.columns(1)) === payload(None, None, None))
+    assert(!MemberPieces.in(payload(None, None, None)))
+    // Room for all but the largest filter: only that one goes; room for none: all go, the stats untrimmed.
+    val largestGone = full.copy(columns = full.columns.updated(1, payload(None, filter(3), filter(5))))
+    assert(new StatsBudget(schema, Set.empty, size(schema, largestGone))(full) === largestGone)
+    val allGone = full.copy(columns = full.columns.updated(1, payload(None, None, None)))
+    assert(new StatsBudget(schema, Set.empty, size(schema, allGone))(full) === allGone)
+    assert(size(schema, allGone) < size(schema, largestGone))
   }
 
   test("step 1: long string bounds are cut to the longest cap that fits (40: 30, 22, 16, ...)") {
@@ -240,8 +245,8 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
       assert(Widening.problems(stats, result, StatsGen.schema) === Nil)
       assert(budget.encodedSize(result) === BinaryStatsCodec(StatsGen.schema).encode(result).length)
       // Dropping a membership filter of a column not named as an index is not trimming (AutoIndex).
-      val changed = stats.columns.keySet.filter(id => !result.columns.get(id).contains(stats.columns(id)) &&
-        !result.columns.get(id).contains(MembershipFilter.removed(stats.columns(id))))
+      val changed = stats.columns.keySet.filter(id =>
+        !result.columns.get(id).map(MemberPieces.removed).contains(MemberPieces.removed(stats.columns(id))))
       assert(result.trimmed === stats.trimmed ++ changed)
       if (changed.exists(budget.protectedIds)) {
         assert(result.columns.keySet.subsetOf(budget.protectedIds), "a protected column was trimmed first")

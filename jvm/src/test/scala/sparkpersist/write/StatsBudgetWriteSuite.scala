@@ -6,7 +6,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import sparkpersist.api.PythonApi
 import sparkpersist.scan.ScanReports
 import sparkpersist.shard.PartMeta
-import sparkpersist.stats.{MembershipFilter, StatsBudget}
+import sparkpersist.stats.{MemberPieces, StatsBudget}
 import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
@@ -48,8 +48,8 @@ class StatsBudgetWriteSuite extends PersistSparkSession {
       assert(f.trimmed === Set.empty[Int])
       assert(budget.encodedSize(t) <= 200 && budget.encodedSize(f) > 200)
       // Automatic membership filters (country's) are the first dropped, and not reported as trimming.
-      assert(Seq(1, 2, 4).map(t.columns) === Seq(1, 2, 4).map(id => MembershipFilter.removed(f.columns(id))))
-      assert(MembershipFilter.in(f.columns(4)))
+      assert(Seq(1, 2, 4).map(t.columns) === Seq(1, 2, 4).map(id => MemberPieces.removed(f.columns(id))))
+      assert(MemberPieces.in(f.columns(4)))
       val (tn, fn) = (t.columns(3), f.columns(3))
       assert(tn.nullCount === 0 && fn.nullCount === 0)
       val (lower, upper) = (tn.lower.get.asInstanceOf[UTF8String], tn.upper.get.asInstanceOf[UTF8String])
