@@ -30,23 +30,26 @@ import org.apache.spark.unsafe.types.UTF8String
  * exact value and the double `get_json_object` prints), so `integral` is true only when every
  * number at a place was written as an integer literal.
  *
- * While the JSON stats stand, each value also goes through Spark's own `parse_json` parser, and
- * the values it accepts are counted ([[VariantParse]]), so that `parse_json(column)` can be read
- * as a VARIANT with these stats and proven not to raise.
+ * While the JSON stats stand, the values Spark's `parse_json` accepts are counted
+ * ([[VariantParse]]), so that `parse_json(column)` can be read as a VARIANT with these stats and
+ * proven not to raise. A value this walk read whole over its bytes ([[JsonTextCollector.Walk.proves]])
+ * is one `parse_json` accepts, and is counted without parsing it again; any other valid value goes
+ * through Spark's own parser.
  */
 final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default,
     castZone: Option[String] = None) extends StatsCollector {
   private val text = new StringCollector(boundChars)
   private var root = JsonPlace.root(limits, castZone)
   private var parsed = 0L
+  private val walk = new JsonTextCollector.Walk
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     text.update(row, ordinal)
     if (root != null) {
       val json = row.getUTF8String(ordinal)
       val valid = json.isValid
-      if (!JsonTextCollector.add(json, valid, root)) root = null
-      else if (valid && VariantParse.parsesValid(json)) parsed += 1
+      if (!JsonTextCollector.add(json, valid, root, walk)) root = null
+      else if (walk.proves || (valid && VariantParse.parsesValid(json))) parsed += 1
     }
   }
 
@@ -61,19 +64,58 @@ object JsonTextCollector {
   private val factory = new JsonFactory()
 
   /**
-   * Parses `json` (whose bytes are `valid` UTF-8 or not) and reports its document to `root`; false
-   * if it is not one valid document.
+   * What the walk of one value saw, beyond the stats: whether it read the value's UTF-8 bytes
+   * themselves (valid, plain start), how many object keys it met, and whether it checked every
+   * object of the document for duplicate keys (a subtree past the depth or key limits of the
+   * stats is skipped unchecked).
    */
-  def add(json: UTF8String, valid: Boolean, root: JsonPlace): Boolean =
+  final class Walk {
+    private[JsonTextCollector] var overBytes = false
+    private[JsonTextCollector] var keys = 0
+    private[JsonTextCollector] var whole = true
+    private[JsonTextCollector] var small = false
+
+    private[JsonTextCollector] def start(bytes: Boolean, length: Int): Unit = {
+      overBytes = bytes
+      keys = 0
+      whole = true
+      small = length <= MaxProvenBytes
+    }
+
+    /**
+     * Whether the last value walked, which was one strict JSON document, is one Spark's
+     * `parse_json` accepts: its bytes were read as the same tokens `parse_json`'s character parser
+     * reads, it has no duplicate key anywhere (checked), at most [[MaxProvenKeys]] keys (no
+     * field-name table of a fresh parser can then overflow its collision limit, the one check the
+     * two parsers make differently), and at most [[MaxProvenBytes]] bytes (a VARIANT takes at most
+     * a few bytes per byte of JSON: far under its 16 MiB limit). `parse_json` rejects nothing else:
+     * every number token becomes a long, a decimal or a double.
+     */
+    def proves: Boolean = overBytes && whole && small && keys <= MaxProvenKeys
+  }
+
+  /** Most keys a value may hold to be proven to parse without Spark's parser. */
+  val MaxProvenKeys: Int = 100
+
+  /** Most bytes a value may hold to be proven to parse without Spark's parser. */
+  val MaxProvenBytes: Int = 1 << 20
+
+  /**
+   * Parses `json` (whose bytes are `valid` UTF-8 or not) and reports its document to `root`,
+   * noting in `walk` what [[Walk.proves]] needs; false if it is not one valid document.
+   */
+  def add(json: UTF8String, valid: Boolean, root: JsonPlace, walk: Walk = new Walk): Boolean =
     try {
-      val parser = if (!valid || !plainStart(json)) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
+      val overBytes = valid && plainStart(json)
+      walk.start(overBytes, json.numBytes())
+      val parser = if (!overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
         case bytes: Array[Byte] =>
           factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())
         case _ => factory.createParser(json.getBytes)
       }
       try {
         val first = parser.nextToken()
-        first != null && value(parser, first, root) && parser.nextToken() == null
+        first != null && value(parser, first, root, walk) && parser.nextToken() == null
       } finally parser.close()
     } catch {
       case NonFatal(_) => false
@@ -97,19 +139,20 @@ object JsonTextCollector {
   }
 
   /** Reports the value starting at `token` to `place` (null: skip it); false if invalid. */
-  private def value(p: JsonParser, token: JsonToken, place: JsonPlace): Boolean =
+  private def value(p: JsonParser, token: JsonToken, place: JsonPlace, walk: Walk): Boolean =
     if (place == null) {
+      if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) walk.whole = false
       p.skipChildren()
       true
     } else token match {
-      case JsonToken.START_OBJECT => obj(p, place)
+      case JsonToken.START_OBJECT => obj(p, place, walk)
       case JsonToken.START_ARRAY =>
         val elements = place.elementPlace()
         var size = 0
         var ok = true
         var t = p.nextToken()
         while (ok && t != JsonToken.END_ARRAY) {
-          ok = value(p, t, elements)
+          ok = value(p, t, elements, walk)
           size += 1
           t = p.nextToken()
         }
@@ -134,14 +177,15 @@ object JsonTextCollector {
       case _ => false
     }
 
-  private def obj(p: JsonParser, place: JsonPlace): Boolean = {
+  private def obj(p: JsonParser, place: JsonPlace, walk: Walk): Boolean = {
     place.addObject()
     val seen = new java.util.HashSet[String]()
     var ok = true
     var t = p.nextToken()
     while (ok && t == JsonToken.FIELD_NAME) {
       val name = p.currentName()
-      ok = seen.add(name) && value(p, p.nextToken(), place.key(name))
+      walk.keys += 1
+      ok = seen.add(name) && value(p, p.nextToken(), place.key(name), walk)
       t = p.nextToken()
     }
     ok
