@@ -7,9 +7,9 @@ import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, Str
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
- * Strings of a collation other than UTF8_BINARY whose statistics follow the collation:
- * UTF8_LCASE and the ICU collations (`UNICODE`, `UNICODE_CI`, `de_CI_AI`, ...), without space
- * trimming. Their bounds are the least and greatest values under the collation's comparator, the
+ * Strings of a collation other than UTF8_BINARY, whose statistics follow the collation:
+ * UTF8_LCASE, the ICU collations (`UNICODE`, `UNICODE_CI`, `de_CI_AI`, ...) and the space-trimming
+ * variants of all of them (`UTF8_BINARY_RTRIM`, `UNICODE_CI_RTRIM`, ...). Their bounds are the least and greatest values under the collation's comparator, the
  * one Spark's `=`, `<` and `IN` on such strings evaluate with, kept whole (a prefix of a string is
  * not an ICU bound of it); their membership filters hash the collation's sort key, which two
  * strings share exactly when the collation finds them equal (Spark groups and joins collated
@@ -17,15 +17,14 @@ import org.apache.spark.unsafe.types.UTF8String
  *
  * Sort keys and orders change with the collation's version (the ICU release): stats record it in
  * the column's type tag ([[typeTag]]), so stats written under another version keep only their
- * null counts. Collations with space trimming (`UTF8_BINARY_RTRIM`, `UNICODE_RTRIM`, ...) keep
- * null counts only.
+ * null counts. (Spark's sort key of a space-trimming collation trims as its comparator does, so
+ * `'ab'` and `'ab  '` share one under RTRIM.)
  */
 object CollatedStrings {
 
-  /** Whether `dt` is a string of a collation whose stats follow it. */
+  /** Whether `dt` is a string of a collation other than UTF8_BINARY (stats follow the collation). */
   def supports(dt: DataType): Boolean = dt match {
-    case s: StringType if s.collationId != StringType.collationId && s.collationId >= 0 =>
-      !CollationFactory.fetchCollation(s.collationId).supportsSpaceTrimming
+    case s: StringType => s.collationId != StringType.collationId && s.collationId >= 0
     case _ => false
   }
 

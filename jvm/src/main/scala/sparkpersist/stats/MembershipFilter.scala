@@ -92,7 +92,7 @@ object MembershipFilter {
    * Whether values of `dt` get filters: integral numbers, dates, timestamps, floats, decimals
    * (hashed without trailing zeros, so a widened column's `1.0` finds the `1.00` of older parts),
    * strings in UTF8_BINARY, whose SQL equality is equality of the hashed form, and strings of the
-   * collations [[CollatedStrings]] supports, hashed by their sort key ([[hasher]]).
+   * other collations, hashed by their sort key ([[hasher]], [[CollatedStrings]]).
    */
   def supports(dt: DataType): Boolean = dt match {
     case ByteType | ShortType | IntegerType | LongType | DateType | TimestampType | TimestampNTZType => true

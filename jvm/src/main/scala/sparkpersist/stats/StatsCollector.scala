@@ -65,7 +65,7 @@ object StatsCollector {
    * The collector for a column of type `dataType`. Structs, arrays and maps get nested stats
    * from the collectors of their fields, elements, keys and values ([[StructCollector]],
    * [[ArrayCollector]], [[MapCollector]]); VARIANT gets JSON stats ([[VariantCollector]]). Other
-   * types without an order that bounds can express (intervals, strings of space-trimming collations, ...) only count
+   * types without an order that bounds can express (intervals, ...) only count
    * nulls; readers then treat their values as "anything".
    *
    * @param boundChars longest prefix (in code points for strings, bytes for binary) kept as a

@@ -16,13 +16,12 @@ import sparkpersist.stats.{ArrayStats, ColumnStats, MapStats, StructStats}
  *
  *  - the null count is exact, always (the stats budget never drops counts);
  *  - bounds exist for boolean, integral, float, double, decimal, date, timestamp, timestamp_ntz,
- *    UTF8_BINARY string and binary values, strings of other collations without space trimming, and
- *    nowhere else; they are absent when every value is
+ *    string and binary values, and nowhere else; they are absent when every value is
  *    null, and otherwise equal the minimum and maximum in Spark's order, except that a zero minimum
  *    is -0.0 and a zero maximum 0.0, and that strings (in code points) and binary (in bytes) are
  *    cut to `boundChars`: the lower bound to its prefix, the upper bound to its prefix with the
  *    last element that can be incremented incremented (skipping the surrogates) and the rest
- *    dropped, or no upper bound when none can be; strings of other collations are bounded in the
+ *    dropped, or no upper bound when none can be (UTF8_BINARY); strings of other collations are bounded in the
  *    collation's order (Spark's for the type) by a value equal to the minimum (maximum) there, of at
  *    most `boundChars` code points, or not at all when one of the values equal to it is longer;
  *  - nested stats: each struct field's stats over every row (null where the struct is), and for
@@ -192,13 +191,9 @@ object StatsRecount {
   def bounded(dt: DataType): Boolean = dt match {
     case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType | DateType |
          TimestampType | TimestampNTZType | BinaryType | _: DecimalType => true
-    case s: StringType => s.collationId == StringType.collationId || !collationTrims(s.collationId)
+    case _: StringType => true
     case _ => false
   }
-
-  /** Whether strings of the collation are compared without trailing (or leading) spaces. */
-  private def collationTrims(collationId: Int): Boolean =
-    org.apache.spark.sql.catalyst.util.CollationFactory.fetchCollation(collationId).supportsSpaceTrimming
 
   /** Whether `v` is an internal value of `dt`, so that Spark's ordering of `dt` may compare it. */
   private def isValueOf(v: Any, dt: DataType): Boolean = (dt, v) match {

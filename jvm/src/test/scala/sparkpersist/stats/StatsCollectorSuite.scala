@@ -174,7 +174,6 @@ class StatsCollectorSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
   test("types without bounds only count nulls") {
     assert(collect(CalendarIntervalType, Seq(new CalendarInterval(1, 2, 3L), null)) === ColumnStats(1, None, None))
-    assert(collect(StringType("UNICODE_CI_RTRIM"), Seq(UTF8String.fromString("a"), null)) === ColumnStats(1, None, None))
   }
 
   test("collated strings: bounds in the collation's order, whole or absent past the cap") {
@@ -182,6 +181,8 @@ class StatsCollectorSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     def bounds(c: ColumnStats) = (c.lower.map(_.toString), c.upper.map(_.toString))
     // Binary order would give "B" < "a" < "c"; UTF8_LCASE compares lower case.
     assert(bounds(collect(StringType("UTF8_LCASE"), utf8s("c", "B", null, "a"))) === (Some("a"), Some("c")))
+    // UTF8_BINARY_RTRIM: "b  " equals "b", and both exceed "a ".
+    assert(bounds(collect(StringType("UTF8_BINARY_RTRIM"), utf8s("b  ", "a ", "b"))) === (Some("a "), Some("b  ")))
     // UNICODE (ICU root): a < A < b < B, accents after their base letter.
     assert(bounds(collect(StringType("UNICODE"), utf8s("b", "A", "á", "B"))) === (Some("A"), Some("B")))
     assert(bounds(collect(StringType("UNICODE_CI"), utf8s("abcd", "b", "zzzz"), boundChars = 3)) === (None, None),
