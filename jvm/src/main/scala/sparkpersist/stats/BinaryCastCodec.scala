@@ -1,7 +1,7 @@
 package sparkpersist.stats
 
 import org.apache.avro.io.BinaryDecoder
-import org.apache.spark.sql.types.{DataType, DateType, DoubleType, LongType, TimestampType}
+import org.apache.spark.sql.types.{DataType, DateType, DoubleType, LongType, TimestampNTZType, TimestampType}
 
 import sparkpersist.stats.BinaryStatsCodec.{readBound, whole, writeBound}
 import sparkpersist.stats.StatsBinary._
@@ -51,7 +51,7 @@ private[stats] object BinaryCastCodec {
     kind match {
       case Exact => bounds(_.longValueExact())
       case Truncated => bounds(_.setScale(0, java.math.RoundingMode.DOWN).longValueExact())
-      case Double => bounds(_.toString.toDouble)
+      case Double => bounds(DoubleBounds.of)
       case _ => None
     }
   }
@@ -59,19 +59,29 @@ private[stats] object BinaryCastCodec {
   def write(c: CastStats): Array[Byte] = encode { out =>
     out.writeString(c.zone)
     out.writeLong(c.unparsed)
-    val ntz = TimestampNtz -> c.timestampNtz.map(range => encode { o =>
-      o.writeLong(range.count)
-      if (range.count > 0) Seq(range.lower, range.upper).foreach(b => o.writeLong(b.get.asInstanceOf[Long]))
-    })
+    // The TIMESTAMP_NTZ view is written whenever recorded, a count of 0 included (absent: anything).
+    val ntz = TimestampNtz -> c.timestampNtz.map(range =>
+      if (range.count == 0) encode(_.writeLong(0L)) else written("timestampNtz", range, Some(TimestampNTZType)))
     writeFields(out, ntz +: c.views.zip(viewTypes).zipWithIndex.map { case (((name, range), dt), i) =>
-      (i + 1) -> Option.when(range.count > 0)(if (derived(i + 1, c.decimal).contains(range)) Array.emptyByteArray else encode { o =>
-        o.writeLong(range.count)
-        Seq(range.lower, range.upper).foreach { b =>
-          val v = b.getOrElse(throw new IllegalArgumentException(s"cast stats '$name' count values but lack a bound"))
-          dt.fold(writeDecimal(o, v.asInstanceOf[java.math.BigDecimal]))(writeBound(o, s"cast stats '$name'", _, v))
-        }
-      })
+      (i + 1) -> Option.when(range.count > 0)(
+        if (derived(i + 1, c.decimal).contains(range)) Array.emptyByteArray else written(name, range, dt))
     }: _*)
+  }
+
+  /** A view that accepts some value: its count and bounds (of `dt`; None: exact decimals). */
+  private def written(name: String, range: CastRange, dt: Option[DataType]): Array[Byte] = encode { o =>
+    o.writeLong(range.count)
+    Seq(range.lower, range.upper).foreach { b =>
+      val v = b.getOrElse(throw new IllegalArgumentException(s"cast stats '$name' count values but lack a bound"))
+      dt.fold(writeDecimal(o, v.asInstanceOf[java.math.BigDecimal]))(writeBound(o, s"cast stats '$name'", _, v))
+    }
+  }
+
+  /** A view that accepts `count` values (read before), its bounds of `dt` (None: exact decimals). */
+  private def bounds(v: BinaryDecoder, count: Long, dt: Option[DataType]): CastRange = {
+    def bound(): Any = dt.fold[Any](readDecimal(v))(readBound(_, v))
+    val lower = bound()
+    CastRange(count, Some(lower), Some(bound()))
   }
 
   def read(in: BinaryDecoder): CastStats = {
@@ -84,17 +94,12 @@ private[stats] object BinaryCastCodec {
       require(kind >= 1 && kind <= TimestampNtz, s"unknown cast view $kind")
       if (kind == TimestampNtz) ntz = Some(whole(p) { v =>
         val count = readCount(v, "count")
-        if (count == 0) CastRange.none else {
-          val lower = v.readLong()
-          CastRange(count, Some(lower), Some(v.readLong()))
-        }
+        if (count == 0) CastRange.none else bounds(v, count, Some(TimestampNTZType))
       })
       else if (p.isEnd) empty += kind else views(kind - 1) = whole(p) { v =>
         val count = readCount(v, "count")
         require(count > 0, "a view that accepts no value is left out")
-        def bound(): Any = viewTypes(kind - 1).fold[Any](readDecimal(v))(readBound(_, v))
-        val lower = bound()
-        CastRange(count, Some(lower), Some(bound()))
+        bounds(v, count, viewTypes(kind - 1))
       }
     }
     empty.foreach { kind =>

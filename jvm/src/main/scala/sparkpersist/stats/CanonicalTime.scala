@@ -2,6 +2,7 @@ package sparkpersist.stats
 
 import java.time.{DateTimeException, LocalDate}
 
+import org.apache.spark.sql.catalyst.util.DateTimeConstants
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -56,7 +57,7 @@ private[stats] final class CanonicalTime {
       lastDate = date
     }
     days = lastDays
-    localMicros = lastDays * CanonicalTime.MicrosPerDay + micros
+    localMicros = lastDays * DateTimeConstants.MICROS_PER_DAY + micros
     true
   }
 
@@ -74,6 +75,3 @@ private[stats] final class CanonicalTime {
   }
 }
 
-private[stats] object CanonicalTime {
-  val MicrosPerDay: Long = 86400L * 1000000L
-}

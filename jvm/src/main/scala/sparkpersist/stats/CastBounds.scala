@@ -39,6 +39,14 @@ private[stats] final class DoubleBounds {
   def range: CastRange = if (count == 0) CastRange.none else CastRange(count, Some(min), Some(max))
 }
 
+private[stats] object DoubleBounds {
+  /**
+   * The double a decimal number's text casts to (the nearest one). Rounding to the nearest double
+   * keeps order, so the doubles of the least and greatest decimals bound the doubles of all.
+   */
+  def of(d: java.math.BigDecimal): Double = d.toString.toDouble
+}
+
 private[stats] final class DecimalBounds {
   private var count = 0L
   private var min: java.math.BigDecimal = _

@@ -42,11 +42,13 @@ final class CastStatsCollector(zone: String) {
   private val input = BoundReference(0, StringType, nullable = false)
   private def cast(to: DataType, mode: EvalMode.Value): Expression = Cast(input, to, Some(zone), mode)
 
-  private val toTruncated = cast(LongType, EvalMode.LEGACY)
-  private val toDouble = cast(DoubleType, EvalMode.LEGACY)
-  private val toDate = cast(DateType, EvalMode.LEGACY)
-  private val toTimestamp = cast(TimestampType, EvalMode.LEGACY)
-  private val toTimestampNtz = cast(TimestampNTZType, EvalMode.LEGACY)
+  // Built on first use: most values never take the general path, and a JSON document has a
+  // collector for each place that holds strings.
+  private lazy val toTruncated = cast(LongType, EvalMode.LEGACY)
+  private lazy val toDouble = cast(DoubleType, EvalMode.LEGACY)
+  private lazy val toDate = cast(DateType, EvalMode.LEGACY)
+  private lazy val toTimestamp = cast(TimestampType, EvalMode.LEGACY)
+  private lazy val toTimestampNtz = cast(TimestampNTZType, EvalMode.LEGACY)
 
   private val zoneId = DateTimeUtils.getZoneId(zone)
   private val shape = new TextShape
@@ -207,8 +209,7 @@ final class CastStatsCollector(zone: String) {
     val doubles = new DoubleBounds
     for (lower <- plainNumbers.lower; upper <- plainNumbers.upper) {
       decimals.addRange(lower, upper, plainNumbers.count)
-      // Rounding to the nearest double keeps order, so these are the plain numbers' double bounds.
-      doubles.addRange(lower.toString.toDouble, upper.toString.toDouble, plainNumbers.count)
+      doubles.addRange(DoubleBounds.of(lower), DoubleBounds.of(upper), plainNumbers.count)
     }
     decimals.addAll(decimal)
     doubles.addAll(double)
