@@ -75,6 +75,12 @@ object Interpreter {
     if (!e.foldable || !e.deterministic) None
     else try Some(Option(e.eval())) catch { case NonFatal(_) => None }
 
+  /** `e` without casts to its own type (the analyzer adds some; the interpreter reads through them). */
+  def withoutOwnTypeCasts(e: Expression): Expression = e match {
+    case c: Cast if c.child.dataType == c.dataType => withoutOwnTypeCasts(c.child)
+    case _ => e
+  }
+
   /** The spec of one constant value of type `dt`. */
   def constantSpec(v: Any, dt: DataType): ResultSpec =
     if (v == null) ResultSpec.AlwaysNull
@@ -105,7 +111,7 @@ object Interpreter {
       val member = MemberNodes.lookup(e).flatMap { case (a, lookup) => memberSlotOf(a, lookup) }
         .fold(node)(slot => new MemberNodes.Refine(node, new Column(slot)))
       JsonLookups.lookup(e).flatMap(l => jsonPlace(l.read).map((_, l)))
-        .fold(member) { case (place, l) => new JsonLookups.Refine(member, place, l.hashes, l.integers) }
+        .fold(member) { case (place, l) => new MemberNodes.Refine(member, new JsonLookups.Present(place, l.hashes, l.integers)) }
     }
 
     /** The JSON value a JSON read of a lookup ([[JsonLookups.reads]]) reads, at its path. */
@@ -282,8 +288,7 @@ object Interpreter {
      * its operands are such columns and constants: the columns read through their collated slot.
      */
     private def collated(e: Expression, ord: Ordering[Any]): Option[SpecNode] = {
-      def operand(x: Expression): Option[SpecNode] = x match {
-        case c: Cast if c.child.dataType == c.dataType => operand(c.child)
+      def operand(x: Expression): Option[SpecNode] = withoutOwnTypeCasts(x) match {
         case a: Attribute => collatedSlotOf(a).map(new Column(_))
         case c => constant(c).map(v => new Const(v.fold(ResultSpec.AlwaysNull)(ResultSpec.point)))
       }

@@ -40,11 +40,7 @@ private[interpret] object JsonLookups {
 
   /** A JSON read ([[reads]]), under any casts to its own type (the analyzer adds some). */
   private object Read {
-    def unapply(e: Expression): Option[Expression] = e match {
-      case c: Cast if c.child.dataType == c.dataType => unapply(c.child)
-      case x if reads(x) => Some(x)
-      case _ => None
-    }
+    def unapply(e: Expression): Option[Expression] = Some(Interpreter.withoutOwnTypeCasts(e)).filter(reads)
   }
 
   /** Whether `x` reads a JSON value as a UTF8_BINARY string or as an integer. */
@@ -76,24 +72,17 @@ private[interpret] object JsonLookups {
     }
 
   /**
-   * A lookup refined by the place's filter (`place`: the JSON value at the read's path): never
-   * true where the place holds only values of the looked-up kind and JSON nulls, and its filter
-   * admits none of the constants' hashes (false or null, errors as before). A lookup the other
-   * specs already decide is left as it is.
+   * Whether the place (`place`: the JSON value at a lookup's path) may hold one of the constants'
+   * `hashes`, for [[MemberNodes.Refine]]: false where it holds only values of the looked-up kind
+   * and JSON nulls, and its filters admit none of the hashes; false-or-true otherwise.
    */
-  final class Refine(lookup: SpecNode, place: SpecNode, hashes: Array[Long], integers: Boolean) extends SpecNode {
+  final class Present(place: SpecNode, hashes: Array[Long], integers: Boolean) extends SpecNode {
     def eval(columns: Array[ResultSpec]): ResultSpec = {
-      val r = lookup.eval(columns)
-      if (!r.mayBeTrue || !r.mayBeFalse) r
-      else JsonSpec.of(place.eval(columns).values) match {
-        case Some(js) if ruledOut(js) => ResultSpec.bool(mayBeFalse = true, mayBeTrue = false, r.nullable, r.fallible)
-        case _ => r
+      val ruledOut = JsonSpec.of(place.eval(columns).values).exists { js =>
+        val filters = if (integers) js.numberMembers.filter(_ => js.onlyNumbers) else js.members.filter(_ => js.onlyStrings)
+        filters.exists(fs => !hashes.exists(h => fs.exists(_.mayContain(h))))
       }
-    }
-
-    private def ruledOut(js: JsonSpec): Boolean = {
-      val filters = if (integers) js.numberMembers.filter(_ => js.onlyNumbers) else js.members.filter(_ => js.onlyStrings)
-      filters.exists(fs => !hashes.exists(h => fs.exists(_.mayContain(h))))
+      ResultSpec.bool(mayBeFalse = true, mayBeTrue = !ruledOut, nullable = false, fallible = false)
     }
   }
 }

@@ -50,10 +50,16 @@ final case class JsonSpec(
     arrays || o.arrays,
     elements.union(o.elements, null),
     others || o.others,
-    if (strings == Empty) o.casts else if (o.strings == Empty) casts else for (a <- casts; b <- o.casts) yield a ++ b,
-    if (strings == Empty) o.members else if (o.strings == Empty) members else for (a <- members; b <- o.members) yield a ++ b,
-    if (numbers == Empty) o.numberMembers else if (o.numbers == Empty) numberMembers
-    else for (a <- numberMembers; b <- o.numberMembers) yield a ++ b)
+    bySource(strings, casts, o.strings, o.casts),
+    bySource(strings, members, o.strings, o.members),
+    bySource(numbers, numberMembers, o.numbers, o.numberMembers))
+
+  /**
+   * What the union knows of one kind's values from what each side knows of its own (`values`, and
+   * per source place `known`, None: anything): a side without values of the kind adds nothing.
+   */
+  private def bySource[T](values: Values, known: Option[Seq[T]], otherValues: Values, otherKnown: Option[Seq[T]]): Option[Seq[T]] =
+    if (values == Empty) otherKnown else if (otherValues == Empty) known else for (a <- known; b <- otherKnown) yield a ++ b
 
   /** Whether every value that is neither null nor a JSON null is an object. */
   def onlyObjects: Boolean =

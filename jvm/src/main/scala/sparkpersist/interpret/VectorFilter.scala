@@ -121,18 +121,13 @@ object VectorFilter extends PredicateHelper {
     }
 
     /** `l op r` with a column on one side and a constant on the other (`flipped`: the op with sides swapped). */
-    private def compare(op: Int, flipped: Int, l: Expression, r: Expression): Option[Node] = (same(l), same(r)) match {
+    private def compare(op: Int, flipped: Int, l: Expression, r: Expression): Option[Node] =
+      (Interpreter.withoutOwnTypeCasts(l), Interpreter.withoutOwnTypeCasts(r)) match {
       case (a: Attribute, c) => slot(a).flatMap(k => constant(c, a.dataType).map(column(op, k, _)))
       case (c, a: Attribute) => slot(a).flatMap(k => constant(c, a.dataType).map(column(flipped, k, _)))
       case (f, c) if c.references.isEmpty => mapped(op, f, c)
       case (c, f) if c.references.isEmpty => mapped(flipped, f, c)
       case _ => None
-    }
-
-    /** `e` without casts to its own type (the analyzer adds some; the interpreter reads through them too). */
-    private def same(e: Expression): Expression = e match {
-      case c: Cast if c.child.dataType == c.dataType => same(c.child)
-      case _ => e
     }
 
     private def column(op: Int, k: Int, c: Option[(Long, Long)]): Node =

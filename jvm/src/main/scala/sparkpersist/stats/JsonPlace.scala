@@ -42,7 +42,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var decimalMin: JBigDecimal = _
   private var decimalMax: JBigDecimal = _
   /** Distinct hashes of the numbers while all are exact integers of a long, up to `limits.maxMembers`. */
-  private var numberHashes: LongSet = if (limits.maxMembers > 0) new LongSet else null
+  private val numberHashes = new CappedHashes(limits.maxMembers)
   private var integerMin = Long.MaxValue
   private var integerMax = Long.MinValue
 
@@ -50,8 +50,8 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var stringMin: UTF8String = _
   private var stringMax: UTF8String = _
   private var casts: CastStatsCollector = _
-  /** Distinct hashes of the strings, up to `limits.maxMembers` (then null: no filter). */
-  private var stringHashes: LongSet = if (limits.maxMembers > 0) new LongSet else null
+  /** Distinct hashes of the strings, up to `limits.maxMembers`. */
+  private val stringHashes = new CappedHashes(limits.maxMembers)
 
   private var objects = 0L
   private var keys: java.util.HashMap[String, JsonPlace] = _
@@ -81,11 +81,10 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
 
   /** Hashes an exact integer number for the filter of the numbers. */
   private def addInteger(v: Long): Unit =
-    if (numberHashes != null) {
+    if (numberHashes.kept) {
       if (v < integerMin) integerMin = v
       if (v > integerMax) integerMax = v
       numberHashes.add(MembershipFilter.hash(v))
-      if (numberHashes.size > limits.maxMembers) numberHashes = null
     }
 
   /** A floating point number; NaN and infinities leave the numbers unbounded. */
@@ -100,14 +99,14 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (!isFinite(lo) || !isFinite(hi)) {
       unboundedNumbers = true
       integral = false
-      numberHashes = null
+      numberHashes.abandon()
     } else {
       if (lo != hi || lo != Math.rint(lo)) integral = false
       if (lo < doubleMin) doubleMin = lo
       if (hi > doubleMax) doubleMax = hi
       // -2^63 and 2^63 are both doubles; only the first is a long.
       if (lo == hi && lo == Math.rint(lo) && lo >= -9.223372036854775808E18 && lo < 9.223372036854775808E18) addInteger(lo.toLong)
-      else numberHashes = null
+      else numberHashes.abandon()
     }
   }
 
@@ -117,9 +116,9 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   def addDecimal(v: JBigDecimal): Unit = {
     countNumber()
     if (integral && v.signum() != 0 && v.stripTrailingZeros().scale() > 0) integral = false
-    if (numberHashes != null) {
+    if (numberHashes.kept) {
       val exact = scala.util.Try(v.longValueExact()).toOption // no fraction, within a long
-      if (exact.isDefined) addInteger(exact.get) else numberHashes = null
+      if (exact.isDefined) addInteger(exact.get) else numberHashes.abandon()
     }
     if (decimalMin == null || v.compareTo(decimalMin) < 0) decimalMin = v
     if (decimalMax == null || v.compareTo(decimalMax) > 0) decimalMax = v
@@ -134,10 +133,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (stringMin == null) { stringMin = s.clone(); stringMax = stringMin }
     else if (s.binaryCompare(stringMin) < 0) stringMin = s.clone()
     else if (s.binaryCompare(stringMax) > 0) stringMax = s.clone()
-    if (stringHashes != null) {
-      stringHashes.add(MembershipFilter.hash(s))
-      if (stringHashes.size > limits.maxMembers) stringHashes = null
-    }
+    if (stringHashes.kept) stringHashes.add(MembershipFilter.hash(s))
     if (castZone.isDefined) {
       if (casts == null) casts = new CastStatsCollector(castZone.get)
       casts.add(s)
@@ -213,8 +209,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
    * string, or one longer than the bounds keep.
    */
   private def stringMembers(boundChars: Int): Option[MembershipFilter] =
-    if (stringHashes == null || (stringHashes.size < 2 && stringMax.numChars() <= boundChars)) None
-    else Some(MembershipFilter.of(stringHashes.sorted))
+    if (stringHashes.size < 2 && stringMax.numChars() <= boundChars) None else stringHashes.filter
 
   private def numberStats: JsonNumberStats =
     if (numbers == 0) JsonNumberStats.none
@@ -236,9 +231,8 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
    * more than one value, not filling their whole range (as [[AutoIndex.informative]]).
    */
   private def numberMembers: Option[MembershipFilter] =
-    if (numberHashes == null || numberHashes.size < 2 ||
-        BigInt(integerMax) - BigInt(integerMin) + 1 <= numberHashes.size) None
-    else Some(MembershipFilter.of(numberHashes.sorted))
+    if (numberHashes.size < 2 || BigInt(integerMax) - BigInt(integerMin) + 1 <= numberHashes.size) None
+    else numberHashes.filter
 }
 
 object JsonPlace {
@@ -258,8 +252,9 @@ object JsonPlace {
 /**
  * Guards for JSON stats collection: `maxDepth` levels of nesting get keys and element stats
  * (the top level is depth 0), at most `maxKeys` object keys are tracked per column and part, and
- * a place whose strings take at most `maxMembers` distinct values gets their membership filter
- * (0: none; the automatic filters' limit, `spark.sparkpersist.stats.autoIndexValues`).
+ * a place whose strings, or whose numbers (all exact integers of a long), take at most
+ * `maxMembers` distinct values gets their membership filter (0: none; the writer passes the
+ * automatic filters' limit, `spark.sparkpersist.stats.autoIndexValues`, capped at the exact filters').
  */
 final case class JsonLimits(maxDepth: Int, maxKeys: Int, maxMembers: Int = 0) {
   require(maxDepth >= 0 && maxKeys >= 0 && maxMembers >= 0, s"JSON limits must not be negative: $this")

@@ -8,15 +8,17 @@ package sparkpersist.stats
  */
 private[sparkpersist] object MemberPieces {
 
-  /** One filter: its encoded size, and the column's stats without it. */
-  final class Piece(val bytes: Int, val drop: ColumnStats => ColumnStats)
+  /** One filter: its encoded size (computed when asked), and the column's stats without it. */
+  final class Piece(filter: MembershipFilter, val drop: ColumnStats => ColumnStats) {
+    lazy val bytes: Int = MembershipCodec.encode(filter).length
+  }
 
   /** The filters of `c`, in no particular order. */
   def of(c: ColumnStats): Seq[Piece] = {
-    val own = c.members.map(m => new Piece(size(m), _.copy(members = None))).toSeq
+    val own = c.members.map(new Piece(_, _.copy(members = None))).toSeq
     val nested = c.nested.toSeq.flatMap {
-      case a: ArrayStats => a.elements.flatMap(_.members).map(m => new Piece(size(m), onElements(_)(_.copy(members = None)))).toSeq
-      case j: JsonStats => json(j, identity).map { case (m, at) => new Piece(size(m), onJson(_)(at)) }
+      case a: ArrayStats => a.elements.flatMap(_.members).map(new Piece(_, onElements(_)(_.copy(members = None)))).toSeq
+      case j: JsonStats => json(j, identity).map { case (m, at) => new Piece(m, onJson(_)(at)) }
       case _ => Nil
     }
     own ++ nested
@@ -27,8 +29,6 @@ private[sparkpersist] object MemberPieces {
 
   /** `c` without any filter. */
   def removed(c: ColumnStats): ColumnStats = of(c).foldLeft(c)((s, p) => p.drop(s))
-
-  private def size(m: MembershipFilter): Int = MembershipCodec.encode(m).length
 
   private def onElements(c: ColumnStats)(f: ColumnStats => ColumnStats): ColumnStats =
     c.copy(nested = c.nested.map {

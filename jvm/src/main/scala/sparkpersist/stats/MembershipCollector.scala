@@ -15,14 +15,14 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
   require(MembershipFilter.supports(dataType), s"No membership filter for ${dataType.catalogString}")
   require(limit > 0 && limit <= MembershipCollector.MaxValues, s"A membership limit is in 1..${MembershipCollector.MaxValues}")
 
-  private var hashes: LongSet = new LongSet
+  private val hashes = new CappedHashes(limit)
   private val collationId = dataType match {
     case s: StringType if CollatedStrings.supports(s) => s.collationId
     case _ => -1
   }
 
   def update(row: SpecializedGetters, ordinal: Int): Unit =
-    if (hashes != null && !row.isNullAt(ordinal)) {
+    if (hashes.kept && !row.isNullAt(ordinal)) {
       val h = dataType match {
         case ByteType => MembershipFilter.hash(row.getByte(ordinal).toLong)
         case ShortType => MembershipFilter.hash(row.getShort(ordinal).toLong)
@@ -35,19 +35,47 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
         case _ => MembershipFilter.hash(row.getUTF8String(ordinal))
       }
       hashes.add(h)
-      if (hashes.size > limit) hashes = null
     }
 
   /** Distinct hashes seen so far, or None past the limit. */
-  def distinct: Option[Int] = Option(hashes).map(_.size)
+  def distinct: Option[Int] = Option.when(hashes.kept)(hashes.size)
 
   /** The filter of the values seen, or None past the limit. */
-  def result(): Option[MembershipFilter] = Option(hashes).map(h => MembershipFilter.of(h.sorted))
+  def result(): Option[MembershipFilter] = hashes.filter
 }
 
 object MembershipCollector {
   /** Most distinct values hashed per part (8 to 16 bytes each while the part is written). */
   val MaxValues: Int = 4 << 20
+}
+
+/**
+ * The distinct 64-bit hashes of some values while there are at most `limit` of them: past the
+ * limit, once [[abandon]]ed, or with a limit of 0, none are kept (and their memory is freed). The
+ * set is allocated with the first hash, so an unused one costs nothing.
+ */
+private[stats] final class CappedHashes(limit: Int) {
+  private var set: LongSet = _
+  private var open = limit > 0
+
+  /** Whether the hashes are still kept. */
+  def kept: Boolean = open
+
+  def add(h: Long): Unit = if (open) {
+    if (set == null) set = new LongSet
+    set.add(h)
+    if (set.size > limit) abandon()
+  }
+
+  /** Stops keeping hashes: no filter. */
+  def abandon(): Unit = { open = false; set = null }
+
+  /** Distinct hashes kept. */
+  def size: Int = if (set == null) 0 else set.size
+
+  /** The filter of the hashes, while they are kept. */
+  def filter: Option[MembershipFilter] =
+    Option.when(open)(MembershipFilter.of(if (set == null) Array.emptyLongArray else set.sorted))
 }
 
 /**

@@ -99,9 +99,8 @@ object StatsCollector {
    * ([[sparkpersist.schema.JsonColumns]]); with a `castZone`, a UTF8_BINARY string column's
    * collector also collects [[CastStats]] (timestamps parsed in that zone), and so do the string
    * values of each place of a JSON text or VARIANT column, nested VARIANT values included; else
-   * [[forType]]. A place of a JSON
-   * text or VARIANT column whose strings take at most `jsonMembers` distinct values gets their
-   * membership filter (0: none).
+   * [[forType]]. A place of a JSON text or VARIANT column whose strings (or integers) take at most
+   * `jsonMembers` distinct values gets their membership filter (0: none).
    */
   def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None,
       jsonMembers: Int = 0): StatsCollector = {
