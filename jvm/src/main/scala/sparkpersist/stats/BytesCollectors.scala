@@ -2,33 +2,74 @@ package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types.StringType
+import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
 
 /**
  * Min and max of a UTF8_BINARY string column (Spark's binary order), reported as truncated
- * [[Bounds]] of at most `boundChars` code points. The running min/max are copied only when they
- * change, since the row's string may point into a reused buffer.
+ * [[Bounds]] of at most `boundChars` code points ([[StringRange]]).
  *
  * With a `castZone`, also what the values become under casts ([[CastStatsCollector]], timestamps
  * parsed in that zone).
  */
 final class StringCollector(boundChars: Int, castZone: Option[String] = None) extends StatsCollector {
-  private var min: UTF8String = _
-  private var max: UTF8String = _
+  private val range = new StringRange
   private val parsed = castZone.map(new CastStatsCollector(_)).orNull
 
   override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
     val v = row.getUTF8String(ordinal)
-    if (min == null) { min = v.clone(); max = min }
-    else if (v.binaryCompare(min) < 0) min = v.clone()
-    else if (v.binaryCompare(max) > 0) max = v.clone()
+    range.add(v)
     if (parsed != null) parsed.add(v)
   }
 
   override protected def casts: Option[CastStats] = if (parsed == null) None else parsed.result()
 
-  override protected def lower: Option[Any] = Some(Bounds.stringLower(min, boundChars))
-  override protected def upper: Option[Any] = Bounds.stringUpper(max, boundChars)
+  override protected def lower: Option[Any] = Some(Bounds.stringLower(range.min, boundChars))
+  override protected def upper: Option[Any] = Bounds.stringUpper(range.max, boundChars)
+}
+
+/**
+ * The least and greatest of some strings in Spark's binary order. Each is copied into a buffer of
+ * its own, reused while the strings fit, since a value may point into a reused row buffer: a
+ * column that rises makes a new greatest at every value, and costs no allocation for it. After a
+ * new greatest (least) value, the next is compared with the greatest (least) first.
+ */
+private[stats] final class StringRange {
+  private val low = new StringRange.Held
+  private val high = new StringRange.Held
+  private var rising = true
+
+  /** Whether no string was added. */
+  def isEmpty: Boolean = low.value == null
+
+  def add(v: UTF8String): Unit =
+    if (low.value == null) { low.set(v); high.set(v) }
+    else if (rising) {
+      if (v.binaryCompare(high.value) > 0) high.set(v)
+      else if (v.binaryCompare(low.value) < 0) { low.set(v); rising = false }
+    } else if (v.binaryCompare(low.value) < 0) low.set(v)
+    else if (v.binaryCompare(high.value) > 0) { high.set(v); rising = true }
+
+  /** The least string added (a copy); only once one was. */
+  def min: UTF8String = low.value.clone()
+
+  /** The greatest string added (a copy); only once one was. */
+  def max: UTF8String = high.value.clone()
+}
+
+private[stats] object StringRange {
+  /** One string's bytes, in a buffer that grows only when a longer string arrives. */
+  final class Held {
+    private var buffer: Array[Byte] = _
+    var value: UTF8String = _
+
+    def set(v: UTF8String): Unit = {
+      val n = v.numBytes()
+      if (buffer == null || n > buffer.length) buffer = new Array[Byte](math.max(n, 32))
+      v.writeToMemory(buffer, Platform.BYTE_ARRAY_OFFSET)
+      value = UTF8String.fromBytes(buffer, 0, n)
+    }
+  }
 }
 
 /** Min and max of a binary column (unsigned byte order), as truncated [[Bounds]]. */

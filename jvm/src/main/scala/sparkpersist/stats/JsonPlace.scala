@@ -47,8 +47,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   private var integerMax = Long.MinValue
 
   private var strings = 0L
-  private var stringMin: UTF8String = _
-  private var stringMax: UTF8String = _
+  private val stringRange = new StringRange
   private var casts: CastStatsCollector = _
   /** Distinct hashes of the strings, up to `limits.maxMembers`. */
   private val stringHashes = new CappedHashes(limits.maxMembers)
@@ -130,9 +129,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
   def addString(s: UTF8String): Unit = {
     count += 1
     strings += 1
-    if (stringMin == null) { stringMin = s.clone(); stringMax = stringMin }
-    else if (s.binaryCompare(stringMin) < 0) stringMin = s.clone()
-    else if (s.binaryCompare(stringMax) > 0) stringMax = s.clone()
+    stringRange.add(s)
     if (stringHashes.kept) stringHashes.add(MembershipFilter.hash(s))
     if (castZone.isDefined) {
       if (casts == null) casts = new CastStatsCollector(castZone.get)
@@ -187,8 +184,11 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
       else JsonScalarStats(booleans, Some(!sawFalse), Some(sawTrue))
     val strs =
       if (strings == 0) JsonScalarStats.none
-      else JsonScalarStats(strings, Some(Bounds.stringLower(stringMin, boundChars)),
-        Bounds.stringUpper(stringMax, boundChars), stringMembers(boundChars))
+      else {
+        val max = stringRange.max
+        JsonScalarStats(strings, Some(Bounds.stringLower(stringRange.min, boundChars)),
+          Bounds.stringUpper(max, boundChars), stringMembers(max, boundChars))
+      }
     val objs =
       if (objects == 0) JsonObjectStats.none
       else {
@@ -208,8 +208,8 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
    * The filter of the strings, where it says more than their bounds: more than one distinct
    * string, or one longer than the bounds keep.
    */
-  private def stringMembers(boundChars: Int): Option[MembershipFilter] =
-    if (stringHashes.size < 2 && stringMax.numChars() <= boundChars) None else stringHashes.filter
+  private def stringMembers(max: UTF8String, boundChars: Int): Option[MembershipFilter] =
+    if (stringHashes.size < 2 && max.numChars() <= boundChars) None else stringHashes.filter
 
   private def numberStats: JsonNumberStats =
     if (numbers == 0) JsonNumberStats.none

@@ -47,9 +47,8 @@ final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.D
     text.update(row, ordinal)
     if (root != null) {
       val json = row.getUTF8String(ordinal)
-      val valid = json.isValid
-      if (!JsonTextCollector.add(json, valid, root, walk)) root = null
-      else if (walk.proves || (valid && VariantParse.parsesValid(json))) parsed += 1
+      if (!JsonTextCollector.add(json, root, walk)) root = null
+      else if (walk.proves || (walk.valid && VariantParse.parsesValid(json))) parsed += 1
     }
   }
 
@@ -70,16 +69,71 @@ object JsonTextCollector {
    * stats is skipped unchecked).
    */
   final class Walk {
+    private[JsonTextCollector] var valid = false
     private[JsonTextCollector] var overBytes = false
     private[JsonTextCollector] var keys = 0
     private[JsonTextCollector] var whole = true
     private[JsonTextCollector] var small = false
+    /** The keys of the objects being walked, outermost first (each object's after its `from`). */
+    private var names = new Array[String](16)
+    private var named = 0
 
-    private[JsonTextCollector] def start(bytes: Boolean, length: Int): Unit = {
-      overBytes = bytes
+    /** Reads `json`'s bytes once: whether they are valid UTF-8 and can be parsed as bytes (below). */
+    private[JsonTextCollector] def start(json: UTF8String): Unit = {
+      val n = json.numBytes()
+      var ascii = true
+      var plain = n > 0
+      var i = 0
+      while (i < n) {
+        val b = json.getByte(i)
+        if (b < 0) ascii = false
+        if ((i < 4 && b <= 0) || (b == '\\' && i + 1 < n && json.getByte(i + 1) == 'u')) plain = false
+        i += 1
+      }
+      valid = ascii || json.isValid
+      overBytes = valid && plain
       keys = 0
       whole = true
-      small = length <= MaxProvenBytes
+      small = n <= MaxProvenBytes
+      named = 0
+    }
+
+    /** Where the keys of an object starting now go. */
+    private[JsonTextCollector] def objectStart: Int = named
+
+    /**
+     * Notes `name` as a key of the object whose keys start at `from`; false if that object
+     * already has it. An object's first [[FewKeys]] keys are compared one by one (no set per
+     * object); `seen` is the set of its keys past them, null until then.
+     */
+    private[JsonTextCollector] def newKey(from: Int, name: String, seen: java.util.HashSet[String]): Boolean =
+      if (seen != null) seen.add(name)
+      else {
+        var i = from
+        while (i < named && names(i) != name) i += 1
+        i == named && {
+          if (named == names.length) names = java.util.Arrays.copyOf(names, named * 2)
+          names(named) = name
+          named += 1
+          true
+        }
+      }
+
+    /** Whether the object whose keys start at `from` has too many for [[newKey]] to compare one by one. */
+    private[JsonTextCollector] def manyKeys(from: Int): Boolean = named - from >= FewKeys
+
+    /** The keys of the object starting at `from` as a set, which [[newKey]] then uses for it. */
+    private[JsonTextCollector] def keySet(from: Int): java.util.HashSet[String] = {
+      val set = new java.util.HashSet[String]()
+      (from until named).foreach(i => set.add(names(i)))
+      objectEnd(from)
+      set
+    }
+
+    /** Ends the object whose keys start at `from`. */
+    private[JsonTextCollector] def objectEnd(from: Int): Unit = {
+      java.util.Arrays.fill(names.asInstanceOf[Array[AnyRef]], from, named, null)
+      named = from
     }
 
     /**
@@ -94,6 +148,9 @@ object JsonTextCollector {
     def proves: Boolean = overBytes && whole && small && keys <= MaxProvenKeys
   }
 
+  /** Keys of one object checked for duplicates one by one, before a set takes over. */
+  private val FewKeys: Int = 16
+
   /** Most keys a value may hold to be proven to parse without Spark's parser. */
   val MaxProvenKeys: Int = 100
 
@@ -101,14 +158,13 @@ object JsonTextCollector {
   val MaxProvenBytes: Int = 1 << 20
 
   /**
-   * Parses `json` (whose bytes are `valid` UTF-8 or not) and reports its document to `root`,
-   * noting in `walk` what [[Walk.proves]] needs; false if it is not one valid document.
+   * Parses `json` and reports its document to `root`, noting in `walk` whether its bytes are
+   * valid UTF-8 and what [[Walk.proves]] needs; false if it is not one valid document.
    */
-  def add(json: UTF8String, valid: Boolean, root: JsonPlace, walk: Walk = new Walk): Boolean =
+  def add(json: UTF8String, root: JsonPlace, walk: Walk = new Walk): Boolean =
     try {
-      val overBytes = valid && plainStart(json)
-      walk.start(overBytes, json.numBytes())
-      val parser = if (!overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
+      walk.start(json)
+      val parser = if (!walk.overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
         case bytes: Array[Byte] =>
           factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())
         case _ => factory.createParser(json.getBytes)
@@ -121,22 +177,11 @@ object JsonTextCollector {
       case NonFatal(_) => false
     }
 
-  /**
-   * Whether Jackson reads `json`'s bytes as the reader decoding them would: its first bytes (up
-   * to four) are ASCII other than NUL (Jackson guesses UTF-16 or UTF-32 from NULs among them, and
-   * skips a byte order mark, which the reader keeps), and it holds no backslash-u escape (the byte
-   * parser refuses a lone surrogate escaped in a key, which the reader takes).
-   */
-  private def plainStart(json: UTF8String): Boolean = {
-    val n = json.numBytes()
-    var i = 0
-    while (i < n) {
-      val b = json.getByte(i)
-      if ((i < 4 && b <= 0) || (b == '\\' && i + 1 < n && json.getByte(i + 1) == 'u')) return false
-      i += 1
-    }
-    n > 0
-  }
+  // A value is parsed over its bytes (Walk.overBytes) when Jackson reads them as the reader decoding
+  // them would: they are valid UTF-8, their first bytes (up to four) are ASCII other than NUL
+  // (Jackson guesses UTF-16 or UTF-32 from NULs among them, and skips a byte order mark, which the
+  // reader keeps), and they hold no backslash-u escape (the byte parser refuses a lone surrogate
+  // escaped in a key, which the reader takes).
 
   /** Reports the value starting at `token` to `place` (null: skip it); false if invalid. */
   private def value(p: JsonParser, token: JsonToken, place: JsonPlace, walk: Walk): Boolean =
@@ -179,15 +224,18 @@ object JsonTextCollector {
 
   private def obj(p: JsonParser, place: JsonPlace, walk: Walk): Boolean = {
     place.addObject()
-    val seen = new java.util.HashSet[String]()
+    val from = walk.objectStart
+    var seen: java.util.HashSet[String] = null
     var ok = true
     var t = p.nextToken()
     while (ok && t == JsonToken.FIELD_NAME) {
       val name = p.currentName()
       walk.keys += 1
-      ok = seen.add(name) && value(p, p.nextToken(), place.key(name), walk)
+      if (seen == null && walk.manyKeys(from)) seen = walk.keySet(from)
+      ok = walk.newKey(from, name, seen) && value(p, p.nextToken(), place.key(name), walk)
       t = p.nextToken()
     }
+    if (seen == null) walk.objectEnd(from)
     ok
   }
 

@@ -158,6 +158,84 @@ class JsonCollectorSuite extends AnyFunSuite {
     assert(ofText("{\"\\ud800\": 1, \"?\": 2}").variantParse === Some(VariantParse(0, VariantParse.Parser)))
   }
 
+  /** Random JSON documents: keys from a pool wide enough for objects past 16 keys, ASCII, non-ASCII and long strings. */
+  private def randomDocument(r: scala.util.Random, depth: Int = 0): String = r.nextInt(if (depth < 3) 9 else 6) match {
+    case 0 => r.nextLong().toString
+    case 1 => (r.nextInt(2000) - 1000).toString + "." + r.nextInt(100)
+    case 2 => Seq("\"a\"", "\"caf\u00e9\"", "\"\u65e5\u672c\"", "\"\ud83d\ude00 x\"", "\"" + "long " * 20 + "\"",
+      "\"" + "wide \u00e9 " * 12 + "\"", "\"\"").apply(r.nextInt(7))
+    case 3 => Seq("true", "false", "null").apply(r.nextInt(3))
+    case 4 => r.nextInt(3).toString
+    case 5 => "\"" + r.nextInt(5) + "\""
+    case 6 | 7 =>
+      val keys = r.shuffle((0 until 24).map(i => s"k$i")).take(if (r.nextInt(4) == 0) 20 else r.nextInt(5))
+      keys.map(k => s"\"$k\": ${randomDocument(r, depth + 1)}").mkString("{", ", ", "}")
+    case _ => Seq.fill(r.nextInt(4))(randomDocument(r, depth + 1)).mkString("[", ", ", "]")
+  }
+
+  test("the byte-level VARIANT walk reads every value as the Variant API does, metadata shared or not") {
+    /** What Spark's `Variant` getters read, place by place (the walk before it went over bytes). */
+    def reference(v: org.apache.spark.types.variant.Variant, place: JsonPlace): Unit = {
+      import org.apache.spark.types.variant.VariantUtil.Type
+      v.getType match {
+        case Type.OBJECT =>
+          place.addObject()
+          if (place.tracksChildren) (0 until v.objectSize()).foreach { i =>
+            val field = v.getFieldAtIndex(i)
+            Option(place.key(field.key)).foreach(reference(field.value, _))
+          }
+        case Type.ARRAY =>
+          place.addArray(v.arraySize())
+          Option(place.elementPlace()).foreach(e => (0 until v.arraySize()).foreach(i => reference(v.getElementAtIndex(i), e)))
+        case Type.NULL => place.addNull()
+        case Type.BOOLEAN => place.addBoolean(v.getBoolean)
+        case Type.LONG => place.addLong(v.getLong)
+        case Type.DOUBLE => place.addDouble(v.getDouble)
+        case Type.DECIMAL => place.addDecimal(v.getDecimal)
+        case Type.STRING => place.addString(str(v.getString))
+        case _ => place.addOther()
+      }
+    }
+    val r = new scala.util.Random(35)
+    for (round <- 0 until 200) {
+      val shapes = Seq.fill(1 + r.nextInt(3))(randomDocument(r))
+      // Repeats of one document share its metadata; other documents change it.
+      val docs = Seq.fill(1 + r.nextInt(6))(shapes(r.nextInt(shapes.size)))
+      val limits = JsonLimits(maxDepth = 1 + r.nextInt(4), maxKeys = 5 + r.nextInt(40), maxMembers = r.nextInt(3) * 8)
+      val expected = JsonPlace.root(limits, Some("UTC"))
+      docs.foreach { d =>
+        val v = VariantBuilder.parseJson(d, false)
+        reference(new org.apache.spark.types.variant.Variant(v.getValue, v.getMetadata), expected)
+      }
+      val c = new VariantCollector(boundChars = 8, limits, Some("UTC"))
+      docs.foreach(d => c.update(InternalRow(variant(d)), 0))
+      assert(json(c.result()) === expected.result(8), s"round $round: ${docs.mkString(" | ")}")
+    }
+  }
+
+  test("JSON text: duplicate keys are found in small and wide objects, nested or not") {
+    val strict = new com.fasterxml.jackson.core.JsonFactory()
+      .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+    def hasDuplicate(doc: String): Boolean = {
+      val p = strict.createParser(doc)
+      try { while (p.nextToken() != null) (); false }
+      catch { case _: com.fasterxml.jackson.core.JsonParseException => true }
+      finally p.close()
+    }
+    val r = new scala.util.Random(36)
+    var duplicates = 0
+    for (_ <- 0 until 400) {
+      val n = Seq(2, 15, 16, 17, 40).apply(r.nextInt(5))
+      val keys = (0 until n).map(i => s"k${if (r.nextInt(n * 2) == 0) r.nextInt(n) else i}")
+      val inner = keys.map(k => s"\"$k\": ${if (r.nextInt(8) == 0) "{\"k0\": 1, \"k1\": [{\"k0\": 2}]}" else "1"}").mkString("{", ", ", "}")
+      val doc = if (r.nextBoolean()) inner else s"""{"k0": $inner, "k1": 2}"""
+      val dup = hasDuplicate(doc)
+      if (dup) duplicates += 1
+      assert(ofText("{\"a\": 1}", doc).nested.isDefined === !dup, doc)
+    }
+    assert(duplicates > 50 && duplicates < 350, duplicates)
+  }
+
   test("the collector chosen per column: VARIANT always, strings only when declared JSON") {
     import org.apache.spark.sql.types.{StringType, VariantType}
     assert(StatsCollector.forType(VariantType, 8).isInstanceOf[VariantCollector])
