@@ -7,25 +7,36 @@ import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
 
 /**
  * Min and max of a UTF8_BINARY string column (Spark's binary order), reported as truncated
- * [[Bounds]] of at most `boundChars` code points ([[StringRange]]).
+ * [[Bounds]] of at most `boundChars` code points: kept here ([[StringRange]]), or, when
+ * `boundsFromFile`, taken from the part file's statistics ([[FileBounded]]).
  *
  * With a `castZone`, also what the values become under casts ([[CastStatsCollector]], timestamps
  * parsed in that zone).
  */
-final class StringCollector(boundChars: Int, castZone: Option[String] = None) extends StatsCollector {
-  private val range = new StringRange
+final class StringCollector(boundChars: Int, castZone: Option[String] = None, val boundsFromFile: Boolean = false)
+    extends StatsCollector with FileBounded {
+  private val range = if (boundsFromFile) null else new StringRange
+  private var fileBounds: Option[FileBounds] = None
   private val parsed = castZone.map(new CastStatsCollector(_)).orNull
 
-  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
-    val v = row.getUTF8String(ordinal)
-    range.add(v)
-    if (parsed != null) parsed.add(v)
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit =
+    if (range != null || parsed != null) {
+      val v = row.getUTF8String(ordinal)
+      if (range != null) range.add(v)
+      if (parsed != null) parsed.add(v)
+    }
+
+  override def useFileBounds(bounds: Option[FileBounds]): Unit = {
+    require(boundsFromFile, "this collector keeps its own bounds")
+    fileBounds = bounds
   }
 
   override protected def casts: Option[CastStats] = if (parsed == null) None else parsed.result()
 
-  override protected def lower: Option[Any] = Some(Bounds.stringLower(range.min, boundChars))
-  override protected def upper: Option[Any] = Bounds.stringUpper(range.max, boundChars)
+  override protected def lower: Option[Any] =
+    (if (range != null) Some(range.min) else fileBounds.map(_.min)).map(Bounds.stringLower(_, boundChars))
+  override protected def upper: Option[Any] =
+    (if (range != null) Some(range.max) else fileBounds.map(_.max)).flatMap(Bounds.stringUpper(_, boundChars))
 }
 
 /**

@@ -4,7 +4,8 @@ import java.math.{BigDecimal => JBigDecimal}
 
 import scala.util.control.NonFatal
 
-import com.fasterxml.jackson.core.{JsonFactory, JsonParser, JsonToken}
+import com.fasterxml.jackson.core.{JsonFactory, JsonFactoryBuilder, JsonParser, JsonToken}
+import com.fasterxml.jackson.core.util.{BufferRecycler, RecyclerPool}
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.catalyst.json.CreateJacksonParser
 import org.apache.spark.unsafe.Platform
@@ -12,7 +13,8 @@ import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * The stats of a string column declared to hold JSON text (see
- * [[sparkpersist.schema.JsonColumns]]): the usual string bounds, plus [[JsonStats]] of the parsed
+ * [[sparkpersist.schema.JsonColumns]]): the usual string bounds (from the file when
+ * `boundsFromFile`, [[FileBounded]]), plus [[JsonStats]] of the parsed
  * documents, as `get_json_object` sees them.
  *
  * Each value is parsed with a Jackson streaming parser (no tree per row): over its UTF-8 bytes
@@ -37,8 +39,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * through Spark's own parser.
  */
 final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.Default,
-    castZone: Option[String] = None) extends StatsCollector {
-  private val text = new StringCollector(boundChars)
+    castZone: Option[String] = None, val boundsFromFile: Boolean = false) extends StatsCollector with FileBounded {
+  private val text = new StringCollector(boundChars, boundsFromFile = boundsFromFile)
   private var root = JsonPlace.root(limits, castZone)
   private var parsed = 0L
   private val walk = new JsonTextCollector.Walk
@@ -52,6 +54,8 @@ final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.D
     }
   }
 
+  override def useFileBounds(bounds: Option[FileBounds]): Unit = text.useFileBounds(bounds)
+
   override protected def lower: Option[Any] = text.result().lower
   override protected def upper: Option[Any] = text.result().upper
   override protected def nested: Option[NestedStats] = Option(root).map(_.result(boundChars))
@@ -60,7 +64,6 @@ final class JsonTextCollector(boundChars: Int, limits: JsonLimits = JsonLimits.D
 }
 
 object JsonTextCollector {
-  private val factory = new JsonFactory()
 
   /**
    * What the walk of one value saw, beyond the stats: whether it read the value's UTF-8 bytes
@@ -74,6 +77,8 @@ object JsonTextCollector {
     private[JsonTextCollector] var keys = 0
     private[JsonTextCollector] var whole = true
     private[JsonTextCollector] var small = false
+    /** Jackson's factory, its parsers reusing one set of buffers: a walk parses one value at a time. */
+    private[JsonTextCollector] val factory: JsonFactory = new JsonFactoryBuilder().recyclerPool(new OneRecycler).build()
     /** The keys of the objects being walked, outermost first (each object's after its `from`). */
     private var names = new Array[String](16)
     private var named = 0
@@ -148,6 +153,22 @@ object JsonTextCollector {
     def proves: Boolean = overBytes && whole && small && keys <= MaxProvenKeys
   }
 
+  /**
+   * Holds the buffers of one parser between values. Jackson's default pool keeps them per thread,
+   * at the cost of a thread-local lookup for every parser, that is every value.
+   */
+  private final class OneRecycler extends RecyclerPool[BufferRecycler] {
+    private var held: BufferRecycler = _
+
+    override def acquirePooled(): BufferRecycler = {
+      val recycler = if (held == null) new BufferRecycler else held
+      held = null
+      recycler
+    }
+
+    override def releasePooled(recycler: BufferRecycler): Unit = held = recycler
+  }
+
   /** Keys of one object checked for duplicates one by one, before a set takes over. */
   private val FewKeys: Int = 16
 
@@ -164,6 +185,7 @@ object JsonTextCollector {
   def add(json: UTF8String, root: JsonPlace, walk: Walk = new Walk): Boolean =
     try {
       walk.start(json)
+      val factory = walk.factory
       val parser = if (!walk.overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
         case bytes: Array[Byte] =>
           factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())

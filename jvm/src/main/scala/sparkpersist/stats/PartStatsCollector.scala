@@ -28,7 +28,8 @@ object TimeStamp {
  * `autoIndexValues` values, and only where it tells more than the bounds ([[AutoIndex]]); so do
  * the strings and the integers of each place of a JSON text or VARIANT column, with at most
  * [[MembershipFilter.ExactLimit]] values (exact filters: a document's many places must not fill
- * the stats budget with Bloom filters of timestamps and ids).
+ * the stats budget with Bloom filters of timestamps and ids). With `boundsFromFile`, the bounds of
+ * UTF8_BINARY and JSON text columns are the file's ([[fileBoundOrdinals]], [[FileBounded]]).
  */
 final class PartStatsCollector(
     columnIds: Array[Int],
@@ -39,13 +40,20 @@ final class PartStatsCollector(
     castZone: Option[String] = None,
     indexed: Int => Boolean = _ => false,
     autoIndexed: Int => Boolean = _ => false,
-    autoIndexValues: Int = 0) {
+    autoIndexValues: Int = 0,
+    boundsFromFile: Boolean = false) {
   require(columnIds.length == columnTypes.length, "one type per column id")
 
   private val collectors = columnTypes.indices.map { i =>
     StatsCollector.forColumn(columnTypes(i), jsonText(i), boundChars, castZone,
-      math.min(autoIndexValues, MembershipFilter.ExactLimit))
+      math.min(autoIndexValues, MembershipFilter.ExactLimit), boundsFromFile)
   }.toArray
+
+  /** The ordinals of the data columns whose bounds the part file gives ([[FileBounded]]). */
+  val fileBoundOrdinals: Seq[Int] = collectors.indices.filter(i => collectors(i) match {
+    case f: FileBounded => f.boundsFromFile
+    case _ => false
+  })
   private val auto = columnTypes.indices.map(i => !indexed(i) && autoIndexValues > 0 && autoIndexed(i)).toArray
   /** The filter of each column's values, or (array columns) of its arrays' elements, or null. */
   private val members = columnTypes.indices.map { i =>
@@ -114,8 +122,12 @@ final class PartStatsCollector(
     if (auto(i) && !m.distinct.exists(AutoIndex.informative(c, _))) c else c.copy(members = m.result())
   }
 
-  /** The part's stats, given its size in bytes once written. */
-  def result(bytes: Long): PartStats =
+  /**
+   * The part's stats, given its size in bytes once written, and the bounds its file records for
+   * the columns of [[fileBoundOrdinals]] (by ordinal; none where it records none).
+   */
+  def result(bytes: Long, fileBounds: Int => Option[FileBounds] = _ => None): PartStats = {
+    fileBoundOrdinals.foreach(i => collectors(i).asInstanceOf[FileBounded].useFileBounds(fileBounds(i)))
     PartStats(rows, bytes, columnIds.indices.map { i =>
       val c = collectors(i).result()
       columnIds(i) -> (if (members(i) == null) c else if (!inElements(i)) withFilter(i, c) else c.copy(nested =
@@ -124,4 +136,5 @@ final class PartStatsCollector(
           case n => n
         }))
     }.toMap)
+  }
 }

@@ -100,15 +100,16 @@ object StatsCollector {
    * collector also collects [[CastStats]] (timestamps parsed in that zone), and so do the string
    * values of each place of a JSON text or VARIANT column, nested VARIANT values included; else
    * [[forType]]. A place of a JSON text or VARIANT column whose strings (or integers) take at most
-   * `jsonMembers` distinct values gets their membership filter (0: none).
+   * `jsonMembers` distinct values gets their membership filter (0: none). With `boundsFromFile`,
+   * the string bounds of a UTF8_BINARY or JSON text column come from the part file ([[FileBounded]]).
    */
   def forColumn(dataType: DataType, json: Boolean, boundChars: Int, castZone: Option[String] = None,
-      jsonMembers: Int = 0): StatsCollector = {
+      jsonMembers: Int = 0, boundsFromFile: Boolean = false): StatsCollector = {
     val limits = JsonLimits.Default.copy(maxMembers = jsonMembers)
     dataType match {
-      case _: StringType if json => new JsonTextCollector(boundChars, limits, castZone)
-      case s: StringType if castZone.isDefined && s.collationId == StringType.collationId =>
-        new StringCollector(boundChars, castZone)
+      case _: StringType if json => new JsonTextCollector(boundChars, limits, castZone, boundsFromFile)
+      case s: StringType if s.collationId == StringType.collationId =>
+        new StringCollector(boundChars, castZone, boundsFromFile)
       case VariantType => new VariantCollector(boundChars, limits, castZone)
       case _ => forType(dataType, boundChars, castZone)
     }

@@ -8,6 +8,7 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{StructField, StructType}
 
+import sparkpersist.PersistConf
 import sparkpersist.schema.{NestedFieldIds, NestedNullability, ReservedColumns, ShardSchema}
 import sparkpersist.shard.ShardState
 
@@ -97,6 +98,14 @@ object PartFormat {
    * rebase modes from the SQL configuration of the thread (in a task, the settings of the SQL
    * execution that runs it, if any).
    */
+  /**
+   * Bytes kept of a row group's string min and max, and both stay under Parquet's 4 KiB limit on
+   * statistics. Past `boundChars` code points (4 bytes each at most), a margin: Parquet bumps a
+   * truncated max at its last code point that can be bumped, and the part's upper bound is the
+   * one it would be from the whole max only when that code point lies past the bound's own.
+   */
+  def statisticsTruncateBytes(boundChars: Int): Int = math.min(4L * boundChars + 64, 2000L).toInt
+
   def withExactValues[T](body: => T): T = {
     // A copy, not SQLConf.get.clone(): in a task, SQLConf.get is a ReadOnlySQLConf, which refuses to be cloned.
     val pinned = new SQLConf
@@ -108,6 +117,9 @@ object PartFormat {
    * The Hadoop configuration write tasks use: what `df.write.parquet` would use in this session
    * (compression, ...) but for [[ExactValueSettings]], with field ids switched on and the footer
    * of `shard` handed to [[PartWriteSupport]]. With `stampTime`, the parts are stamped with it.
+   * Unless the user set it, row group statistics of strings are truncated to
+   * [[statisticsTruncateBytes]]: a part's string bounds are read from them ([[PartFileBounds]]),
+   * and Parquet drops, rather than truncates, the statistics of longer values by default.
    */
   def hadoopConf(spark: SparkSession, shard: String, schema: ShardSchema, stampTime: Option[Long]): Configuration = {
     val job = Job.getInstance(spark.sparkContext.hadoopConfiguration)
@@ -117,6 +129,10 @@ object PartFormat {
     new ParquetFileFormat().prepareWrite(spark, job, Map.empty, partSchema(schema, stampTime.isDefined))
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
     ExactValueSettings.foreach { case (k, v) => conf.set(k, v) }
+    if (conf.get(ParquetOutputFormat.STATISTICS_TRUNCATE_LENGTH) == null) {
+      conf.setInt(ParquetOutputFormat.STATISTICS_TRUNCATE_LENGTH,
+        statisticsTruncateBytes(PersistConf.StringBoundChars.get(spark.conf.getAll).toInt))
+    }
     ParquetOutputFormat.setWriteSupportClass(job, classOf[PartWriteSupport])
     footer(shard, schema, stampTime).foreach { case (k, v) => conf.set(k, v) }
     conf

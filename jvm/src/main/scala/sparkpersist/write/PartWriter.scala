@@ -9,14 +9,16 @@ import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.PartMeta
-import sparkpersist.stats.{AutoIndex, PartStatsCollector, StatsBudget, TimeStamp}
+import sparkpersist.stats.{AutoIndex, FileBounds, PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
 final case class WrittenPart(path: String, meta: PartMeta)
 
 /**
  * Writes one part: feeds each row to Spark's Parquet writer and to the part's stats collector in
- * the same loop, so the stats cost no second pass, then fits the stats into the `budget`. Rows
+ * the same loop, so the stats cost no second pass, then fits the stats into the `budget`. The
+ * bounds of string columns are those Parquet keeps anyway, read from the footer once the file is
+ * closed ([[PartFileBounds]]): each string value is compared once, by Parquet, not twice. Rows
  * have the layout of [[PartFormat.partSchema]]: data columns, then `time`, then `diff` — or only
  * the data columns when the part is stamped with `stampTime` (the configuration `conf` must say
  * the same).
@@ -39,7 +41,8 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
     castZone = castZone,
     indexed = i => indexed(schema.columns(i).id),
     autoIndexed = i => AutoIndex.candidate(schema.columns(i)),
-    autoIndexValues = autoIndexValues)
+    autoIndexValues = autoIndexValues,
+    boundsFromFile = true)
   private val writer =
     PartFormat.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
 
@@ -53,7 +56,11 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
   /** Closes the file and returns the part with its stats. */
   def close(): WrittenPart = {
     writer.close()
-    val bytes = path.getFileSystem(conf).getFileStatus(path).getLen
+    val file = path.getFileSystem(conf).getFileStatus(path)
+    val bytes = file.getLen
+    val fileBounds =
+      if (stats.fileBoundOrdinals.isEmpty || stats.rowCount == 0) Map.empty[Int, FileBounds]
+      else PartFileBounds.read(file, conf, stats.fileBoundOrdinals.map(i => i -> schema.columns(i).id).toMap)
     WrittenPart(path.toString, PartMeta(
       key = "",
       rowCount = stats.rowCount,
@@ -61,7 +68,7 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
       minTime = stats.minTime,
       maxTime = stats.maxTime,
       hasRetractions = stats.hasRetractions,
-      stats = Some(budget(stats.result(bytes)))))
+      stats = Some(budget(stats.result(bytes, fileBounds.get)))))
   }
 
   /** Closes the file, swallowing errors: used only on a failure path before deleting it. */

@@ -92,4 +92,45 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     assert(e.getMessage === "boom")
     assert(dir.listFiles().filter(_.getName.endsWith(".parquet")).toSeq === Nil)
   }
+
+  test("string bounds are the file's: many row groups, all-null row groups, bytes that are not UTF-8") {
+    val r = new scala.util.Random(35)
+    def value(i: Int): UTF8String =
+      if (i < 300 || r.nextInt(10) == 0) null // the first row groups hold only nulls
+      else r.nextInt(4) match {
+        case 0 => UTF8String.EMPTY_UTF8
+        case 1 => UTF8String.fromBytes(Array.fill(1 + r.nextInt(6))((r.nextInt(256) - 128).toByte)) // any bytes
+        case 2 => UTF8String.fromString("é" * (1 + r.nextInt(80))) // past the 64 code points kept
+        case _ => UTF8String.fromString("v" + r.nextInt(100000))
+      }
+    val values = (0 until 3000).map(value)
+    val conf = PartFormat.hadoopConf(spark, "events", schema, stampTime = None)
+    conf.setLong("parquet.block.size", 1L) // a row group per check: every 100 rows
+    val spec = RunSpec(Files.createTempDirectory("rowgroups").toFile.getPath, schema, new SerializableConf(conf),
+      10000, boundChars = 64, stampTime = None, budget)
+    val Seq(part) = RunWriter.writeAll(spec, 0, 0, values.indices.iterator.map(i => InternalRow(i.toLong, values(i), 1L, 1L)))
+    val file = org.apache.parquet.hadoop.ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile
+      .fromPath(new org.apache.hadoop.fs.Path(part.path), conf))
+    try assert(file.getFooter.getBlocks.size() >= 10) finally file.close()
+    // The bounds a collector comparing every value itself finds.
+    val own = new sparkpersist.stats.StringCollector(64)
+    values.foreach(v => own.update(InternalRow(v), 0))
+    assert(part.meta.stats.get.columns(2) === own.result())
+  }
+
+  test("long strings keep their bounds through Parquet's truncated statistics; a file without them gives none") {
+    val rows = Seq(row(1, "a", 10, 1), row(2, "x" * 5000, 11, 1), row(3, null, 12, 1))
+    val Seq(truncated) = run(Files.createTempDirectory("long").toFile, rows, maxRows = 10)
+    assert(truncated.meta.stats.get.columns(2) ===
+      ColumnStats(1, Some(UTF8String.fromString("a")), Some(UTF8String.fromString("x" * 63 + "y"))))
+    // A user's own setting wins: statistics untruncated, which Parquet leaves out past 4 KiB.
+    val conf = PartFormat.hadoopConf(spark, "events", schema, stampTime = None)
+    assert(conf.getInt("parquet.statistics.truncate.length", 0) === PartFormat.statisticsTruncateBytes(64))
+    conf.setInt("parquet.statistics.truncate.length", Int.MaxValue)
+    val spec = RunSpec(Files.createTempDirectory("untruncated").toFile.getPath, schema, new SerializableConf(conf),
+      10, boundChars = 64, stampTime = None, budget)
+    val Seq(whole) = RunWriter.writeAll(spec, 0, 0, rows.iterator)
+    assert(whole.meta.stats.get.columns(2) === ColumnStats(1, None, None))
+    assert(whole.meta.stats.get.columns(1) === ColumnStats(0, Some(1L), Some(3L)))
+  }
 }
