@@ -79,21 +79,11 @@ final class CastStatsCollector(zone: String) {
     }
   }
 
-  /** A plain number (see the class); true. */
+  /** A plain number (see the class), read by its [[TextShape]]; true. */
   private def addPlainNumber(s: UTF8String): Boolean = {
-    val negative = s.getByte(0) == '-'
-    var unscaled = 0L
-    var scale = 0
-    var i = if (negative || s.getByte(0) == '+') 1 else 0
-    while (i < s.numBytes()) {
-      val b = s.getByte(i)
-      if (b == '.') scale = -1 - i
-      else unscaled = unscaled * 10 + (b - '0')
-      i += 1
-    }
-    if (scale < 0) scale = s.numBytes() + scale // digits after the dot
-    if (negative && unscaled == 0) return addByShape(s) // "-0": the double cast keeps the sign
-    val value = if (negative) -unscaled else unscaled
+    val value = shape.unscaled
+    val scale = shape.scale
+    if (value == 0 && s.getByte(0) == '-') return addByShape(s) // "-0": the double cast keeps the sign
     truncated.add(if (scale == 0) value else value / CastStatsCollector.PowersOfTen(scale))
     plainNumbers.add(value, scale)
     if (!shape.dot) {

@@ -23,7 +23,8 @@ import org.apache.spark.unsafe.types.UTF8String
  *    fraction) is the exact one;
  *  - `plainNumber`: is, untrimmed, `[+-]? d* ('.' d*)?` with 1 to 18 digits (`digitCount`): an
  *    integer (no dot) or a plain decimal that every numeric cast reads as the number it spells
- *    and whose digits fit a `Long` unscaled.
+ *    and whose digits fit a `Long` unscaled: `unscaled`, negated after a '-', with `scale` digits
+ *    after the dot, read in the same pass.
  *
  * [[read]] answers false for a string holding a byte outside ASCII (Unicode digits and spaces,
  * which some of Java's parsers take): those go to Spark's casts as they are.
@@ -36,6 +37,10 @@ private[stats] final class TextShape {
   var otherDouble = false
   var plainNumber = false
   var digitCount = 0
+  /** A plain number's digits as an integer, negated after a leading '-'. */
+  var unscaled = 0L
+  /** A plain number's digits after the dot. */
+  var scale = 0
 
   /** Reads `s`'s shape into the flags; false (flags unset) if `s` is not all ASCII. */
   def read(s: UTF8String): Boolean = {
@@ -45,12 +50,17 @@ private[stats] final class TextShape {
     var hex = false
     var dots = 0
     var plain = true // only digits, dots and a leading sign so far
+    var digitsAfterDot = 0
+    var value = 0L // the digits, while there are at most 18
     digitCount = 0
     while (i < n) {
       val b = s.getByte(i)
       if (b < 0) return false
-      if (b >= '0' && b <= '9') digitCount += 1
-      else if (b == '.') dots += 1
+      if (b >= '0' && b <= '9') {
+        digitCount += 1
+        value = value * 10 + (b - '0')
+        if (dots > 0) digitsAfterDot += 1
+      } else if (b == '.') dots += 1
       else {
         if (b == 'x' || b == 'X') hex = true
         if (i > 0 || (b != '+' && b != '-')) plain = false
@@ -63,6 +73,8 @@ private[stats] final class TextShape {
     if (plainNumber) { // a decimal and a double, nothing else to read
       decimal = true
       floating = true
+      unscaled = if (s.getByte(0) == '-') -value else value
+      scale = digitsAfterDot
       return true
     }
     var from = 0
