@@ -2,7 +2,6 @@ package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters
 import org.apache.spark.sql.types.StringType
-import org.apache.spark.unsafe.Platform
 import org.apache.spark.unsafe.types.{ByteArray, UTF8String}
 
 /**
@@ -40,47 +39,23 @@ final class StringCollector(boundChars: Int, castZone: Option[String] = None, va
 }
 
 /**
- * The least and greatest of some strings in Spark's binary order. Each is copied into a buffer of
- * its own, reused while the strings fit, since a value may point into a reused row buffer: a
- * column that rises makes a new greatest at every value, and costs no allocation for it. After a
- * new greatest (least) value, the next is compared with the greatest (least) first.
+ * The least and greatest of some strings in Spark's binary order, each copied when it changes,
+ * since a value may point into a reused row buffer.
  */
 private[stats] final class StringRange {
-  private val low = new StringRange.Held
-  private val high = new StringRange.Held
-  private var rising = true
-
-  /** Whether no string was added. */
-  def isEmpty: Boolean = low.value == null
+  private var low: UTF8String = _
+  private var high: UTF8String = _
 
   def add(v: UTF8String): Unit =
-    if (low.value == null) { low.set(v); high.set(v) }
-    else if (rising) {
-      if (v.binaryCompare(high.value) > 0) high.set(v)
-      else if (v.binaryCompare(low.value) < 0) { low.set(v); rising = false }
-    } else if (v.binaryCompare(low.value) < 0) low.set(v)
-    else if (v.binaryCompare(high.value) > 0) { high.set(v); rising = true }
+    if (low == null) { low = v.clone(); high = low }
+    else if (v.binaryCompare(low) < 0) low = v.clone()
+    else if (v.binaryCompare(high) > 0) high = v.clone()
 
-  /** The least string added (a copy); only once one was. */
-  def min: UTF8String = low.value.clone()
+  /** The least string added; only once one was. */
+  def min: UTF8String = low
 
-  /** The greatest string added (a copy); only once one was. */
-  def max: UTF8String = high.value.clone()
-}
-
-private[stats] object StringRange {
-  /** One string's bytes, in a buffer that grows only when a longer string arrives. */
-  final class Held {
-    private var buffer: Array[Byte] = _
-    var value: UTF8String = _
-
-    def set(v: UTF8String): Unit = {
-      val n = v.numBytes()
-      if (buffer == null || n > buffer.length) buffer = new Array[Byte](math.max(n, 32))
-      v.writeToMemory(buffer, Platform.BYTE_ARRAY_OFFSET)
-      value = UTF8String.fromBytes(buffer, 0, n)
-    }
-  }
+  /** The greatest string added; only once one was. */
+  def max: UTF8String = high
 }
 
 /** Min and max of a binary column (unsigned byte order), as truncated [[Bounds]]. */

@@ -124,14 +124,15 @@ object PartFormat {
   def hadoopConf(spark: SparkSession, shard: String, schema: ShardSchema, stampTime: Option[Long]): Configuration = {
     val job = Job.getInstance(spark.sparkContext.hadoopConfiguration)
     val conf = job.getConfiguration
-    spark.conf.getAll.foreach { case (k, v) => conf.set(k, v) }
+    val settings = spark.conf.getAll
+    settings.foreach { case (k, v) => conf.set(k, v) }
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
     new ParquetFileFormat().prepareWrite(spark, job, Map.empty, partSchema(schema, stampTime.isDefined))
     conf.set(SQLConf.PARQUET_FIELD_ID_WRITE_ENABLED.key, "true")
     ExactValueSettings.foreach { case (k, v) => conf.set(k, v) }
     if (conf.get(ParquetOutputFormat.STATISTICS_TRUNCATE_LENGTH) == null) {
       conf.setInt(ParquetOutputFormat.STATISTICS_TRUNCATE_LENGTH,
-        statisticsTruncateBytes(PersistConf.StringBoundChars.get(spark.conf.getAll).toInt))
+        statisticsTruncateBytes(PersistConf.StringBoundChars.get(settings).toInt))
     }
     ParquetOutputFormat.setWriteSupportClass(job, classOf[PartWriteSupport])
     footer(shard, schema, stampTime).foreach { case (k, v) => conf.set(k, v) }
