@@ -18,12 +18,10 @@ final class StringCollector(boundChars: Int, castZone: Option[String] = None, va
   private var fileBounds: Option[FileBounds] = None
   private val parsed = castZone.map(new CastStatsCollector(_)).orNull
 
-  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit =
-    if (range != null || parsed != null) {
-      val v = row.getUTF8String(ordinal)
-      if (range != null) range.add(v)
-      if (parsed != null) parsed.add(v)
-    }
+  override protected def updateNonNull(row: SpecializedGetters, ordinal: Int): Unit = {
+    if (range != null) range.add(row.getUTF8String(ordinal))
+    if (parsed != null) parsed.add(row, ordinal)
+  }
 
   override def useFileBounds(bounds: Option[FileBounds]): Unit = {
     require(boundsFromFile, "this collector keeps its own bounds")

@@ -3,7 +3,6 @@ package sparkpersist.stats
 import java.time.{DateTimeException, LocalDate}
 
 import org.apache.spark.sql.catalyst.util.DateTimeConstants
-import org.apache.spark.unsafe.types.UTF8String
 
 /**
  * Reads the canonical text of a date or a local timestamp, `yyyy-MM-dd`, optionally followed by
@@ -25,8 +24,8 @@ private[stats] final class CanonicalTime {
   private var lastDays = 0
 
   /** Reads `s` into [[days]] and [[localMicros]]; false (fields unset) if it is not canonical. */
-  def read(s: UTF8String): Boolean = {
-    val n = s.numBytes()
+  def read(s: TextBytes): Boolean = {
+    val n = s.numBytes
     if (n != 10 && n != 19 && !(n >= 21 && n <= 26)) return false
     val year = digits(s, 0, 4)
     val month = digits(s, 5, 2)
@@ -62,7 +61,7 @@ private[stats] final class CanonicalTime {
   }
 
   /** The value of the `count` ASCII digits at `from`, or -1 if one of them is not a digit. */
-  private def digits(s: UTF8String, from: Int, count: Int): Int = {
+  private def digits(s: TextBytes, from: Int, count: Int): Int = {
     var v = 0
     var i = from
     while (i < from + count) {

@@ -1,6 +1,6 @@
 package sparkpersist.stats
 
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, Expression, GenericInternalRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, Cast, EvalMode, Expression, GenericInternalRow, SpecializedGetters}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
 import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
@@ -51,6 +51,7 @@ final class CastStatsCollector(zone: String) {
   private lazy val toTimestampNtz = cast(TimestampNTZType, EvalMode.LEGACY)
 
   private val zoneId = DateTimeUtils.getZoneId(zone)
+  private val text = new TextBytes
   private val shape = new TextShape
   private val time = new CanonicalTime
   private val instants = new LocalInstants(zoneId)
@@ -66,13 +67,18 @@ final class CastStatsCollector(zone: String) {
   private var gaveUp = false
 
   /** Adds one non-null value (which may point into a reused buffer: nothing keeps it). */
-  def add(s: UTF8String): Unit = if (!gaveUp) {
+  def add(s: UTF8String): Unit = if (!gaveUp) add(text.of(s))
+
+  /** Adds the non-null string at `ordinal` of `row`, read where it lies ([[TextBytes]]). */
+  def add(row: SpecializedGetters, ordinal: Int): Unit = if (!gaveUp) add(text.of(row, ordinal))
+
+  private def add(t: TextBytes): Unit = {
     seen += 1
     val parsed =
-      if (time.read(s)) addCanonicalTime(s)
-      else if (!shape.read(s)) addByCasts(s)
-      else if (shape.plainNumber) addPlainNumber(s)
-      else addByShape(s)
+      if (time.read(t)) addCanonicalTime(t)
+      else if (!shape.read(t)) addByCasts(t.string)
+      else if (shape.plainNumber) addPlainNumber(t)
+      else addByShape(t.string)
     if (!parsed) {
       unparsed += 1
       if (unparsed == GiveUpAfter && seen == GiveUpAfter) gaveUp = true
@@ -80,25 +86,25 @@ final class CastStatsCollector(zone: String) {
   }
 
   /** A plain number (see the class), read by its [[TextShape]]; true. */
-  private def addPlainNumber(s: UTF8String): Boolean = {
+  private def addPlainNumber(t: TextBytes): Boolean = {
     val value = shape.unscaled
     val scale = shape.scale
-    if (value == 0 && s.getByte(0) == '-') return addByShape(s) // "-0": the double cast keeps the sign
+    if (value == 0 && t.getByte(0) == '-') return addByShape(t.string) // "-0": the double cast keeps the sign
     truncated.add(if (scale == 0) value else value / CastStatsCollector.PowersOfTen(scale))
     plainNumbers.add(value, scale)
     if (!shape.dot) {
       exact.add(value)
-      if (shape.digitCount >= 4 && shape.digitCount <= 7) addDateAndTimestamp(s)
+      if (shape.digitCount >= 4 && shape.digitCount <= 7) addDateAndTimestamp(t.string)
     }
     true
   }
 
   /** A canonical date or local timestamp (see [[CanonicalTime]]), just read into `time`; true. */
-  private def addCanonicalTime(s: UTF8String): Boolean = {
+  private def addCanonicalTime(t: TextBytes): Boolean = {
     date.add(time.days)
     timestampNtz.add(time.localMicros)
     if (instants.covers(time.localMicros)) timestamp.add(instants.instant(time.localMicros))
-    else DateTimeUtils.stringToTimestamp(s, zoneId).foreach { micros =>
+    else DateTimeUtils.stringToTimestamp(t.string, zoneId).foreach { micros =>
       timestamp.add(micros.asInstanceOf[Long])
       instants.learn(micros.asInstanceOf[Long])
     }

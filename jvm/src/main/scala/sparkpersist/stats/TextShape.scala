@@ -1,7 +1,5 @@
 package sparkpersist.stats
 
-import org.apache.spark.unsafe.types.UTF8String
-
 /**
  * The shape of an ASCII string, read in one pass over its bytes: which of the parsers behind
  * Spark's string casts could accept it. [[CastStatsCollector]] calls a parser only when the
@@ -43,9 +41,9 @@ private[stats] final class TextShape {
   var scale = 0
 
   /** Reads `s`'s shape into the flags; false (flags unset) if `s` is not all ASCII. */
-  def read(s: UTF8String): Boolean = {
+  def read(s: TextBytes): Boolean = {
     digits = false; dot = false; decimal = false; floating = false; otherDouble = false; plainNumber = false
-    val n = s.numBytes()
+    val n = s.numBytes
     var i = 0
     var hex = false
     var dots = 0
@@ -89,7 +87,7 @@ private[stats] final class TextShape {
   }
 
   /** The end of the longest decimal at `from` (see the class), or -1 if none starts there. */
-  private def decimalEnd(s: UTF8String, from: Int, to: Int): Int = {
+  private def decimalEnd(s: TextBytes, from: Int, to: Int): Int = {
     var i = from
     if (i < to && (s.getByte(i) == '+' || s.getByte(i) == '-')) i += 1
     val whole = digitsFrom(s, i, to)
@@ -110,14 +108,14 @@ private[stats] final class TextShape {
     i
   }
 
-  private def digitsFrom(s: UTF8String, from: Int, to: Int): Int = {
+  private def digitsFrom(s: TextBytes, from: Int, to: Int): Int = {
     var i = from
     while (i < to && s.getByte(i) >= '0' && s.getByte(i) <= '9') i += 1
     i
   }
 
   /** `[+-]?(inf|infinity|nan)`, any case: the words of the double cast's special literals and Java's. */
-  private def isSpecialLiteral(s: UTF8String, from: Int, to: Int): Boolean = {
+  private def isSpecialLiteral(s: TextBytes, from: Int, to: Int): Boolean = {
     var i = from
     if (i < to && (s.getByte(i) == '+' || s.getByte(i) == '-')) i += 1
     val len = to - i

@@ -2,9 +2,10 @@ package sparkpersist.stats
 
 import scala.util.Try
 
-import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Literal}
+import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.{Cast, EvalMode, Literal, UnsafeProjection, UnsafeRow}
 import org.apache.spark.sql.catalyst.util.DateTimeUtils
-import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, TimestampNTZType, TimestampType}
+import org.apache.spark.sql.types.{DataType, DateType, Decimal, DoubleType, LongType, StringType, TimestampNTZType, TimestampType}
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
@@ -89,11 +90,25 @@ class CastStatsCollectorPropertySuite extends AnyFunSuite with ScalaCheckDrivenP
 
   private def collected(s: String, zone: String): Option[CastStats] = collectedColumn(Seq(s), zone)
 
+  /**
+   * The collector's stats of `values`, given as `UTF8String`s; the same values read in place from
+   * the middle field of a reused `UnsafeRow` (as the writer hands them) must give the same stats.
+   */
   private def collectedColumn(values: Seq[String], zone: String): Option[CastStats] = {
-    val c = new CastStatsCollector(zone)
-    values.foreach(v => c.add(UTF8String.fromString(v)))
-    c.result()
+    val given = new CastStatsCollector(zone)
+    values.foreach(v => given.add(UTF8String.fromString(v)))
+    val inPlace = new CastStatsCollector(zone)
+    values.foreach(v => inPlace.add(between(v), 1))
+    val stats = given.result()
+    assert(inPlace.result() === stats, s"values read in place from an UnsafeRow: $values")
+    stats
   }
+
+  private val threeStrings = UnsafeProjection.create(Array[DataType](StringType, StringType, StringType))
+
+  /** An `UnsafeRow` (the projection's one buffer, rewritten) whose middle field is `v`. */
+  private def between(v: String): UnsafeRow =
+    threeStrings(InternalRow(UTF8String.fromString("before"), UTF8String.fromString(v), UTF8String.fromString("after \u00e9")))
 
   private val digits = Gen.listOf(Gen.numChar).map(_.mkString)
   private val sign = Gen.oneOf("", "+", "-")
