@@ -6,6 +6,7 @@ import scala.util.Try
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.Path
+import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
@@ -45,7 +46,7 @@ private[read] object UnsupportedPartFormat {
 
   /** [[check]] of the part at `path`, reading its footer (for readers that do not hand theirs out). */
   def checkFooter(path: Path, conf: Configuration): Unit = {
-    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))
+    val reader = ParquetFileReader.open(HadoopInputFile.fromPath(path, conf), HadoopReadOptions.builder(conf).build())
     val recorded = try Option(reader.getFileMetaData.getKeyValueMetaData.get(PartFormat.FormatVersionKey))
     finally Try(reader.close())
     check(path.toString, recorded)

@@ -4,6 +4,7 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.FileStatus
+import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.metadata.BlockMetaData
 import org.apache.parquet.hadoop.util.HadoopInputFile
@@ -26,7 +27,8 @@ private[write] object PartFileBounds {
 
   /** The bounds of the top-level columns with the given field ids (keyed as given). */
   def read[K](file: FileStatus, conf: Configuration, fieldIds: Map[K, Int]): Map[K, FileBounds] = {
-    val reader = ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf))
+    // With the write's own configuration: without one, Parquet reads Hadoop's default resources anew.
+    val reader = ParquetFileReader.open(HadoopInputFile.fromStatus(file, conf), HadoopReadOptions.builder(conf).build())
     try {
       val footer = reader.getFooter
       val names = footer.getFileMetaData.getSchema.getFields.asScala
