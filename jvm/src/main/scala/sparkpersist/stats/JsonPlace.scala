@@ -83,7 +83,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     if (numberHashes.kept) {
       if (v < integerMin) integerMin = v
       if (v > integerMax) integerMax = v
-      numberHashes.add(MembershipFilter.hash(v))
+      numberHashes.add(MembershipFilter.hashLong(v))
     }
 
   /** A floating point number; NaN and infinities leave the numbers unbounded. */
@@ -130,7 +130,7 @@ final class JsonPlace(depth: Int, limits: JsonLimits, keyBudget: JsonPlace.KeyBu
     count += 1
     strings += 1
     stringRange.add(s)
-    if (stringHashes.kept) stringHashes.add(MembershipFilter.hash(s))
+    if (stringHashes.kept) stringHashes.add(MembershipFilter.hashString(s))
     if (castZone.isDefined) {
       if (casts == null) casts = new CastStatsCollector(castZone.get)
       casts.add(s)

@@ -17,7 +17,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * `boundsFromFile`, [[FileBounded]]), plus [[JsonStats]] of the parsed
  * documents, as `get_json_object` sees them.
  *
- * Each value is parsed with a Jackson streaming parser (no tree per row): over its UTF-8 bytes
+ * A document of a plain subset (ASCII, integers, strings without escapes: [[PlainJson]]) is read
+ * directly over its bytes. Any other value is parsed with a Jackson streaming parser (no tree per row): over its UTF-8 bytes
  * when they are valid, start with ASCII and hold no backslash-u escape, which reads the same
  * tokens as the character reader `get_json_object` wraps them in (`CreateJacksonParser.utf8String`)
  * without decoding them first; otherwise through that reader, which replaces invalid bytes as
@@ -74,11 +75,13 @@ object JsonTextCollector {
   final class Walk {
     private[JsonTextCollector] var valid = false
     private[JsonTextCollector] var overBytes = false
-    private[JsonTextCollector] var keys = 0
-    private[JsonTextCollector] var whole = true
+    private[stats] var keys = 0
+    private[stats] var whole = true
     private[JsonTextCollector] var small = false
     /** Jackson's factory, its parsers reusing one set of buffers: a walk parses one value at a time. */
     private[JsonTextCollector] val factory: JsonFactory = new JsonFactoryBuilder().recyclerPool(new OneRecycler).build()
+    /** The reader of documents of the plain subset, which need no parser. */
+    private[JsonTextCollector] val plain = new PlainJson
     /** The keys of the objects being walked, outermost first (each object's after its `from`). */
     private var names = new Array[String](16)
     private var named = 0
@@ -104,14 +107,14 @@ object JsonTextCollector {
     }
 
     /** Where the keys of an object starting now go. */
-    private[JsonTextCollector] def objectStart: Int = named
+    private[stats] def objectStart: Int = named
 
     /**
      * Notes `name` as a key of the object whose keys start at `from`; false if that object
      * already has it. An object's first [[FewKeys]] keys are compared one by one (no set per
      * object); `seen` is the set of its keys past them, null until then.
      */
-    private[JsonTextCollector] def newKey(from: Int, name: String, seen: java.util.HashSet[String]): Boolean =
+    private[stats] def newKey(from: Int, name: String, seen: java.util.HashSet[String]): Boolean =
       if (seen != null) seen.add(name)
       else {
         var i = from
@@ -125,10 +128,10 @@ object JsonTextCollector {
       }
 
     /** Whether the object whose keys start at `from` has too many for [[newKey]] to compare one by one. */
-    private[JsonTextCollector] def manyKeys(from: Int): Boolean = named - from >= FewKeys
+    private[stats] def manyKeys(from: Int): Boolean = named - from >= FewKeys
 
     /** The keys of the object starting at `from` as a set, which [[newKey]] then uses for it. */
-    private[JsonTextCollector] def keySet(from: Int): java.util.HashSet[String] = {
+    private[stats] def keySet(from: Int): java.util.HashSet[String] = {
       val set = new java.util.HashSet[String]()
       (from until named).foreach(i => set.add(names(i)))
       objectEnd(from)
@@ -136,7 +139,7 @@ object JsonTextCollector {
     }
 
     /** Ends the object whose keys start at `from`. */
-    private[JsonTextCollector] def objectEnd(from: Int): Unit = {
+    private[stats] def objectEnd(from: Int): Unit = {
       java.util.Arrays.fill(names.asInstanceOf[Array[AnyRef]], from, named, null)
       named = from
     }
@@ -180,21 +183,25 @@ object JsonTextCollector {
 
   /**
    * Parses `json` and reports its document to `root`, noting in `walk` whether its bytes are
-   * valid UTF-8 and what [[Walk.proves]] needs; false if it is not one valid document.
+   * valid UTF-8 and what [[Walk.proves]] needs; false if it is not one valid document. A document
+   * of [[PlainJson]]'s subset is read without a parser unless `plain` is false.
    */
-  def add(json: UTF8String, root: JsonPlace, walk: Walk = new Walk): Boolean =
+  def add(json: UTF8String, root: JsonPlace, walk: Walk = new Walk, plain: Boolean = true): Boolean =
     try {
       walk.start(json)
-      val factory = walk.factory
-      val parser = if (!walk.overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
-        case bytes: Array[Byte] =>
-          factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())
-        case _ => factory.createParser(json.getBytes)
+      if (plain && walk.plain.accepts(json)) walk.plain.report(root, walk)
+      else {
+        val factory = walk.factory
+        val parser = if (!walk.overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
+          case bytes: Array[Byte] =>
+            factory.createParser(bytes, (json.getBaseOffset - Platform.BYTE_ARRAY_OFFSET).toInt, json.numBytes())
+          case _ => factory.createParser(json.getBytes)
+        }
+        try {
+          val first = parser.nextToken()
+          first != null && value(parser, first, root, walk) && parser.nextToken() == null
+        } finally parser.close()
       }
-      try {
-        val first = parser.nextToken()
-        first != null && value(parser, first, root, walk) && parser.nextToken() == null
-      } finally parser.close()
     } catch {
       case NonFatal(_) => false
     }

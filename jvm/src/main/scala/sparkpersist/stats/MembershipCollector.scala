@@ -16,6 +16,7 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
   require(limit > 0 && limit <= MembershipCollector.MaxValues, s"A membership limit is in 1..${MembershipCollector.MaxValues}")
 
   private val hashes = new CappedHashes(limit)
+  private val text = new TextBytes
   private val collationId = dataType match {
     case s: StringType if CollatedStrings.supports(s) => s.collationId
     case _ => -1
@@ -24,15 +25,15 @@ final class MembershipCollector(dataType: DataType, limit: Int = MembershipColle
   def update(row: SpecializedGetters, ordinal: Int): Unit =
     if (hashes.kept && !row.isNullAt(ordinal)) {
       val h = dataType match {
-        case ByteType => MembershipFilter.hash(row.getByte(ordinal).toLong)
-        case ShortType => MembershipFilter.hash(row.getShort(ordinal).toLong)
-        case IntegerType | DateType => MembershipFilter.hash(row.getInt(ordinal).toLong)
-        case LongType | TimestampType | TimestampNTZType => MembershipFilter.hash(row.getLong(ordinal))
+        case ByteType => MembershipFilter.hashLong(row.getByte(ordinal).toLong)
+        case ShortType => MembershipFilter.hashLong(row.getShort(ordinal).toLong)
+        case IntegerType | DateType => MembershipFilter.hashLong(row.getInt(ordinal).toLong)
+        case LongType | TimestampType | TimestampNTZType => MembershipFilter.hashLong(row.getLong(ordinal))
         case FloatType => MembershipFilter.hashDouble(row.getFloat(ordinal).toDouble)
         case DoubleType => MembershipFilter.hashDouble(row.getDouble(ordinal))
         case d: DecimalType => MembershipFilter.hashDecimal(row.getDecimal(ordinal, d.precision, d.scale))
         case _ if collationId >= 0 => MembershipFilter.hashCollated(row.getUTF8String(ordinal), collationId)
-        case _ => MembershipFilter.hash(row.getUTF8String(ordinal))
+        case _ => MembershipFilter.hashText(text.of(row, ordinal))
       }
       hashes.add(h)
     }

@@ -122,16 +122,25 @@ object MembershipFilter {
    * alike (integral values as longs, `-0.0` as `0.0`, every NaN as one NaN, floats as doubles).
    */
   def hash(v: Any): Long = v match {
-    case s: UTF8String => XXH64.hashUTF8String(s, Seed)
+    case s: UTF8String => hashString(s)
     case d: Double => hashDouble(d)
     case f: Float => hashDouble(f.toDouble)
-    case i: Int => XXH64.hashLong(i.toLong, Seed)
-    case l: Long => XXH64.hashLong(l, Seed)
-    case s: Short => XXH64.hashLong(s.toLong, Seed)
-    case b: Byte => XXH64.hashLong(b.toLong, Seed)
+    case i: Int => hashLong(i.toLong)
+    case l: Long => hashLong(l)
+    case s: Short => hashLong(s.toLong)
+    case b: Byte => hashLong(b.toLong)
     case d: Decimal => hashDecimal(d)
     case other => throw new IllegalArgumentException(s"No membership hash for ${other.getClass.getName}")
   }
+
+  /** [[hash]] of a UTF8_BINARY string. */
+  def hashString(s: UTF8String): Long = XXH64.hashUTF8String(s, Seed)
+
+  /** [[hash]] of an integral value, unboxed. */
+  def hashLong(l: Long): Long = XXH64.hashLong(l, Seed)
+
+  /** [[hashString]] of a string read where it lies. */
+  private[stats] def hashText(t: TextBytes): Long = t.xxh64(Seed)
 
   /** A decimal by its value alone: `1.0` and `1.00` (equal in SQL, of different scales) hash alike. */
   def hashDecimal(d: Decimal): Long = {

@@ -1,6 +1,7 @@
 package sparkpersist.stats
 
 import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
@@ -67,18 +68,24 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(MembershipCodec.decode(unsorted) === None)
   }
 
-  test("the collector hashes what the row holds, as constants are hashed") {
+  test("the collector hashes what the row holds, as constants are hashed, from generic and unsafe rows") {
+    val types = Seq[DataType](StringType, DoubleType, DateType, DecimalType(38, 2))
     val rows = Seq(InternalRow(UTF8String.fromString("a"), -0.0, 3, Decimal("2.50")),
-      InternalRow(null, Double.NaN, 4, Decimal("30000000000000000000000000.00")))
-    val collectors = Seq(StringType, DoubleType, DateType, DecimalType(38, 2)).map(new MembershipCollector(_))
-    rows.foreach(r => collectors.zipWithIndex.foreach { case (c, i) => c.update(r, i) })
-    val Seq(s, d, dt, dec) = collectors.map(_.result().get)
-    assert(dec.mayContain(MembershipFilter.hash(Decimal("2.5"))) && !dec.mayContain(MembershipFilter.hash(Decimal("2.05"))))
-    assert(dec.mayContain(MembershipFilter.hash(Decimal(BigDecimal("3E25")))))
-    assert(s.mayContain(MembershipFilter.hash(UTF8String.fromString("a"))))
-    assert(!s.mayContain(MembershipFilter.hash(UTF8String.fromString("b"))))
-    assert(d.mayContain(MembershipFilter.hash(0.0)) && d.mayContain(MembershipFilter.hash(Double.NaN)))
-    assert(dt.mayContain(MembershipFilter.hash(3)) && !dt.mayContain(MembershipFilter.hash(5)))
+      InternalRow(null, Double.NaN, 4, Decimal("30000000000000000000000000.00")),
+      InternalRow(UTF8String.fromString("a longer string, é"), 1.0, 5, Decimal("1.00")))
+    val toUnsafe = UnsafeProjection.create(types.toArray)
+    Seq[InternalRow => InternalRow](identity, toUnsafe(_)).foreach { as =>
+      val collectors = types.map(new MembershipCollector(_))
+      rows.foreach(r => collectors.zipWithIndex.foreach { case (c, i) => c.update(as(r), i) })
+      val Seq(s, d, dt, dec) = collectors.map(_.result().get)
+      assert(dec.mayContain(MembershipFilter.hash(Decimal("2.5"))) && !dec.mayContain(MembershipFilter.hash(Decimal("2.05"))))
+      assert(dec.mayContain(MembershipFilter.hash(Decimal(BigDecimal("3E25")))))
+      assert(s.mayContain(MembershipFilter.hash(UTF8String.fromString("a"))))
+      assert(s.mayContain(MembershipFilter.hash(UTF8String.fromString("a longer string, é"))))
+      assert(!s.mayContain(MembershipFilter.hash(UTF8String.fromString("b"))))
+      assert(d.mayContain(MembershipFilter.hash(0.0)) && d.mayContain(MembershipFilter.hash(Double.NaN)))
+      assert(dt.mayContain(MembershipFilter.hash(3)) && !dt.mayContain(MembershipFilter.hash(6)))
+    }
   }
 
   test("part stats carry filters of indexed columns through the stats codec") {
