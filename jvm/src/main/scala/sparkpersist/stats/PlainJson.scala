@@ -113,18 +113,11 @@ private[stats] final class PlainJson {
   private def array(place: JsonPlace, walk: JsonTextCollector.Walk): Boolean = {
     val elements = place.elementPlace()
     var size = 0
-    i += 1
-    skipSpace()
-    if (text.getByte(i) == ']') i += 1
-    else {
-      var more = true
-      while (more) {
-        if (!value(elements, walk)) return false
-        size += 1
-        skipSpace()
-        more = text.getByte(i) == ','
-        i += 1
-      }
+    var more = opensWithMembers(']')
+    while (more) {
+      if (!value(elements, walk)) return false
+      size += 1
+      more = nextMember()
     }
     place.addArray(size)
     true
@@ -134,26 +127,36 @@ private[stats] final class PlainJson {
     place.addObject()
     val from = walk.objectStart
     var seen: java.util.HashSet[String] = null
-    i += 1
-    skipSpace()
-    if (text.getByte(i) == '}') i += 1
-    else {
-      var more = true
-      while (more) {
-        skipSpace()
-        val name = keyName()
-        skipSpace()
-        i += 1 // ':'
-        walk.keys += 1
-        if (seen == null && walk.manyKeys(from)) seen = walk.keySet(from)
-        if (!walk.newKey(from, name, seen) || !value(place.key(name), walk)) return false
-        skipSpace()
-        more = text.getByte(i) == ','
-        i += 1
-      }
+    var more = opensWithMembers('}')
+    while (more) {
+      skipSpace()
+      val name = keyName()
+      skipSpace()
+      i += 1 // ':'
+      walk.keys += 1
+      if (seen == null && walk.manyKeys(from)) seen = walk.keySet(from)
+      if (!walk.newKey(from, name, seen) || !value(place.key(name), walk)) return false
+      more = nextMember()
     }
     if (seen == null) walk.objectEnd(from)
     true
+  }
+
+  /** Steps into the container opening at `i`; false (and past it) if it closes with `close` at once. */
+  private def opensWithMembers(close: Char): Boolean = {
+    i += 1
+    skipSpace()
+    val empty = text.getByte(i) == close
+    if (empty) i += 1
+    !empty
+  }
+
+  /** Steps past the comma or the closing bracket after a member; true after a comma. */
+  private def nextMember(): Boolean = {
+    skipSpace()
+    val comma = text.getByte(i) == ','
+    i += 1
+    comma
   }
 
   /** The key at `i` (a string), as a `String`: the one this position of the last document had if the same. */
