@@ -18,13 +18,14 @@ import org.apache.spark.unsafe.types.UTF8String
  * documents, as `get_json_object` sees them.
  *
  * A document of a plain subset (ASCII, integers, strings without escapes: [[PlainJson]]) is read
- * directly over its bytes. Any other value is parsed with a Jackson streaming parser (no tree per row): over its UTF-8 bytes
- * when they are valid, start with ASCII and hold no backslash-u escape, which reads the same
- * tokens as the character reader `get_json_object` wraps them in (`CreateJacksonParser.utf8String`)
- * without decoding them first; otherwise through that reader, which replaces invalid bytes as
- * `get_json_object` sees them. A value that is not exactly one strict JSON document (a syntax error, trailing text, an object with a duplicate
- * key, a string with a lone surrogate, a Jackson read limit exceeded) makes the column's JSON
- * stats absent for the whole part: absent means "anything", never wrong.
+ * directly over its bytes. Any other value is parsed with a Jackson streaming parser (no tree per
+ * row): over its UTF-8 bytes when they are valid, start with ASCII and hold no backslash-u escape,
+ * which reads the same tokens as the character reader `get_json_object` wraps them in
+ * (`CreateJacksonParser.utf8String`) without decoding them first; otherwise through that reader,
+ * which replaces invalid bytes as `get_json_object` sees them. A value that is not exactly one
+ * strict JSON document (a syntax error, trailing text, an object with a duplicate key, a string
+ * with a lone surrogate, a Jackson read limit exceeded) makes the column's JSON stats absent for
+ * the whole part: absent means "anything", never wrong.
  *
  * With a `castZone`, the string values of each place also get [[CastStats]] ([[JsonPlace]]).
  *
