@@ -30,9 +30,6 @@ final class VariantCollector(boundChars: Int, limits: JsonLimits = JsonLimits.De
 }
 
 object VariantCollector {
-  /** Reports `v` (and, where tracked, what it contains) to `place`. */
-  def add(v: Variant, place: JsonPlace): Unit = new Walk().add(v, place)
-
   /**
    * Walks VARIANT values over their bytes, reading each as `Variant`'s getters do
    * (`VariantUtil`'s, whose bound checks raise the same errors) but without a `Variant` per value
