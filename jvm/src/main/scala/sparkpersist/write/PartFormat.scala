@@ -93,12 +93,6 @@ object PartFormat {
     SQLConf.PARQUET_INT96_REBASE_MODE_IN_WRITE.key -> "CORRECTED")
 
   /**
-   * Runs `body`, which creates a part's Parquet writer, with [[ExactValueSettings]] in force: Spark's
-   * Parquet writer takes the timestamp type from the Hadoop configuration ([[hadoopConf]]) but the
-   * rebase modes from the SQL configuration of the thread (in a task, the settings of the SQL
-   * execution that runs it, if any).
-   */
-  /**
    * Bytes kept of a row group's string min and max, and both stay under Parquet's 4 KiB limit on
    * statistics. Past `boundChars` code points (4 bytes each at most), a margin: Parquet bumps a
    * truncated max at its last code point that can be bumped, and the part's upper bound is the
@@ -106,6 +100,12 @@ object PartFormat {
    */
   def statisticsTruncateBytes(boundChars: Int): Int = math.min(4L * boundChars + 64, 2000L).toInt
 
+  /**
+   * Runs `body`, which creates a part's Parquet writer, with [[ExactValueSettings]] in force: Spark's
+   * Parquet writer takes the timestamp type from the Hadoop configuration ([[hadoopConf]]) but the
+   * rebase modes from the SQL configuration of the thread (in a task, the settings of the SQL
+   * execution that runs it, if any).
+   */
   def withExactValues[T](body: => T): T = {
     // A copy, not SQLConf.get.clone(): in a task, SQLConf.get is a ReadOnlySQLConf, which refuses to be cloned.
     val pinned = new SQLConf
