@@ -101,6 +101,20 @@ object JsonTextCollector {
       }
       valid = ascii || json.isValid
       overBytes = valid && plain
+      reset(n)
+    }
+
+    /**
+     * Starts a document of [[PlainJson]]'s subset, which needs no scan: it is ASCII without NUL or
+     * backslash, so valid and read over its bytes.
+     */
+    private[JsonTextCollector] def startPlain(n: Int): Unit = {
+      valid = true
+      overBytes = true
+      reset(n)
+    }
+
+    private def reset(n: Int): Unit = {
       keys = 0
       whole = true
       small = n <= MaxProvenBytes
@@ -189,9 +203,11 @@ object JsonTextCollector {
    */
   def add(json: UTF8String, root: JsonPlace, walk: Walk = new Walk, plain: Boolean = true): Boolean =
     try {
-      walk.start(json)
-      if (plain && walk.plain.accepts(json)) walk.plain.report(root, walk)
-      else {
+      if (plain && walk.plain.accepts(json)) {
+        walk.startPlain(json.numBytes())
+        walk.plain.report(root, walk)
+      } else {
+        walk.start(json)
         val factory = walk.factory
         val parser = if (!walk.overBytes) CreateJacksonParser.utf8String(factory, json) else json.getBaseObject match {
           case bytes: Array[Byte] =>
