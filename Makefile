@@ -1,19 +1,32 @@
 # sparkpersist — every entry point. `make demo` and `make test` work on a fresh machine with
 # Java 17, Maven (only to fetch the sbt launcher from Maven Central) and Python 3.11.
 include versions.properties
+# The Spark line to build, test and run on: SPARK=4.3 or SPARK=4.3.0 (the pyspark release pinned for
+# that line in versions.properties); default the default line.
+SPARK        ?= $(spark_default_line)
+LINE         := $(word 1,$(subst ., ,$(SPARK))).$(word 2,$(subst ., ,$(SPARK)))
+PYSPARK      := $(line.$(LINE).spark)
+ifeq ($(PYSPARK),)
+$(error Spark line $(LINE) is not declared in versions.properties; the lines are: $(spark_lines))
+endif
+OTHER_LINES  := $(filter-out $(spark_default_line),$(spark_lines))
 SBT_VERSION  := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := build/sbt-launch-$(SBT_VERSION).jar
-JAR          := jvm/target/scala-2.13/sparkpersist_2.13-$(package_version).jar
-VENV         := .venv
+JAR_NAME     := sparkpersist-spark-$(LINE)_2.13-$(package_version).jar
+JAR          := jvm/target/spark-$(LINE)/scala-2.13/$(JAR_NAME)
+# One virtualenv per line, with that line's pyspark: its jars are the Spark the line builds against.
+VENV         := .venv/spark-$(LINE)
 PY           := $(VENV)/bin/python
 PYTHON       ?= python3
+SPARK_JARS    = $(firstword $(wildcard $(VENV)/lib/python*/site-packages/pyspark/jars))
 # sbt resolves only from `local` and `maven-central` (build/repositories), as Delta Lake's build/sbt does.
-SBT := java -Xms512m -Xmx3g -Xss4m \
+SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.override.build.repos=true -Dsbt.repository.config=build/repositories \
 	-Dsbt.supershell=false -Dsbt.server.forcestart=false -Dsbt.ci=true \
+	-Dsparkpersist.line=$(LINE) -Dsparkpersist.sparkJars=$(SPARK_JARS) \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar test test-jvm test-py demo bench soak clean s3a-jars
+.PHONY: setup jar dist test test-line test-other-lines test-py demo bench soak clean s3a-jars
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -25,25 +38,36 @@ $(SBT_LAUNCHER): project/build.properties
 $(VENV)/.installed: versions.properties python/requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "pyspark==$(spark_version)" -r python/requirements-dev.txt
+	$(PY) -m pip install -q "pyspark==$(PYSPARK)" -r python/requirements-dev.txt
 	touch $@
 
 # The jar and the installed package are rebuilt only when their sources change, so re-running
 # `make demo` (or any target) does not start sbt again.
 JVM_INPUTS := build.sbt versions.properties $(wildcard project/*.sbt project/*.scala) $(shell find jvm/src/main -type f)
-PY_JAR     := python/sparkpersist/jars/$(notdir $(JAR))
+PY_JARS    := python/sparkpersist/jars
+PY_JAR     := $(PY_JARS)/$(JAR_NAME)
 PY_INPUTS  := python/pyproject.toml python/setup.py $(shell find python/sparkpersist -name '*.py' -o -name py.typed)
 INSTALLED  := $(VENV)/.sparkpersist-installed
 
+# The line's jar, copied into the Python package beside the other lines' jars and the declaration
+# of the lines (the package reads it to pick the jar of the installed pyspark).
 jar: $(PY_JAR)
 
-$(PY_JAR): $(SBT_LAUNCHER) $(JVM_INPUTS)
+$(PY_JAR): $(SBT_LAUNCHER) $(VENV)/.installed $(JVM_INPUTS)
 	$(SBT) sparkpersist/package
-	mkdir -p python/sparkpersist/jars
-	rm -f python/sparkpersist/jars/*.jar
-	cp $(JAR) python/sparkpersist/jars/
+	mkdir -p $(PY_JARS)
+	rm -f $(PY_JARS)/sparkpersist-spark-$(LINE)_*.jar
+	cp $(JAR) $(PY_JARS)/
+	cp versions.properties $(PY_JARS)/versions.properties
 
-# Installs the Python package (with the jar inside it) into the project's virtualenv.
+# One wheel in dist/ carrying the jar of every line: `pip install dist/*.whl` beside any supported pyspark.
+dist:
+	for line in $(spark_lines); do $(MAKE) --no-print-directory jar SPARK=$$line || exit 1; done
+	rm -rf dist python/build
+	$(PY) -m pip wheel -q --no-deps -w dist ./python
+	@ls dist/*.whl
+
+# Installs the Python package (with the jars built so far inside it) into the line's virtualenv.
 install: setup $(INSTALLED)
 
 $(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
@@ -52,21 +76,37 @@ $(INSTALLED): $(VENV)/.installed $(PY_JAR) $(PY_INPUTS)
 
 # hadoop-aws and the AWS SDK it was built with, for the object-store tests only (never bundled in
 # the jar): S3A reaches the S3 server the tests start. Users add them with --packages (docs/storage.md).
-S3A_JARS := build/s3a/.fetched
+S3A_DIR  := build/s3a/spark-$(LINE)
+S3A_JARS := $(S3A_DIR)/.fetched
 s3a-jars: $(S3A_JARS)
 
 $(S3A_JARS): versions.properties
+	rm -rf $(S3A_DIR)
 	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-	  -Dartifact=org.apache.hadoop:hadoop-aws:$(hadoop_version) -DoutputDirectory=build/s3a
+	  -Dartifact=org.apache.hadoop:hadoop-aws:$(line.$(LINE).hadoop) -DoutputDirectory=$(S3A_DIR)
 	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
-	  -Dartifact=software.amazon.awssdk:bundle:$(aws_sdk_version) -DoutputDirectory=build/s3a
+	  -Dartifact=software.amazon.awssdk:bundle:$(line.$(LINE).aws_sdk) -DoutputDirectory=$(S3A_DIR)
 	touch $@
 
-# JVM suites, then the Python/end-to-end suite twice: as users run it, and with soft pushdown
-# failing on any violation (every part is read and every skipped part verified).
+# Every test: the whole suite on the default line (JVM suites, then the Python/end-to-end suite
+# twice: as users run it, and with soft pushdown failing on any violation, where every part is read
+# and every skipped part verified), then on each other line the JVM suites that its shims affect
+# (SHIM_SUITES) and both pytest passes.
 SOFT := spark.sparkpersist.pushdown.mode=soft,spark.sparkpersist.pushdown.soft.failOnViolation=true
-test: setup install $(S3A_JARS)
-	$(SBT) sparkpersist/test
+# The JVM suites that exercise code reaching into Spark internals (row-level operations, Parquet
+# filters, the analyzer and optimizer rules, streaming): the ones a shim can break.
+SHIM_SUITES := $(shell sed '/^\#/d' jvm/shim-suites.txt)
+test:
+	$(MAKE) --no-print-directory test-line SPARK=$(spark_default_line) JVM_TESTS=test
+	for line in $(OTHER_LINES); do \
+	  $(MAKE) --no-print-directory test-line SPARK=$$line JVM_TESTS="testOnly $(SHIM_SUITES)" || exit 1; done
+
+JVM_TESTS ?= test
+test-line: setup install $(S3A_JARS)
+	$(SBT) "sparkpersist/$(JVM_TESTS)"
+	$(MAKE) --no-print-directory test-py SPARK=$(LINE)
+
+test-py: setup install $(S3A_JARS)
 	$(PY) -m pytest -q tests
 	SPARKPERSIST_TEST_CONF="$(SOFT)" $(PY) -m pytest -q tests
 
@@ -136,4 +176,4 @@ soak: $(SBT_LAUNCHER)
 	  "bench/runMain sparkpersist.bench.InterpretBench truth $(TRUTH)"
 
 clean:
-	rm -rf jvm/target target project/target python/build python/sparkpersist/jars .pytest_cache
+	rm -rf jvm/target bench/jvm/target target project/target python/build python/sparkpersist/jars dist .pytest_cache

@@ -1,4 +1,8 @@
-// sparkpersist: the JVM side. Versions come from versions.properties (shared with Python and make).
+// sparkpersist: the JVM side, built for one Spark line at a time (versions.properties declares the
+// lines and what each pins). The line comes from -Dsparkpersist.line=<major.minor> (the Makefile's
+// SPARK=), default versions.properties' spark_default_line. Spark is `provided`: the line compiles,
+// tests and runs against the jars of its pyspark wheel (-Dsparkpersist.sparkJars=<wheel>/pyspark/jars,
+// set by the Makefile from the line's virtualenv), the Spark its users run.
 import java.io.FileInputStream
 import java.util.Properties
 
@@ -8,16 +12,43 @@ lazy val versions: Properties = {
   try p.load(in) finally in.close()
   p
 }
-lazy val sparkVersion = versions.getProperty("spark_version")
-lazy val hadoopVersion = versions.getProperty("hadoop_version")
+lazy val sparkLines: Seq[String] = versions.getProperty("spark_lines").trim.split("\\s+").toSeq
+lazy val sparkLine: String = {
+  val asked = sys.props.getOrElse("sparkpersist.line", versions.getProperty("spark_default_line"))
+  val line = asked.split('.').take(2).mkString(".")
+  if (!sparkLines.contains(line))
+    sys.error(s"Spark line $asked is not one this tree builds; the lines are ${sparkLines.mkString(", ")} (versions.properties)")
+  val pinned = lineVersion("spark", line)
+  if (asked.count(_ == '.') == 2 && asked != pinned)
+    sys.error(s"Spark $asked: line $line is built against pyspark $pinned (versions.properties); ask for SPARK=$line or SPARK=$pinned")
+  line
+}
+def lineVersion(what: String, line: String = sparkLine): String =
+  Option(versions.getProperty(s"line.$line.$what")).map(_.trim)
+    .getOrElse(sys.error(s"versions.properties declares no line.$line.$what"))
+lazy val sparkVersion = lineVersion("spark")
+lazy val hadoopVersion = lineVersion("hadoop")
+/** The jars of the line's pyspark wheel: Spark and everything it runs with. */
+lazy val sparkJars: File = {
+  val dir = file(sys.props.getOrElse("sparkpersist.sparkJars",
+    sys.error(s"-Dsparkpersist.sparkJars is not set: build through the Makefile (make jar SPARK=$sparkLine), " +
+      s"which installs pyspark $sparkVersion and points the build at its jars")))
+  val core = dir / s"spark-core_2.13-$sparkVersion.jar"
+  if (!core.exists) sys.error(s"$dir holds no ${core.getName}: it is not the jars directory of pyspark $sparkVersion")
+  dir
+}
+/** Spark's own test jars (SharedSparkSession, QueryTest) from Maven Central, without their dependencies. */
+lazy val sparkTestJars = Seq("spark-core", "spark-catalyst", "spark-sql", "spark-sql-api").map { module =>
+  ("org.apache.spark" %% module % lineVersion("spark_tests") % Test classifier "tests").intransitive()
+}
 
 ThisBuild / organization := "io.sparkpersist"
 ThisBuild / version := versions.getProperty("package_version")
-ThisBuild / scalaVersion := versions.getProperty("scala_version")
+ThisBuild / scalaVersion := lineVersion("scala")
 // Spark runs on exactly this scala-library (it ships it); keep transitive deps from raising it.
 ThisBuild / dependencyOverrides ++= Seq(
-  "org.scala-lang" % "scala-library" % versions.getProperty("scala_version"),
-  "org.scala-lang" % "scala-reflect" % versions.getProperty("scala_version"))
+  "org.scala-lang" % "scala-library" % lineVersion("scala"),
+  "org.scala-lang" % "scala-reflect" % lineVersion("scala"))
 
 // Spark's own list (launcher JavaModuleOptions): what Spark needs opened on Java 17.
 lazy val sparkJavaOptions = Seq(
@@ -40,24 +71,30 @@ lazy val sparkJavaOptions = Seq(
   "-Dio.netty.tryReflectionSetAccessible=true"
 )
 
+/** What every project of the build shares for the line: its own target directory (switching lines
+  * rebuilds nothing of another line), and Spark from the line's wheel on every classpath. */
+lazy val onSparkLine = Seq(
+  target := baseDirectory.value / "target" / s"spark-$sparkLine",
+  Compile / unmanagedJars ++= (sparkJars ** "*.jar").classpath
+)
+
 lazy val sparkpersist = (project in file("jvm"))
+  .settings(onSparkLine)
   .settings(
-    name := "sparkpersist",
+    // The artifact carries the line, as Delta's and Iceberg's do: sparkpersist-spark-4.2_2.13-<version>.jar.
+    name := s"sparkpersist-spark-$sparkLine",
+    // Code that differs between lines: src/{main,test}/spark-<line>/ beside scala/ (docs/development.md).
+    Compile / unmanagedSourceDirectories += (Compile / sourceDirectory).value / s"spark-$sparkLine",
+    Test / unmanagedSourceDirectories += (Test / sourceDirectory).value / s"spark-$sparkLine",
     scalacOptions ++= Seq("-deprecation", "-feature", "-unchecked", "-release", "17"),
     javacOptions ++= Seq("--release", "17"),
     libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Provided,
       "org.scalatest" %% "scalatest" % "3.2.19" % Test,
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
-      // SharedSparkSession / QueryTest come from Spark's test jars.
-      "org.apache.spark" %% "spark-core" % sparkVersion % Test classifier "tests",
-      "org.apache.spark" %% "spark-catalyst" % sparkVersion % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql" % sparkVersion % Test classifier "tests",
-      "org.apache.spark" %% "spark-sql-api" % sparkVersion % Test classifier "tests",
       // HDFS commits are tested on a real HDFS: Hadoop's MiniDFSCluster, in its shaded form that
       // sits beside the hadoop-client-api/runtime jars Spark ships.
       "org.apache.hadoop" % "hadoop-client-minicluster" % hadoopVersion % Test
-    ),
+    ) ++ sparkTestJars,
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx2g", "-Dspark.ui.enabled=false"),
@@ -66,16 +103,14 @@ lazy val sparkpersist = (project in file("jvm"))
     Compile / run / javaOptions ++= sparkJavaOptions
   )
 
-// Benchmarks (not tests): `make bench` runs their mains; Spark is a normal dependency here.
+// Benchmarks (not tests): `make bench` runs their mains on the line's Spark.
 lazy val bench = (project in file("bench/jvm"))
   .dependsOn(sparkpersist % "compile->compile;compile->test")
+  .settings(onSparkLine)
   .settings(
     publish / skip := true,
-    libraryDependencies ++= Seq(
-      "org.apache.spark" %% "spark-sql" % sparkVersion,
-      // The incumbent in IncumbentsBench: 4.3.1 is the newest delta-spark built against Spark 4.1
-      // (its pom: spark-sql 4.1.0, provided; 4.4.0 moved to Spark 4.2).
-      "io.delta" %% "delta-spark" % "4.3.1"),
+    // The incumbent in IncumbentsBench: the delta-spark release built for the line (versions.properties).
+    libraryDependencies ++= Option(lineVersion("delta")).filter(_.nonEmpty).map("io.delta" %% "delta-spark" % _).toSeq,
     Compile / run / fork := true,
     Compile / run / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx4g"),
     Compile / run / outputStrategy := Some(StdoutOutput)
@@ -83,4 +118,4 @@ lazy val bench = (project in file("bench/jvm"))
 
 lazy val root = (project in file("."))
   .aggregate(sparkpersist)
-  .settings(publish / skip := true)
+  .settings(target := baseDirectory.value / "target" / s"spark-$sparkLine", publish / skip := true)

@@ -1,4 +1,4 @@
-"""Reads the version and the pyspark pin from the repository's versions.properties."""
+"""Reads the version and the supported Spark lines from the repository's versions.properties."""
 from pathlib import Path
 
 from setuptools import setup
@@ -15,11 +15,18 @@ def _versions() -> dict:
 
 
 _v = _versions()
-_jars = list((Path(__file__).resolve().parent / "sparkpersist" / "jars").glob("sparkpersist_*.jar"))
+_jars = list((Path(__file__).resolve().parent / "sparkpersist" / "jars").glob("sparkpersist-spark-*.jar"))
 if not _jars:
-    raise SystemExit("No jar in python/sparkpersist/jars: run `make jar` (or `make install`) first.")
+    raise SystemExit("No jar in python/sparkpersist/jars: run `make jar` (or `make install`, `make dist`) first.")
+
+
+def _pyspark_range(lines: list) -> str:
+    """``pyspark>=4.1,<4.4`` for the lines 4.1 4.2 4.3: any release of a line the package has a jar for."""
+    first, last = (tuple(int(n) for n in line.split(".")) for line in (lines[0], lines[-1]))
+    return f"pyspark>={first[0]}.{first[1]},<{last[0]}.{last[1] + 1}"
+
 
 setup(
     version=_v["package_version"],
-    install_requires=[f"pyspark=={_v['spark_version']}"],
+    install_requires=[_pyspark_range(_v["spark_lines"].split())],
 )

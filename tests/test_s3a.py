@@ -89,5 +89,6 @@ def test_hadoop_aws_matches_the_hadoop_pyspark_ships() -> None:
     import pyspark
     props = dict(line.split("=", 1) for line in (Path(__file__).parents[1] / "versions.properties")
                  .read_text().splitlines() if "=" in line and not line.startswith("#"))
+    line = ".".join(pyspark.__version__.split(".")[:2])
     shipped = sorted(p.name for p in (Path(pyspark.__file__).parent / "jars").glob("hadoop-client-api-*.jar"))
-    assert shipped == [f"hadoop-client-api-{props['hadoop_version']}.jar"]
+    assert shipped == [f"hadoop-client-api-{props[f'line.{line}.hadoop']}.jar"]

@@ -10,16 +10,16 @@ Typical use::
 """
 from ._api import (Batch, compact, drop_batch, gc, last_scans, parts, set_cluster_by, set_index_columns, shards,
                    write)
-from ._jar import jar_path
+from ._jar import jar_path, spark_lines
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
 from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
                      ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
-                     UpperMismatchError, translated_errors)
+                     UnsupportedSparkError, UpperMismatchError, translated_errors)
 
 __all__ = [
     "Batch", "CATALOG", "ConnectNotSupportedError", "CorruptStateError", "InvalidInputError", "ShardExistsError",
-    "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError",
+    "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError", "UnsupportedSparkError",
     "UpperMismatchError", "compact", "configure", "drop_batch", "gc", "jar_path", "last_scans", "parts", "register_monotone",
-    "session", "set_cluster_by", "set_index_columns", "shards", "translated_errors", "write",
+    "session", "set_cluster_by", "spark_lines", "set_index_columns", "shards", "translated_errors", "write",
 ]

@@ -6,10 +6,15 @@ import sys
 from typing import Optional, Sequence
 
 
-def _cmd_jar(_: argparse.Namespace) -> int:
+def _cmd_jar(args: argparse.Namespace) -> int:
     from ._jar import jar_path
+    from .errors import UnsupportedSparkError
 
-    print(jar_path())
+    try:
+        print(jar_path(args.spark))
+    except (UnsupportedSparkError, FileNotFoundError) as e:
+        print(f"sparkpersist: {e}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -39,7 +44,10 @@ def _cmd_thriftserver(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m sparkpersist", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("jar", help="print the path of the bundled jar (for --jars)").set_defaults(func=_cmd_jar)
+    jar = sub.add_parser("jar", help="print the path of the bundled jar for the installed pyspark's Spark line (for --jars)")
+    jar.add_argument("--spark", metavar="VERSION", default=None,
+                     help="the Spark version the jar is for, when it is not the installed pyspark's (e.g. a cluster's 4.1.3)")
+    jar.set_defaults(func=_cmd_jar)
     shards = sub.add_parser("shards", help="list the shards under a root directory")
     shards.add_argument("--root", required=True, help="directory holding the shards")
     shards.set_defaults(func=_cmd_shards)

@@ -23,6 +23,9 @@ CATALOG_CLASS = "sparkpersist.catalog.PersistCatalog"
 def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> SparkSession.Builder:
     """Adds sparkpersist to a session builder: the bundled jar, the extension and the ``persist`` catalog.
 
+    The jar is the one built for the installed pyspark's Spark line; on a line the package has no
+    jar for this raises :class:`~sparkpersist.UnsupportedSparkError` naming the supported lines.
+
     The extension (``sparkpersist.PersistExtensions``) registers ``mz_now()`` and the optimizer
     rule that skips parts; the catalog shows shards to SQL as ``persist.<shard>``.
 
@@ -53,9 +56,9 @@ def session(root: str, master: str = "local[*]", app_name: str = "sparkpersist",
         **conf: further Spark configs; write dotted keys with underscores or pass a dict,
             e.g. ``session(root, **{"spark.sql.shuffle.partitions": "4"})``.
     """
+    builder = configure(SparkSession.builder.master(master).appName(app_name), root)
     if "://" not in root:
         os.makedirs(root, exist_ok=True)
-    builder = configure(SparkSession.builder.master(master).appName(app_name), root)
     for key, value in conf.items():
         builder = builder.config(key, value if isinstance(value, str) else str(value))
     return builder.getOrCreate()

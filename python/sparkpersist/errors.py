@@ -43,6 +43,11 @@ class UnsupportedFormatError(SparkPersistError):
     restore it from a backup)."""
 
 
+class UnsupportedSparkError(SparkPersistError, RuntimeError):
+    """The installed pyspark is of a Spark line this package has no jar for (the message names
+    the installed version and the supported lines)."""
+
+
 class ConnectNotSupportedError(SparkPersistError):
     """A py4j-based helper was called on a Spark Connect session."""
 

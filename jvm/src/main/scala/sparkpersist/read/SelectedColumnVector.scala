@@ -2,7 +2,7 @@ package sparkpersist.read
 
 import org.apache.spark.sql.types.Decimal
 import org.apache.spark.sql.vectorized.{ColumnVector, ColumnarArray, ColumnarBatch, ColumnarMap}
-import org.apache.spark.unsafe.types.{CalendarInterval, GeographyVal, GeometryVal, UTF8String}
+import org.apache.spark.unsafe.types.{CalendarInterval, UTF8String}
 
 /**
  * The rows of `base` at `positions(0 until size)`, in that order, as a column vector of `size`
@@ -10,6 +10,10 @@ import org.apache.spark.unsafe.types.{CalendarInterval, GeographyVal, GeometryVa
  * cancelled by a retraction), without copying any value. Struct fields are selected alike, so a
  * struct or variant reads through; arrays and maps are the base's own. Never closes `base`: the
  * reader that filled it owns it.
+ *
+ * Only the abstract getters (and the interval's, read through children) are delegated: the other
+ * getters a Spark line adds (geography and geometry in 4.1, binary views and nanosecond timestamps
+ * in 4.2 and 4.3) default to reading through these, so they select the same rows on every line.
  */
 final class SelectedColumnVector(base: ColumnVector, positions: Array[Int], size: Int)
   extends ColumnVector(base.dataType()) {
@@ -44,8 +48,6 @@ final class SelectedColumnVector(base: ColumnVector, positions: Array[Int], size
   override def getUTF8String(rowId: Int): UTF8String = base.getUTF8String(positions(rowId))
   override def getBinary(rowId: Int): Array[Byte] = base.getBinary(positions(rowId))
   override def getInterval(rowId: Int): CalendarInterval = base.getInterval(positions(rowId))
-  override def getGeography(rowId: Int): GeographyVal = base.getGeography(positions(rowId))
-  override def getGeometry(rowId: Int): GeometryVal = base.getGeometry(positions(rowId))
 
   override def getChild(ordinal: Int): ColumnVector = {
     if (children(ordinal) == null) children(ordinal) = new SelectedColumnVector(base.getChild(ordinal), positions, size)

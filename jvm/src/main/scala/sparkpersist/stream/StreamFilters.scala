@@ -48,7 +48,9 @@ object StreamFilters extends Rule[LogicalPlan] with PredicateHelper with AliasHe
     case s @ SubqueryAlias(_, child) => pushInto(child, conjuncts).map(c => s.copy(child = c))
     case f @ Filter(condition, child) =>
       pushInto(child, conjuncts ++ splitConjunctivePredicates(condition).filter(pushable)).map(c => f.copy(child = c))
-    case r @ StreamingRelationV2(_, _, table: PersistTable, _, _, _, _, _) =>
+    // Matched by type and field, not by the extractor: Spark 4.3 added a field to the relation.
+    case r: StreamingRelationV2 if r.table.isInstanceOf[PersistTable] =>
+      val table = r.table.asInstanceOf[PersistTable]
       val request = ScanRequest(None, Some(conjuncts.reduce(And)))
       Some(if (table.request == request) r else r.copy(table = table.withRequest(request)))
     case _ => None

@@ -1,5 +1,7 @@
 package sparkpersist.stream
 
+import org.apache.spark.sql.catalyst.expressions.Expression
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis}
 
@@ -83,9 +85,7 @@ class StreamPruningSuite extends StreamTesting {
   test("the filter reaches the stream through projections and aliases, deterministic conjuncts only") {
     val df = spark.readStream.table("persist.events").select(col("event_ts").as("ts"), col("n"))
       .where("mz_now() <= ts + INTERVAL 2 DAYS AND rand() < 2")
-    val pushed = df.queryExecution.analyzed.collect {
-      case StreamingRelationV2(_, _, t: PersistTable, _, _, _, _, _) => t.request.condition
-    }
+    val pushed = pushedConditions(df.queryExecution.analyzed)
     assert(pushed.size === 1)
     val condition = pushed.head.getOrElse(fail("no condition reached the stream"))
     assert(condition.references.toSeq.map(_.name) === Seq("event_ts"))
@@ -96,9 +96,12 @@ class StreamPruningSuite extends StreamTesting {
     // A filter above a union is not the stream's: it reads every part.
     val union = spark.readStream.table("persist.events").union(spark.readStream.table("persist.events"))
       .where("mz_now() <= event_ts + INTERVAL 2 DAYS")
-    assert(union.queryExecution.analyzed.collect {
-      case StreamingRelationV2(_, _, t: PersistTable, _, _, _, _, _) => t.request.condition
-    } === Seq(None, None))
+    assert(pushedConditions(union.queryExecution.analyzed) === Seq(None, None))
+  }
+
+  /** The condition each persist streaming relation of `plan` was asked to read. */
+  private def pushedConditions(plan: LogicalPlan): Seq[Option[Expression]] = plan.collect {
+    case r: StreamingRelationV2 if r.table.isInstanceOf[PersistTable] => r.table.asInstanceOf[PersistTable].request.condition
   }
 
   test("later micro-batches prune their own parts; rows are filtered with mz_now() = the micro-batch's upper - 1") {
