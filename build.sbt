@@ -83,6 +83,7 @@ lazy val sparkpersist = (project in file("jvm"))
   .settings(
     // The artifact carries the line, as Delta's and Iceberg's do: sparkpersist-spark-4.2_2.13-<version>.jar.
     name := s"sparkpersist-spark-$sparkLine",
+    moduleName := name.value, // sbt would make "4.2" into "4-2"
     // Code that differs between lines: src/{main,test}/spark-<line>/ beside scala/ (docs/development.md).
     Compile / unmanagedSourceDirectories += (Compile / sourceDirectory).value / s"spark-$sparkLine",
     Test / unmanagedSourceDirectories += (Test / sourceDirectory).value / s"spark-$sparkLine",
