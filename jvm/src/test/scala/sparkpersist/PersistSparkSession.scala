@@ -47,4 +47,10 @@ trait PersistSparkSession extends SharedSparkSession {
     }
     (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
   }
+
+  /** The catalog's own message in Spark's report of the `IllegalArgumentException` an ALTER TABLE
+    * got from it: an unsupported table change, which Spark 4.3 wraps in its error class and SQLSTATE. */
+  protected def refusedChange(e: Throwable): String =
+    e.getMessage.stripPrefix("[UNSUPPORTED_TABLE_CHANGE] ").stripPrefix("Unsupported table change: ")
+      .stripSuffix(" SQLSTATE: 0A000")
 }

@@ -40,7 +40,9 @@ final class ParseJsonSpecs(val columnId: Int, raises: Boolean) extends SlotSpecs
 /**
  * `parse_json(child)` and `try_parse_json(child)`, before or after the optimizer replaces them by
  * their `StaticInvoke` of `VariantExpressionEvalUtils.parseJson(child, allowDuplicateKeys,
- * failOnError)`: the child and whether a value that does not parse raises.
+ * failOnError)` (Spark 4.2 and 4.3 add a fourth argument, `validateUnicodeInJsonParsing`: with it
+ * false `parse_json` also accepts lone surrogates, which [[sparkpersist.stats.VariantParse]] never
+ * counts as parsing): the child and whether a value that does not parse raises.
  */
 object ParseJsonCall {
   private val evalUtils = VariantExpressionEvalUtils.getClass
@@ -49,7 +51,7 @@ object ParseJsonCall {
     case ParseJson(child, failOnError) => Some((child, failOnError))
     case s: StaticInvoke if s.staticObject == evalUtils && s.functionName == "parseJson" =>
       s.arguments match {
-        case Seq(child, _, Literal(failOnError: Boolean, BooleanType)) => Some((child, failOnError))
+        case Seq(child, _, Literal(failOnError: Boolean, BooleanType), _*) => Some((child, failOnError))
         case _ => None
       }
     case _ => None

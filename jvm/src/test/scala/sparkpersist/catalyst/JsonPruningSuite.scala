@@ -166,10 +166,13 @@ class JsonPruningSuite extends PersistSparkSession {
   test("a VARIANT read of an object whose keys became equal (a lone surrogate stored as '?') raises: its part is kept") {
     // The lone surrogate U+D800 (a JSON escape) and "?" are distinct keys to parse_json, but the surrogate
     // is stored as '?': rebuilding the object (any variant_get with a VARIANT result) finds a duplicate key.
+    // Spark 4.2 and later refuse lone surrogates in parse_json unless told not to validate them.
     Seq((0L to 4L).map(n => n -> s"""{"o": {"a": $n}}"""), Seq(5L -> ("""{"o": {"""" + "\\" + """ud800": 1, "?": 2, "a": 100}}""")))
       .foreach { rows =>
-        PythonApi.write(spark.createDataFrame(rows).toDF("n", "js").select(col("n"), parse_json(col("js")).as("v"))
-          .coalesce(1), "surrogates", null, null, null, null, null, null)
+        withSQLConf("spark.sql.variant.validateUnicodeInJsonParsing" -> "false") {
+          PythonApi.write(spark.createDataFrame(rows).toDF("n", "js").select(col("n"), parse_json(col("js")).as("v"))
+            .coalesce(1), "surrogates", null, null, null, null, null, null)
+        }
       }
     for (query <- Seq("variant_get(v, '$.o') IS NULL", "variant_get(v, '$') IS NULL", "v:o::string = 'x'");
          mode <- Seq("on", "off")) {

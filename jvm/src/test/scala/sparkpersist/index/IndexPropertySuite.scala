@@ -137,8 +137,7 @@ class IndexPropertySuite extends PersistSparkSession {
     assert(!store.exists("bad"))
 
     sql("CREATE TABLE persist.typed (user_id BIGINT, flag BOOLEAN, tags ARRAY<BIGINT>, nested STRUCT<a: INT>)")
-    def refused(ddl: String): String =
-      intercept[Exception](sql(ddl)).getMessage.stripPrefix("Unsupported table change: ")
+    def refused(ddl: String): String = refusedChange(intercept[Exception](sql(ddl)))
     val unsupported = refused(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'flag, nested, tags')")
     assert(unsupported === "Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
       "'flag' (BOOLEAN), 'nested' (STRUCT<a: INT>): membership filters hold integral, date, timestamp, float, " +
