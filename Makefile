@@ -18,7 +18,8 @@ JAR          := jvm/target/spark-$(LINE)/scala-2.13/$(JAR_NAME)
 VENV         := .venv/spark-$(LINE)
 PY           := $(VENV)/bin/python
 PYTHON       ?= python3
-SPARK_JARS    = $(firstword $(wildcard $(VENV)/lib/python*/site-packages/pyspark/jars))
+# (a shell lookup when used: make's own wildcard may have cached the directory before the venv existed)
+SPARK_JARS    = $(shell ls -d $(VENV)/lib/python*/site-packages/pyspark/jars 2>/dev/null | head -1)
 # sbt resolves only from `local` and `maven-central` (build/repositories), as Delta Lake's build/sbt does.
 SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.override.build.repos=true -Dsbt.repository.config=build/repositories \
@@ -61,7 +62,7 @@ $(PY_JAR): $(SBT_LAUNCHER) $(VENV)/.installed $(JVM_INPUTS)
 	cp versions.properties $(PY_JARS)/versions.properties
 
 # One wheel in dist/ carrying the jar of every line: `pip install dist/*.whl` beside any supported pyspark.
-dist:
+dist: setup
 	for line in $(spark_lines); do $(MAKE) --no-print-directory jar SPARK=$$line || exit 1; done
 	rm -rf dist python/build
 	$(PY) -m pip wheel -q --no-deps -w dist ./python
@@ -86,6 +87,8 @@ $(S3A_JARS): versions.properties
 	  -Dartifact=org.apache.hadoop:hadoop-aws:$(line.$(LINE).hadoop) -DoutputDirectory=$(S3A_DIR)
 	mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
 	  -Dartifact=software.amazon.awssdk:bundle:$(line.$(LINE).aws_sdk) -DoutputDirectory=$(S3A_DIR)
+	for extra in $(line.$(LINE).s3a_extra); do mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=$$extra -DoutputDirectory=$(S3A_DIR) || exit 1; done
 	touch $@
 
 # Every test: the whole suite on the default line (JVM suites, then the Python/end-to-end suite

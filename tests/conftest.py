@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -19,6 +20,8 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def spark(root: Path) -> Iterator[SparkSession]:
+    # Python workers run this interpreter (with pyarrow: Spark 4.2 runs Python UDFs through Arrow).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     extra = {}
     # `make test` runs the suite a second time with soft pushdown (see Makefile); any extra
     # session configs come in through SPARKPERSIST_TEST_CONF="k=v,k=v".

@@ -10,7 +10,9 @@ from pyspark.sql.types import DataType
 from ._jvm import facade
 from .errors import InvalidInputError, translated_errors
 
-_BATCHED_UDF = 100  # pyspark.rdd.PythonEvalType.SQL_BATCHED_UDF: a plain row-at-a-time udf
+# PythonEvalType.SQL_BATCHED_UDF and SQL_ARROW_BATCHED_UDF: a row-at-a-time udf(), run with or without
+# Arrow (Spark 4.2 makes plain udf() objects Arrow-batched by default).
+_ROW_AT_A_TIME_UDFS = (100, 101)
 
 
 def register_monotone(spark: SparkSession, name: str, fn: Union[None, str, Callable[..., Any]],
@@ -67,7 +69,7 @@ def _register_python(spark: SparkSession, name: str, fn: Callable[..., Any],
                      return_type: Optional[Union[DataType, str]]) -> Any:
     """Registers ``fn`` as ``name`` and its probe (the values pruning reads, errors caught)."""
     if hasattr(fn, "evalType"):  # a udf object
-        if fn.evalType != _BATCHED_UDF:
+        if fn.evalType not in _ROW_AT_A_TIME_UDFS:
             raise InvalidInputError(
                 f"register_monotone('{name}') supports plain Python functions and udf() objects, not "
                 "pandas or arrow UDFs: pass the row-at-a-time function instead")

@@ -39,7 +39,9 @@ JARS = Path(__file__).resolve().parents[2] / "build" / "s3a" / f"spark-{spark_li
 def s3a_conf(endpoint: str) -> dict[str, str]:
     """S3A over plain HTTP with path-style access to the test server, hadoop-aws on the driver's classpath."""
     jars = sorted(str(p) for p in JARS.glob("*.jar"))
-    assert len(jars) == 2, f"hadoop-aws and the AWS SDK bundle are not in {JARS}: run `make s3a-jars SPARK={spark_line(pyspark.__version__)}`"
+    names = " ".join(Path(j).name for j in jars)
+    assert "hadoop-aws-" in names and "bundle-" in names, \
+        f"hadoop-aws and the AWS SDK bundle are not in {JARS}: run `make s3a-jars SPARK={spark_line(pyspark.__version__)}`"
     conf = {
         "spark.driver.extraClassPath": os.pathsep.join(jars),
         "spark.hadoop.fs.s3a.endpoint": endpoint,

@@ -39,11 +39,23 @@ object CollatedStrings {
   /**
    * The type stats record for a column of type `dt`: its `catalogString`, followed by the
    * version of each collation it holds, when it holds collated strings whose stats follow the
-   * collation (anywhere inside it).
+   * collation (anywhere inside it). A string named UTF8_BINARY is written `string` on every Spark
+   * line (4.3 writes `string collate UTF8_BINARY` for an explicit one), so the same column keeps
+   * the same tag whichever line wrote its stats.
    */
   def typeTag(dt: DataType): String = {
     val versions = collated(dt).distinct.sorted.map(id => s"$id:${CollationFactory.fetchCollation(id).version}")
-    if (versions.isEmpty) dt.catalogString else dt.catalogString + versions.mkString(" @", ",", "")
+    val name = binaryAsDefault(dt).catalogString
+    if (versions.isEmpty) name else name + versions.mkString(" @", ",", "")
+  }
+
+  /** `dt` with every UTF8_BINARY string type the default `StringType`. */
+  private def binaryAsDefault(dt: DataType): DataType = dt match {
+    case s: StringType if s.collationId == StringType.collationId => StringType
+    case s: StructType => StructType(s.fields.map(f => f.copy(dataType = binaryAsDefault(f.dataType))))
+    case a: ArrayType => a.copy(elementType = binaryAsDefault(a.elementType))
+    case m: MapType => m.copy(keyType = binaryAsDefault(m.keyType), valueType = binaryAsDefault(m.valueType))
+    case other => other
   }
 
   private def collated(dt: DataType): Seq[Int] = dt match {
