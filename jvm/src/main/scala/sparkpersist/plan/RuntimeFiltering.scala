@@ -1,6 +1,7 @@
 package sparkpersist.plan
 
 import org.apache.spark.sql.catalyst.expressions.{And, AttributeReference, EqualTo, Expression, In, Literal}
+import org.apache.spark.sql.catalyst.util.QuotingUtils
 import org.apache.spark.sql.connector.expressions.{Expressions, NamedReference, Literal => V2Literal}
 import org.apache.spark.sql.connector.expressions.filter.Predicate
 import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
@@ -18,10 +19,14 @@ import org.apache.spark.sql.types.{ArrayType, MapType, StructType}
  */
 private[sparkpersist] object RuntimeFiltering {
 
-  /** The columns a join may filter the scan by: the data columns it reads of atomic types. */
+  /**
+   * The columns a join may filter the scan by: the data columns it reads of atomic types. Names
+   * are quoted, as `Expressions.column` parses its argument as a multipart identifier (Spark 4.3
+   * asks every scan for these when planning, so a name such as `x1"{}` failed every query).
+   */
   def attributes(readSchema: StructType, dataColumns: Set[String]): Array[NamedReference] =
     readSchema.fields.filter(f => dataColumns(f.name) && atomic(f.dataType))
-      .map(f => Expressions.column(f.name))
+      .map(f => Expressions.column(QuotingUtils.quoteIdentifier(f.name)))
 
   /** `predicates` as one Catalyst condition over `readSchema`'s columns, from those that can be used. */
   def condition(predicates: Array[Predicate], readSchema: StructType): Option[Expression] =

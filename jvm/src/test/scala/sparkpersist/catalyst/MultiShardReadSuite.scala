@@ -82,7 +82,10 @@ class MultiShardReadSuite extends QueryTest with PersistSparkSession {
       assert(joins.size === 1, joined.queryExecution.executedPlan)
       checkAnswer(joined, Row(5000L))
     }
-    def stats(q: String) = sql(q).queryExecution.optimizedPlan.collectLeaves().head.stats
+    // Spark 4.3 plans with row counts and column stats of a scan only under CBO or plan stats.
+    def stats(q: String) = withSQLConf("spark.sql.cbo.planStats.enabled" -> "true") {
+      sql(q).queryExecution.optimizedPlan.collectLeaves().head.stats
+    }
     val dim = stats("SELECT * FROM persist.small_dim")
     val bytes = store.open("small_dim").state.parts.map(_.bytes).sum
     assert(dim.sizeInBytes === BigInt(bytes) && dim.rowCount === Some(BigInt(100)))

@@ -107,7 +107,9 @@ class RowLevelOperationsPropertySuite extends PersistSparkSession {
         val statement = statements.next()
         val oracle = withSQLConf("spark.sql.optimizer.excludedRules" ->
             "org.apache.spark.sql.execution.datasources.v2.OptimizeMetadataOnlyDeleteFromTable") {
-          run(statement.replace("{t}", s"oracle.$table"))
+          // The oracle empties itself by a row-level DELETE: from Spark 4.2 on, Spark's in-memory
+          // test table keeps its rows under TRUNCATE TABLE (the shard empties, as in 4.1).
+          run(statement.replace("TRUNCATE TABLE {t}", "DELETE FROM {t}").replace("{t}", s"oracle.$table"))
         }
         val shard = run(statement.replace("{t}", s"persist.$table"))
         assert(oracle.isSuccess === shard.isSuccess, s"step $step: $statement\noracle: $oracle\nshard: $shard")

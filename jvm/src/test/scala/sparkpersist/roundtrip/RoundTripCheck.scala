@@ -180,7 +180,7 @@ final class RoundTripCheck(spark: SparkSession, predicatesPerShard: Int) {
     df.queryExecution.executedPlan.executeCollect().toSeq
 
   private def firstLine(e: Throwable): String =
-    s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage).linesIterator.nextOption().getOrElse("")}"
+    s"${e.getClass.getSimpleName}: ${String.valueOf(e.getMessage).linesIterator.find(_.trim.nonEmpty).getOrElse("")}"
 
   /** Counts and mismatches of one shard. */
   private final class Report(shard: GeneratedShard) {
