@@ -27,7 +27,7 @@ SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsparkpersist.line=$(LINE) -Dsparkpersist.sparkJars=$(SPARK_JARS) \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar dist test test-line test-other-lines test-py demo bench soak clean s3a-jars
+.PHONY: setup jar dist install test test-line test-py demo bench soak clean s3a-jars
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -93,11 +93,10 @@ $(S3A_JARS): versions.properties
 
 # Every test: the whole suite on the default line (JVM suites, then the Python/end-to-end suite
 # twice: as users run it, and with soft pushdown failing on any violation, where every part is read
-# and every skipped part verified), then on each other line the JVM suites that its shims affect
-# (SHIM_SUITES) and both pytest passes.
+# and every skipped part verified), then on each other line the JVM suites that exercise the Spark
+# internals differing between lines (jvm/shim-suites.txt) and both pytest passes.
+# `make test-line SPARK=4.3` runs one line's whole suite.
 SOFT := spark.sparkpersist.pushdown.mode=soft,spark.sparkpersist.pushdown.soft.failOnViolation=true
-# The JVM suites that exercise code reaching into Spark internals (row-level operations, Parquet
-# filters, the analyzer and optimizer rules, streaming): the ones a shim can break.
 SHIM_SUITES := $(shell sed '/^\#/d' jvm/shim-suites.txt)
 test:
 	$(MAKE) --no-print-directory test-line SPARK=$(spark_default_line) JVM_TESTS=test
