@@ -9,6 +9,11 @@ PYSPARK      := $(line.$(LINE).spark)
 ifeq ($(PYSPARK),)
 $(error Spark line $(LINE) is not declared in versions.properties; the lines are: $(spark_lines))
 endif
+ifneq ($(words $(subst ., ,$(SPARK))),2)
+ifneq ($(SPARK),$(PYSPARK))
+$(error Spark $(SPARK): line $(LINE) is built against pyspark $(PYSPARK) (versions.properties); ask for SPARK=$(LINE) or SPARK=$(PYSPARK))
+endif
+endif
 OTHER_LINES  := $(filter-out $(spark_default_line),$(spark_lines))
 SBT_VERSION  := $(shell sed -n 's/^sbt.version=//p' project/build.properties)
 SBT_LAUNCHER := build/sbt-launch-$(SBT_VERSION).jar
