@@ -24,7 +24,7 @@ VENV         := .venv/spark-$(LINE)
 PY           := $(VENV)/bin/python
 PYTHON       ?= python3
 # (a shell lookup when used: make's own wildcard may have cached the directory before the venv existed)
-SPARK_JARS    = $(shell ls -d $(VENV)/lib/python*/site-packages/pyspark/jars 2>/dev/null | head -1)
+SPARK_JARS    = $(abspath $(shell ls -d $(VENV)/lib/python*/site-packages/pyspark/jars 2>/dev/null | head -1))
 # sbt resolves only from `local` and `maven-central` (build/repositories), as Delta Lake's build/sbt does.
 SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsbt.override.build.repos=true -Dsbt.repository.config=build/repositories \

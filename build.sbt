@@ -30,9 +30,10 @@ lazy val sparkVersion = lineVersion("spark")
 lazy val hadoopVersion = lineVersion("hadoop")
 /** The jars of the line's pyspark wheel: Spark and everything it runs with. */
 lazy val sparkJars: File = {
+  // Absolute: forked test JVMs run in jvm/, where a path relative to the build would not resolve.
   val dir = file(sys.props.getOrElse("sparkpersist.sparkJars",
     sys.error(s"-Dsparkpersist.sparkJars is not set: build through the Makefile (make jar SPARK=$sparkLine), " +
-      s"which installs pyspark $sparkVersion and points the build at its jars")))
+      s"which installs pyspark $sparkVersion and points the build at its jars"))).getAbsoluteFile
   val core = dir / s"spark-core_2.13-$sparkVersion.jar"
   if (!core.exists) sys.error(s"$dir holds no ${core.getName}: it is not the jars directory of pyspark $sparkVersion")
   dir
