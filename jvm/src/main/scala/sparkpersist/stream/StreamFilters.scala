@@ -48,11 +48,24 @@ object StreamFilters extends Rule[LogicalPlan] with PredicateHelper with AliasHe
     case s @ SubqueryAlias(_, child) => pushInto(child, conjuncts).map(c => s.copy(child = c))
     case f @ Filter(condition, child) =>
       pushInto(child, conjuncts ++ splitConjunctivePredicates(condition).filter(pushable)).map(c => f.copy(child = c))
-    // Matched by type and field, not by the extractor: Spark 4.3 added a field to the relation.
-    case r: StreamingRelationV2 if r.table.isInstanceOf[PersistTable] =>
-      val table = r.table.asInstanceOf[PersistTable]
+    case PersistStreamingRelation(r, table) =>
       val request = ScanRequest(None, Some(conjuncts.reduce(And)))
       Some(if (table.request == request) r else r.copy(table = table.withRequest(request)))
+    case _ => None
+  }
+}
+
+/**
+ * A streaming relation reading a [[PersistTable]], and that table. Matched by type and field, not
+ * by `StreamingRelationV2`'s own extractor, whose arity changes between Spark lines (4.3 added a
+ * field).
+ */
+object PersistStreamingRelation {
+  def unapply(plan: LogicalPlan): Option[(StreamingRelationV2, PersistTable)] = plan match {
+    case r: StreamingRelationV2 => r.table match {
+      case t: PersistTable => Some((r, t))
+      case _ => None
+    }
     case _ => None
   }
 }

@@ -2,11 +2,9 @@ package sparkpersist.stream
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
-import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2
 import org.apache.spark.sql.functions.{col, expr, lit, timestamp_millis}
 
 import sparkpersist.PersistConf
-import sparkpersist.catalog.PersistTable
 import sparkpersist.interpret.MzNow
 import sparkpersist.scan.ScanReports
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -101,7 +99,7 @@ class StreamPruningSuite extends StreamTesting {
 
   /** The condition each persist streaming relation of `plan` was asked to read. */
   private def pushedConditions(plan: LogicalPlan): Seq[Option[Expression]] = plan.collect {
-    case r: StreamingRelationV2 if r.table.isInstanceOf[PersistTable] => r.table.asInstanceOf[PersistTable].request.condition
+    case PersistStreamingRelation(_, table) => table.request.condition
   }
 
   test("later micro-batches prune their own parts; rows are filtered with mz_now() = the micro-batch's upper - 1") {
