@@ -3,7 +3,7 @@ package sparkpersist.stats
 import java.util.Comparator
 
 import org.apache.spark.sql.catalyst.util.CollationFactory
-import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StringType, StructType}
+import org.apache.spark.sql.types.{ArrayType, CharType, DataType, MapType, StringType, StructType, VarcharType}
 import org.apache.spark.unsafe.types.UTF8String
 
 /**
@@ -49,8 +49,10 @@ object CollatedStrings {
     if (versions.isEmpty) name else name + versions.mkString(" @", ",", "")
   }
 
-  /** `dt` with every UTF8_BINARY string type the default `StringType`. */
+  /** `dt` with every UTF8_BINARY string type the default `StringType` (CHAR and VARCHAR, which
+    * are string types too, keep their own names). */
   private def binaryAsDefault(dt: DataType): DataType = dt match {
+    case _: CharType | _: VarcharType => dt
     case s: StringType if s.collationId == StringType.collationId => StringType
     case s: StructType => StructType(s.fields.map(f => f.copy(dataType = binaryAsDefault(f.dataType))))
     case a: ArrayType => a.copy(elementType = binaryAsDefault(a.elementType))

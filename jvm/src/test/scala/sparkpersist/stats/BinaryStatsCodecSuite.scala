@@ -170,6 +170,8 @@ class BinaryStatsCodecSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(CollatedStrings.typeTag(ci) === s"string collate UNICODE_CI @${ci.collationId}:$icu")
     assert(CollatedStrings.typeTag(ArrayType(lcase)) === s"array<string collate UTF8_LCASE> @${lcase.collationId}:${version(lcase)}")
     assert(CollatedStrings.typeTag(StringType("UTF8_BINARY")) === "string")
+    assert(CollatedStrings.typeTag(StructType(Seq(StructField("c", CharType(3)), StructField("v", VarcharType(5))))) ===
+      "struct<c:char(3),v:varchar(5)>")
     // Stats recorded under the bare type (before collated stats, or under another collation
     // version): their order and sort keys may differ, so only the null count is kept.
     val bare = text.encode(stats).replace(s"@${ci.collationId}:$icu", "@0:0")
