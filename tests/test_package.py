@@ -5,6 +5,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from pyspark.sql import SparkSession
 
 import sparkpersist
 from sparkpersist._jvm import is_connect
@@ -52,12 +53,13 @@ def test_unsupported_pyspark_is_refused_naming_it_and_the_lines(version, monkeyp
     import sparkpersist._jar as jar
     monkeypatch.setattr(jar, "installed_pyspark", lambda: version)
     supported = sparkpersist.spark_lines().describe()
-    for call in (lambda: sparkpersist.configure(SparkSessionBuilderProbe()),
+    for call in (lambda: sparkpersist.configure(SparkSession.builder),
                  lambda: sparkpersist.session(str(tmp_path / "never"))):
         with pytest.raises(sparkpersist.UnsupportedSparkError) as refused:
             call()
         assert f"does not support pyspark {version}" in str(refused.value)
         assert supported in str(refused.value)
+    assert not (tmp_path / "never").exists(), "refused before creating the root"
 
 
 def test_jar_command_prints_the_line_jar_or_refuses() -> None:
@@ -70,13 +72,3 @@ def test_jar_command_prints_the_line_jar_or_refuses() -> None:
     assert refused.returncode == 1 and refused.stdout == ""
     assert "does not support pyspark 3.5.6" in refused.stderr
 
-
-class SparkSessionBuilderProbe:
-    """Stands where a ``SparkSession.builder`` would: records configs, so a refusal is seen to come first."""
-
-    def __init__(self) -> None:
-        self.configs: dict = {}
-
-    def config(self, key: str, value: str) -> "SparkSessionBuilderProbe":
-        self.configs[key] = value
-        return self
