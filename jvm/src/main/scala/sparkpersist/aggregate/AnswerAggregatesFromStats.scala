@@ -8,12 +8,13 @@ import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
 import org.apache.spark.sql.types.LongType
 
+import org.apache.spark.sql.classic.SparkSession
+
 import sparkpersist.PersistConf
 import sparkpersist.catalog.PersistTable
-import sparkpersist.interpret.PartFilter
-import sparkpersist.plan.{AnsweredParts, PartPruning, PushdownMode, TableView}
+import sparkpersist.interpret.PartDecision
+import sparkpersist.plan.{PushdownMode, ScanPlan, TableView}
 import sparkpersist.scan.{ScanMetrics, ScanReport}
-import sparkpersist.shard.ShardState
 
 /**
  * Answers `count(*)`, `count(column)`, `min(column)` and `max(column)` over a persist shard's
@@ -30,12 +31,18 @@ import sparkpersist.shard.ShardState
  * }}}
  * When no part is left to read (each is answered or ruled out), the result itself is computed
  * here and planned as a [[StatsAnswer]]: no Spark job runs.
- * A part is answered only when every row of it counts, so its statistics give the aggregate
- * exactly: the filter is proven true on it ([[PartFilter.decide]]; no filter: every part), every
- * update of it is an insert visible at the read's as-of, and no visible part of the shard holds a
- * retraction (a retraction could cancel any row). Its grouping columns must be constant in it and
- * its statistics exact for the columns the aggregates read (not trimmed; `min`/`max` only of
- * integers, dates and timestamps: [[StatsAggregate.exactBounds]]). Anything else in the
+ * A part is answered only when its statistics give the aggregate exactly: the filter is proven
+ * true on it (its [[ScanPlan]]'s decision; no filter: every part), every update of it is an
+ * insert visible at the read's as-of, and no retraction can cancel a row of it unseen. With
+ * retractions in the shard that means every retraction names its row by position
+ * ([[sparkpersist.positional.PositionalSnapshot]]): a part the positions name none of is answered
+ * as if nothing retracted; one they name rows of answers `count(*)` only (its rows less those
+ * positions; a part left with none answers nothing); the parts holding the retractions are read.
+ * Retractions by value (no positions) leave every part to be read. A part negated whole and its
+ * negation are not in the plan at all (they count as nothing). Its grouping columns must be
+ * constant in it and its statistics exact for the columns the aggregates read (not trimmed;
+ * `min`/`max` only of integers, dates and timestamps: [[StatsAggregate.exactBounds]]). The
+ * decisions are the plan's, made once: the scan of the rest reads by the same plan. Anything else in the
  * aggregate (DISTINCT, FILTER, other functions, grouping by an expression) leaves the plan as it
  * is. Runs after [[sparkpersist.catalyst.PrunePersistParts]] handed the shard its request, in
  * pushdown mode `on` with `spark.sparkpersist.read.statsAggregates`; the answered parts are
@@ -59,25 +66,26 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
       .foldLeft(Vector.empty[AggregateExpression])((seen, ae) => if (seen.exists(_.semanticEquals(ae))) seen else seen :+ ae)
     answers <- allDefined(aggregates.map(statsAggregate(_, relation, table)))
     if aggregates.nonEmpty
-    state = table.shard.state
-    answered = answeredParts(state, table, asOf, condition, groups, answers)
-    if answered.rows.nonEmpty
+    plan = ScanPlan.of(SparkSession.active, table.shard, TableView.Snapshot, table.request)
+    answered = answeredParts(plan, asOf, condition.isDefined, groups, answers)
+    if answered.keys.nonEmpty
   } yield {
-    val merged = new PartialMerge(groups.size, answers.zip(aggregates.map(_.dataType)))(answered.rows.valuesIterator)
-    val whole = if (answered.leftToRead) None else answerAll(agg, groups, aggregates, merged, answered.report(table, asOf))
-    whole.getOrElse(merge(agg, relation, table, groups, aggregates, AnsweredParts(state, answered.rows.keySet), merged))
+    val merged = new PartialMerge(groups.size, answers.zip(aggregates.map(_.dataType)))(answered.rows.iterator)
+    val whole = if (answered.leftToRead) None else answerAll(agg, groups, aggregates, merged, answered.report(plan))
+    whole.getOrElse(merge(agg, relation, table, groups, aggregates, plan.answering(answered.keys), merged))
   }
 
   /**
-   * What the statistics of a shard's parts answer: the partial row of each part they answer (by
-   * part key), whether any visible part is neither answered nor ruled out (and must be read),
-   * and what the decisions cost, for the report of a query that reads no part.
+   * What the statistics of a shard's parts answer: the keys of the parts they answer, their partial
+   * rows (none for a part with no row left), and whether any visible part is neither answered nor
+   * ruled out (and must be read).
    */
-  private final case class Answered(rows: Map[String, InternalRow], leftToRead: Boolean, state: ShardState,
-      ruledOut: Int, decisionNanos: Long) {
-    def report(table: PersistTable, asOf: Long): ScanReport = ScanReport(table.shard.name, Some(asOf), PushdownMode.On,
-      ScanMetrics(state.partCount, 0, state.parts.map(_.bytes).sum, 0, partsPruned = ruledOut,
-        pruningNanos = decisionNanos, partsFromStats = rows.size), softViolations = None)
+  private final case class Answered(keys: Set[String], rows: Seq[InternalRow], leftToRead: Boolean) {
+    /** The report of a query that reads no part. */
+    def report(plan: ScanPlan): ScanReport = ScanReport(plan.shard.name, plan.asOf, PushdownMode.On,
+      ScanMetrics(plan.state.partCount, 0, plan.state.parts.map(_.bytes).sum, 0,
+        partsPruned = plan.decisions.ruledOut.cardinality, pruningNanos = plan.decisions.nanos,
+        partsFromStats = keys.size), softViolations = None)
   }
 
   /** Every value, if each is defined. */
@@ -99,7 +107,7 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
     }
     below match {
       case r: DataSourceV2Relation => r.table match {
-        case t: PersistTable if t.view == TableView.Snapshot && t.request.answered.isEmpty && t.request.condition == condition =>
+        case t: PersistTable if t.view == TableView.Snapshot && t.request.planned.isEmpty && t.request.condition == condition =>
           Some((condition, r, t))
         case _ => None
       }
@@ -124,22 +132,31 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
     }
   }
 
-  /** The parts whose statistics answer the aggregates, and whether any other must be read. */
-  private def answeredParts(state: ShardState, table: PersistTable, asOf: Long, condition: Option[Expression],
-      groups: Seq[Attribute], answers: Seq[StatsAggregate]): Answered = {
-    val visible = state.parts.filter(_.minTime <= asOf).toIndexedSeq
-    if (visible.exists(_.hasRetractions)) return Answered(Map.empty, leftToRead = true, state, 0, 0)
-    val schema = table.shardSchema
-    val started = System.nanoTime()
-    val decision = condition.map(c => PartPruning.select(c, state.schema, asOf, PushdownMode.On).decisionAmong(visible))
+  /** The parts of `plan` whose statistics answer the aggregates, and whether any other must be read. */
+  private def answeredParts(plan: ScanPlan, asOf: Long, filtered: Boolean, groups: Seq[Attribute],
+      answers: Seq[StatsAggregate]): Answered = {
+    val parts = plan.candidates
+    val retracting = parts.exists(_.hasRetractions)
+    val positional = if (retracting) plan.positional else None
+    if (retracting && positional.isEmpty) return Answered(Set.empty, Nil, leftToRead = true)
+    val schema = plan.state.schema
     val types = schema.columns.map(c => c.id -> c.dataType).toMap
     val groupColumns = groups.map(a => (schema.column(a.name).get.id, a.dataType))
-    val rows = visible.iterator.filter(p => p.maxTime <= asOf && decision.forall(_(p) == PartFilter.ProvenTrue))
-      .flatMap(p => p.stats.flatMap(StatsAggregates.partial(_, groupColumns, answers, types)).map(p.key -> _))
-      .toMap
-    val ruledOut = decision.fold(0)(d => visible.count(d(_) == PartFilter.RuledOut))
-    val leftToRead = visible.exists(p => !rows.contains(p.key) && !decision.exists(_(p) == PartFilter.RuledOut))
-    Answered(rows, leftToRead, state, ruledOut, System.nanoTime() - started)
+    val countsOnly = answers.forall(_ == CountRows)
+    val answered = parts.indices.iterator.filter { i =>
+      val p = parts(i)
+      p.maxTime <= asOf && !p.hasRetractions && (!filtered || plan.decision(i) == PartDecision.ProvenTrue)
+    }.flatMap { i =>
+      val p = parts(i)
+      val dropped = positional.fold(0L)(_.droppedFrom(p).size.toLong)
+      if (dropped > 0 && !countsOnly) None
+      else p.stats.flatMap { stats =>
+        if (dropped > 0 && dropped >= stats.rowCount) Some(p.key -> None) // no row of it is left
+        else StatsAggregates.partial(stats, groupColumns, answers, types, dropped).map(row => p.key -> Some(row))
+      }
+    }.toMap
+    val leftToRead = parts.indices.exists(i => !answered.contains(parts(i).key) && plan.decision(i) != PartDecision.RuledOut)
+    Answered(answered.keySet, answered.valuesIterator.flatten.toSeq, leftToRead)
   }
 
   /**
@@ -176,9 +193,9 @@ object AnswerAggregatesFromStats extends Rule[LogicalPlan] {
   }
 
   private def merge(agg: Aggregate, relation: DataSourceV2Relation, table: PersistTable,
-      groups: Seq[Attribute], aggregates: Seq[AggregateExpression], answered: AnsweredParts,
+      groups: Seq[Attribute], aggregates: Seq[AggregateExpression], answered: ScanPlan,
       rows: Seq[InternalRow]): LogicalPlan = {
-    val rest = relation.copy(table = table.withRequest(table.request.copy(answered = Some(answered))))
+    val rest = relation.copy(table = table.withRequest(table.request.copy(planned = Some(answered))))
     val partialGroups = groups.map(g => Alias(g, g.name)())
     // Each row read is a partial row of its own (a count of 1 or 0, its value as min and max), so
     // one aggregation (one shuffle) merges them with the answered parts' rows.

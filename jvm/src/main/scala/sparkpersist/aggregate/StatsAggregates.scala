@@ -54,9 +54,11 @@ object StatsAggregates {
   /**
    * The partial row of a part with `stats`: the grouping columns' values (`groups`: column id and
    * type), then each aggregate's (`count`s as longs, `min`/`max` of `types` by column id).
+   * `dropped` rows of the part (by position) do not count: then only `count(*)` is answered (the
+   * statistics do not tell which values those rows held), and grouping columns constant in the part.
    */
   def partial(stats: PartStats, groups: Seq[(Int, DataType)], aggregates: Seq[StatsAggregate],
-      types: Map[Int, DataType]): Option[InternalRow] = {
+      types: Map[Int, DataType], dropped: Long = 0): Option[InternalRow] = {
     def exact(id: Int): Option[ColumnStats] =
       if (stats.trimmed.contains(id)) None else stats.columns.get(id).filter(c => c.nullCount <= stats.rowCount)
     def bound(id: Int, b: ColumnStats => Option[Any]): Option[Any] = exact(id).flatMap { c =>
@@ -71,7 +73,8 @@ object StatsAggregates {
       }
     }
     val values = aggregates.map {
-      case CountRows => Some(stats.rowCount)
+      case CountRows => Some(stats.rowCount - dropped)
+      case _ if dropped > 0 => None
       case CountValues(id) => exact(id).map(c => stats.rowCount - c.nullCount)
       case MinOf(id) => bound(id, _.lower)
       case MaxOf(id) => bound(id, _.upper)

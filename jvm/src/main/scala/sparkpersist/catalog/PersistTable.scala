@@ -15,7 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.dml.{DeleteWholeParts, OverwriteShard, PersistRowLevelOperation}
-import sparkpersist.plan.{PushdownMode, ScanRequest, TableView}
+import sparkpersist.plan.{ScanPlan, ScanRequest, TableView}
 import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{ShardHandle, ShardState}
@@ -102,7 +102,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     writable(TableView.Snapshot)
     val spark = SparkSession.active
     val state = shard.state
-    DeleteWholeParts.plan(shard, state, Literal.TrueLiteral, PushdownMode.of(spark.sessionState.conf)) match {
+    DeleteWholeParts.of(ScanPlan.of(spark, shard, TableView.Snapshot, ScanRequest.latestOf(state, Some(Literal.TrueLiteral)))) match {
       case Some(whole) => whole.commit()
       case None => OverwriteShard("TRUNCATE", shard, state, latestRelation(state), Literal.TrueLiteral, None).commit(spark)
     }

@@ -33,6 +33,13 @@ import sparkpersist.stream.ShardStreamRead
  * The request is recomputed from the plan on every run (a condition is never left behind by a
  * filter that moved) and a relation whose request is unchanged is returned as is, so the rule
  * is idempotent and the batch reaches its fixed point. Other plans are returned untouched.
+ *
+ * A plan a later rule made for a relation ([[ScanRequest.planned]]: aggregates from statistics,
+ * the whole-part `DELETE`) stays with it as its filter is rewritten: the optimizer only rewrites
+ * the filter over a relation into an equivalent one (inferred `IS NOT NULL`s, say) or conjoins a
+ * predicate pushed from above to it, so the plan's decisions stay sound for it (a part ruled out
+ * by a condition is ruled out by any stronger one), the parts it answered from statistics stay
+ * answered, and no part is decided twice.
  * Subqueries are optimized on their own and get the rule there.
  */
 object PrunePersistParts extends Rule[LogicalPlan] {
@@ -82,7 +89,7 @@ object PrunePersistParts extends Rule[LogicalPlan] {
       asOf: QueryAsOf): DataSourceV2Relation = {
     val req =
       if (t.request.pinned || t.request.state.isDefined) t.request.copy(condition = condition)
-      else ScanRequest(asOf.of(t), condition, answered = t.request.answered)
+      else ScanRequest(asOf.of(t), condition, planned = t.request.planned)
     if (t.request == req) r else r.copy(table = t.withRequest(req))
   }
 }

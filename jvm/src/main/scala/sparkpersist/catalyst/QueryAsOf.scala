@@ -5,6 +5,7 @@ import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
 import sparkpersist.catalog.PersistTable
+import sparkpersist.plan.AsOf
 
 /**
  * The times a query reads its persist tables as of, and its one `mz_now()`.
@@ -18,8 +19,7 @@ final case class QueryAsOf(fixed: Option[Long], common: Option[Long], uppers: Ma
 
   /** The as-of of `table`: its time travel, else the session's as-of, else as the mode says; `None`: nothing complete. */
   def of(table: PersistTable): Option[Long] = table.travel.orElse(fixed).orElse {
-    val upper = uppers.getOrElse(table.shard.name, table.shard.state.upper)
-    if (upper <= 0) None else common.orElse(Some(upper - 1))
+    AsOf.latest(uppers.getOrElse(table.shard.name, table.shard.state.upper)).map(latest => common.getOrElse(latest))
   }
 }
 

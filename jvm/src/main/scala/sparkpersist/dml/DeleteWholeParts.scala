@@ -6,10 +6,10 @@ import org.apache.spark.sql.{Row, SparkSession}
 import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
-import sparkpersist.plan.{PartPruning, PushdownMode}
-import sparkpersist.interpret.PartFilter
-import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, ShardHandle, ShardState}
-import sparkpersist.write.{BatchCommit, CommitHook}
+import sparkpersist.interpret.PartDecision
+import sparkpersist.plan.{PushdownMode, ScanPlan, ScanRequest}
+import sparkpersist.shard.{BatchMeta, PartMeta, ShardHandle, ShardState}
+import sparkpersist.write.BatchCommit
 
 /**
  * A `DELETE` that needs no row: every part of the shard's snapshot is either ruled out by the
@@ -34,14 +34,10 @@ final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, conditi
     Nil
   }
 
-  /** Commits the batch of negations, against `state`'s upper. */
+  /** Commits the batch of negations, against `state`'s upper ([[BatchCommit.commitNegations]]). */
   def commit(): BatchMeta = {
-    val time = BatchCommit.commitTime(state.upper)
-    val batch = BatchMeta(UUID.randomUUID().toString, state.upper, time + 1,
-      IndexedSeq(RunMeta(parts.map(_.negation(time)).toIndexedSeq)), System.currentTimeMillis())
-    ConcurrentShardUpdate.onConflict(shard.name, "DELETE")(shard.log.compareAndAppend(state.upper, batch, state.schema))
-    CommitHook.afterCommit(shard, batch)
-    batch
+    val batch = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, "the commit time", state.schema)
+    ConcurrentShardUpdate.onConflict(shard.name, "DELETE")(batch.commitNegations(parts, BatchCommit.commitTime(state.upper)))
   }
 
   override def simpleString(maxFields: Int): String =
@@ -50,20 +46,17 @@ final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, conditi
 
 object DeleteWholeParts {
   /**
-   * The whole-part `DELETE` of `condition` on the snapshot of `state` (read as of its latest
-   * time), when every part is decided as above and some part is deleted; else `None` (the
-   * statement reads rows). Decided with pushdown `on` only: other modes read every part.
+   * The whole-part `DELETE` of `plan`'s condition (a plan of the snapshot of the state the
+   * statement read, as of its latest time, [[ScanRequest.latestOf]]), when every part is decided
+   * as above and some part is deleted; else `None` (the statement reads rows, by the same plan).
+   * Decided with pushdown `on` only: other modes read every part.
    */
-  def plan(shard: ShardHandle, state: ShardState, condition: Expression, mode: PushdownMode): Option[DeleteWholeParts] =
-    if (mode != PushdownMode.On || state.upper <= 0) None
-    else {
-      val parts = state.parts.toIndexedSeq
-      val decision = PartPruning.select(condition, state.schema, state.upper - 1, mode).decisionAmong(parts)
-      val decisions = parts.map(p => p -> decision(p))
-      val deleted = decisions.collect { case (p, PartFilter.ProvenTrue) => p }
-      val allDecided = decisions.forall { case (_, d) => d == PartFilter.RuledOut || d == PartFilter.ProvenTrue }
-      if (allDecided && deleted.nonEmpty && deleted.forall(p => !p.hasRetractions)) {
-        Some(DeleteWholeParts(shard, state, condition, deleted))
-      } else None
-    }
+  def of(plan: ScanPlan): Option[DeleteWholeParts] =
+    for {
+      condition <- plan.selection.condition if plan.selection.mode == PushdownMode.On
+      decisions = plan.candidates.indices.map(plan.decision)
+      if decisions.forall(_ != PartDecision.Undecided)
+      deleted = plan.candidates.indices.filter(i => decisions(i) == PartDecision.ProvenTrue).map(plan.candidates)
+      if deleted.nonEmpty && deleted.forall(p => !p.hasRetractions)
+    } yield DeleteWholeParts(plan.shard, plan.state, condition, deleted)
 }

@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.write.{DeltaWrite, DeltaWriteBuilder, Logi
 import org.apache.spark.sql.connector.write.RowLevelOperation.Command
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import sparkpersist.plan.{ScanRequest, TableView}
+import sparkpersist.plan.{ScanPlan, ScanRequest, TableView}
 import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.shard.{ShardHandle, ShardState}
 
@@ -24,11 +24,23 @@ import sparkpersist.shard.{ShardHandle, ShardState}
  * does.
  */
 final class PersistRowLevelOperation(val shard: ShardHandle, val state: ShardState, cmd: Command,
-    val condition: Option[Expression] = None) extends SupportsDelta {
+    val condition: Option[Expression] = None,
+    /** The plan of its scan, made already for `condition` (by the whole-part `DELETE`, [[DeleteWholeParts]]). */
+    val planned: Option[ScanPlan] = None) extends SupportsDelta {
 
-  /** This operation, its scan deciding parts by `newCondition`. */
+  /**
+   * This operation, its scan filtered by `newCondition` (a rewrite of its condition: a plan made
+   * already stays, as for a relation, [[sparkpersist.catalyst.PrunePersistParts]]).
+   */
   def withCondition(newCondition: Option[Expression]): PersistRowLevelOperation =
-    new PersistRowLevelOperation(shard, state, cmd, newCondition)
+    new PersistRowLevelOperation(shard, state, cmd, newCondition, planned)
+
+  /** The request of its scan: `state` as of its latest complete time, filtered by `condition`. */
+  def request: ScanRequest = ScanRequest.latestOf(state, condition)
+
+  /** This operation, its scan reading by `plan` (made for [[request]]). */
+  def withPlan(plan: ScanPlan): PersistRowLevelOperation =
+    new PersistRowLevelOperation(shard, state, cmd, condition, Some(plan))
 
   override def command(): Command = cmd
 
@@ -36,7 +48,7 @@ final class PersistRowLevelOperation(val shard: ShardHandle, val state: ShardSta
 
   /** The scan reads `state` as of its latest complete time: never an as-of a session configured. */
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    new PersistScanBuilder(shard, TableView.Snapshot, state.schema.dataSchema, ScanRequest.latestOf(state, condition), options)
+    new PersistScanBuilder(shard, TableView.Snapshot, state.schema.dataSchema, request.copy(planned = planned), options)
 
   override def rowId(): Array[NamedReference] = Array(Expressions.column(RowIdentity.RowIdColumn))
 

@@ -21,6 +21,9 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
   private val bounds: ThreadLocal[sparkpersist.stats.PartBounds] =
     vector.map(v => ThreadLocal.withInitial(() => v.bounds())).orNull
 
+  /** Whether the vectorized decision's `Undecided` is final ([[VectorFilter.whole]]). */
+  private val vectorSettles: Boolean = vector.exists(_.whole)
+
   /** The spec of the condition over one part. */
   def spec(stats: PartStats): ResultSpec = {
     val specs = new Array[ResultSpec](columns.length)
@@ -33,32 +36,27 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
   }
 
   /** Whether the part may hold a row for which the condition is true or raises. */
-  def keep(stats: PartStats): Boolean = decide(stats) != PartFilter.RuledOut
+  def keep(stats: PartStats): Boolean = decide(stats).admits
 
   /**
-   * The three-way decision for one part: [[PartFilter.RuledOut]] (false or null, error-free, for
-   * every row the stats admit), [[PartFilter.ProvenTrue]] (true and error-free for every such row:
-   * the dual proof, from the same spec) or [[PartFilter.Undecided]]. A part the vectorized
-   * decision keeps without proving it true is undecided at its cost: the interpreter, judging by
-   * the same rules on the same bounds, would not prove it either (if it could, the part is only
-   * read, never wrongly answered).
+   * The three-way decision for one part ([[PartDecision]]), from the part's bounds as primitives
+   * first ([[VectorFilter]]) and from the spec of the condition when they leave it open. A part the
+   * vectorized decision keeps without proving it true, over the whole condition, is undecided at
+   * its cost: the interpreter, judging by the same rules on the same bounds, would not prove it
+   * either (if it could, the part is only read, never wrongly answered).
    */
-  def decide(stats: PartStats): Int =
+  def decide(stats: PartStats): PartDecision =
     try {
-      val decided = if (bounds == null) VectorFilter.Undecided else {
+      val decided = if (bounds == null) PartDecision.Undecided else {
         val b = bounds.get()
         b.fill(stats)
         vector.get.decide(b)
       }
-      decided match {
-        case VectorFilter.RuledOut => PartFilter.RuledOut
-        case VectorFilter.ProvenTrue => PartFilter.ProvenTrue
-        case VectorFilter.Kept => PartFilter.Undecided
-        case _ => PartFilter.of(spec(stats))
-      }
+      if (decided != PartDecision.Undecided || vectorSettles) decided
+      else PartDecision.of(spec(stats))
     } catch {
       // A defect in the interpreter or corrupt statistics must never drop a part, nor prove one.
-      case NonFatal(_) => PartFilter.Undecided
+      case NonFatal(_) => PartDecision.Undecided
     }
 
   /** The stable ids of the columns the condition reads (their stats are all it looks at). */
@@ -66,19 +64,6 @@ final class PartFilter private (root: SpecNode, columns: Array[SlotSpecs], vecto
 }
 
 object PartFilter {
-
-  /** The condition is false or null, and error-free, for every row the part's stats admit. */
-  val RuledOut = 0
-  /** Neither proven: the part must be read. */
-  val Undecided = 1
-  /** The condition is true, and error-free, for every row the part's stats admit. */
-  val ProvenTrue = 2
-
-  /** The decision a condition's spec over one part makes. */
-  def of(spec: ResultSpec): Int =
-    if (!spec.mayBeTrue && !spec.mayFail) RuledOut
-    else if (!spec.mayBeFalse && !spec.nullable && !spec.mayFail) ProvenTrue
-    else Undecided
 
   /**
    * Compiles `condition` (an analyzed, boolean Catalyst expression) over the columns of a shard.

@@ -17,34 +17,34 @@ import sparkpersist.stats.{BoundKeys, PartBounds}
  * per part.
  *
  * The condition's top-level conjuncts split into those compiled here and the rest. For one
- * part, [[decide]] answers:
- *  - [[VectorFilter.RuledOut]]: the compiled conjuncts are false or null for every row, and
- *    cannot raise, and the rest cannot raise for any row either (it is built of columns,
- *    constants, comparisons, `IN` and boolean logic: [[VectorFilter.cannotRaise]]) or is empty:
- *    the condition is false or null, error-free;
- *  - [[VectorFilter.ProvenTrue]]: the compiled conjuncts are the whole condition and are true
- *    for every row, never false, null or an error (the dual of ruling out);
- *  - [[VectorFilter.Kept]]: the compiled conjuncts are the whole condition and may be true or
- *    raise, and none of them is a point lookup that a membership filter could refine: the
- *    interpreter keeps the part too (and may still prove it true);
- *  - [[VectorFilter.Undecided]]: the interpreter must decide ([[PartFilter]] then does).
+ * part, [[decide]] answers ([[PartDecision]]):
+ *  - `RuledOut`: the compiled conjuncts are false or null for every row, and cannot raise, and
+ *    the rest cannot raise for any row either (it is built of columns, constants, comparisons,
+ *    `IN` and boolean logic: [[VectorFilter.cannotRaise]]) or is empty: the condition is false or
+ *    null, error-free;
+ *  - `ProvenTrue`: the compiled conjuncts are the whole condition and are true for every row,
+ *    never false, null or an error (the dual of ruling out);
+ *  - `Undecided`: neither. When the filter is [[whole]], that is final: the compiled conjuncts
+ *    are the whole condition and none of them is a point lookup that a membership filter could
+ *    refine, so the interpreter keeps the part too (and proves it true only where this does).
+ *    Otherwise the interpreter must decide ([[PartFilter]] then does).
  */
 final class VectorFilter private (
     root: VectorFilter.Node,
     columnIds: Array[Int],
     columnTypes: Array[DataType],
-    whole: Boolean,
+    /** Whether an undecided part is undecided for the interpreter too (see above). */
+    val whole: Boolean,
     complete: Boolean,
     restCannotRaise: Boolean) {
   import VectorFilter._
 
   /** The decision for a part whose bounds of the columns read ([[bounds]]) are in `b`. */
-  def decide(b: PartBounds): Int = {
+  def decide(b: PartBounds): PartDecision = {
     val r = root.eval(b)
-    if ((r & (MayBeTrue | MayFail)) == 0) (if (restCannotRaise) RuledOut else Undecided)
-    else if (complete && (r & (MayBeFalse | MayBeNull | MayFail)) == 0) ProvenTrue
-    else if (whole) Kept
-    else Undecided
+    if ((r & (MayBeTrue | MayFail)) == 0 && restCannotRaise) PartDecision.RuledOut
+    else if (complete && (r & (MayBeFalse | MayBeNull | MayFail)) == 0) PartDecision.ProvenTrue
+    else PartDecision.Undecided
   }
 
   /** A holder of the bounds this filter reads, to fill part after part (one per thread). */
@@ -52,11 +52,6 @@ final class VectorFilter private (
 }
 
 object VectorFilter extends PredicateHelper {
-  val RuledOut = 0
-  val Kept = 1
-  val Undecided = 2
-  val ProvenTrue = 3
-
   /** Result bits of a node for one part: whether it may be true, be false, raise, be null. */
   private val MayBeTrue = 1
   private val MayBeFalse = 2

@@ -16,30 +16,48 @@ object AsOf {
    */
   def resolve(state: ShardState, conf: SQLConf): Option[Long] =
     PersistConf.AsOf.get(conf) match {
-      case None if state.upper <= 0 => None
-      case None => Some(state.upper - 1)
+      case None => latest(state.upper)
       case Some(t) => Some(check(state, t))
     }
 
-  /** `t` when the shard can answer a read as of `t`, else an [[InvalidAsOf]]. */
-  def check(state: ShardState, t: Long): Long = {
-    if (t < state.since || t >= state.upper) throw new InvalidAsOf(state.name, t, state.since, state.upper)
+  /** The latest complete time of a shard at `upper` (`upper - 1`), `None` when it holds none yet. */
+  def latest(upper: Long): Option[Long] = if (upper <= 0) None else Some(upper - 1)
+
+  /**
+   * `t` when the shard can answer a read as of `t`, else an [[InvalidAsOf]] telling how to fix
+   * it with `setting`: the one check of every as-of (batch reads, time travel, streams' start).
+   */
+  def check(state: ShardState, t: Long, setting: AsOfSetting = AsOfSetting.Session): Long = {
+    if (t < state.since || t >= state.upper) throw new InvalidAsOf(state.name, t, state.since, state.upper, setting)
     t
   }
 }
 
+/**
+ * Where a read's as-of came from, and how the user picks another, named in an [[InvalidAsOf]]:
+ * `what` to set to a time, how to read the `latest` instead, and how to read a shard that holds
+ * no complete time yet as `empty`.
+ */
+final case class AsOfSetting(what: String, latest: String, empty: String)
+
+object AsOfSetting {
+  /** The session's [[PersistConf.AsOf]]. */
+  val Session: AsOfSetting = AsOfSetting(PersistConf.AsOf.key, "unset it", s"unset ${PersistConf.AsOf.key}")
+}
+
 /** A read asked for a time the shard cannot answer. */
-final class InvalidAsOf(val shard: String, val asOf: Long, val since: Long, val upper: Long)
-  extends IllegalArgumentException(InvalidAsOf.message(shard, asOf, since, upper))
+final class InvalidAsOf(val shard: String, val asOf: Long, val since: Long, val upper: Long,
+    setting: AsOfSetting = AsOfSetting.Session)
+  extends IllegalArgumentException(InvalidAsOf.message(shard, asOf, since, upper, setting))
 
 object InvalidAsOf {
-  private def message(shard: String, asOf: Long, since: Long, upper: Long): String = {
+  private def message(shard: String, asOf: Long, since: Long, upper: Long, setting: AsOfSetting): String = {
     val reason =
       if (asOf < since) s"history before since = $since has been compacted"
       else s"only times before upper = $upper are complete"
     val fix =
-      if (upper > since) s"Set ${PersistConf.AsOf.key} to a time in [$since, ${upper - 1}], or unset it to read the latest."
-      else s"The shard holds no complete time yet; unset ${PersistConf.AsOf.key} to read it as empty."
+      if (upper > since) s"Set ${setting.what} to a time in [$since, ${upper - 1}], or ${setting.latest} to read the latest."
+      else s"The shard holds no complete time yet; ${setting.empty} to read it as empty."
     s"Cannot read shard '$shard' as of $asOf: $reason (since = $since, upper = $upper). $fix"
   }
 }

@@ -1,52 +1,62 @@
 package sparkpersist.plan
 
-import sparkpersist.interpret.PartFilter
+import java.util.concurrent.atomic.LongAdder
+
+import sparkpersist.interpret.PartDecision
 
 /**
- * Decides which parts a filter rules out (and proves true), on the driver: one part after another for a small
- * shard, and over the threads of the common fork-join pool (the driver's cores) once a scan
- * sees at least `parallelFrom` parts, as Iceberg plans large tables in parallel. The decision of
- * one part depends on nothing else (a [[sparkpersist.interpret.PartFilter]] is thread-safe), so
- * both ways rule out exactly the same parts.
+ * The decision of every part of a list, made once, on the driver: one part after another for a
+ * small list, and over the threads of the common fork-join pool (the driver's cores) once it holds
+ * at least `parallelFrom` parts, as Iceberg plans large tables in parallel. The decision of one
+ * part depends on nothing else (a [[sparkpersist.interpret.PartFilter]] is thread-safe), so both
+ * ways decide exactly alike. Kept by position, as two bit sets: a shard of a million parts is
+ * decided without a set of its parts.
  */
+final class PartDecisions private (count: Int, val ruledOut: java.util.BitSet, val provenTrue: java.util.BitSet,
+    /** How long deciding took, in nanoseconds. */
+    val nanos: Long) {
+
+  /** The decision of the part at position `i`. */
+  def apply(i: Int): PartDecision =
+    if (ruledOut.get(i)) PartDecision.RuledOut
+    else if (provenTrue.get(i)) PartDecision.ProvenTrue
+    else PartDecision.Undecided
+
+  /** How many parts were decided. */
+  def size: Int = count
+}
+
 object PartDecisions {
 
+  /** Every part undecided (nothing to decide by), decided in no time. */
+  def undecided(count: Int): PartDecisions = new PartDecisions(count, new java.util.BitSet, new java.util.BitSet, 0L)
+
   /**
-   * The parts of `parts` (part metadata, or their stats) that `admits` rules out, in their order.
+   * The decisions of the parts at positions `0 until count`, by `decision` (of a position).
    *
    * @param parallelFrom decide in parallel from this many parts on; 0: never
    */
-  def ruledOut[P](parts: IndexedSeq[P], admits: P => Boolean, parallelFrom: Long): IndexedSeq[P] = {
-    val out = ruledOutPositions(parts.size, i => admits(parts(i)), parallelFrom)
-    out.stream().toArray.toIndexedSeq.map(parts)
+  def decide(count: Int, decision: Int => PartDecision, parallelFrom: Long): PartDecisions = {
+    val start = System.nanoTime()
+    val decisions = new Array[PartDecision](count)
+    if (parallelFrom <= 0 || count < parallelFrom) (0 until count).foreach(i => decisions(i) = decision(i))
+    else java.util.stream.IntStream.range(0, count).parallel().forEach(i => decisions(i) = decision(i))
+    Made.add(count)
+    val (ruledOut, provenTrue) = (new java.util.BitSet(count), new java.util.BitSet(count))
+    var i = 0
+    while (i < count) {
+      if (decisions(i) eq PartDecision.RuledOut) ruledOut.set(i)
+      else if (decisions(i) eq PartDecision.ProvenTrue) provenTrue.set(i)
+      i += 1
+    }
+    new PartDecisions(count, ruledOut, provenTrue, System.nanoTime() - start)
   }
 
   /**
-   * The positions `0 until count` of the parts that `decision` (by position; [[PartFilter.decide]])
-   * rules out, and of those it proves true.
+   * How many part decisions this JVM made ([[decide]] is the one place parts are decided): what a
+   * test reads to see that no query decides a part twice.
    */
-  def decidedPositions(count: Int, decision: Int => Int, parallelFrom: Long): Decided = {
-    val decisions = new Array[Byte](count)
-    if (parallelFrom <= 0 || count < parallelFrom) (0 until count).foreach(i => decisions(i) = decision(i).toByte)
-    else java.util.stream.IntStream.range(0, count).parallel().forEach(i => decisions(i) = decision(i).toByte)
-    val decided = Decided(new java.util.BitSet(count), new java.util.BitSet(count))
-    var i = 0
-    while (i < count) {
-      if (decisions(i) == PartFilter.RuledOut) decided.ruledOut.set(i)
-      else if (decisions(i) == PartFilter.ProvenTrue) decided.provenTrue.set(i)
-      i += 1
-    }
-    decided
-  }
+  def made: Long = Made.sum()
 
-  /** The positions of the parts a filter ruled out, and of those it proved true. */
-  final case class Decided(ruledOut: java.util.BitSet, provenTrue: java.util.BitSet)
-
-  /** The positions `0 until count` of the parts that `admits` (by position) rules out. */
-  def ruledOutPositions(count: Int, admits: Int => Boolean, parallelFrom: Long): java.util.BitSet = {
-    val out = new java.util.BitSet(count)
-    if (parallelFrom <= 0 || count < parallelFrom) (0 until count).foreach(i => if (!admits(i)) out.set(i))
-    else java.util.stream.IntStream.range(0, count).parallel().filter(i => !admits(i)).toArray.foreach(out.set)
-    out
-  }
+  private val Made = new LongAdder
 }

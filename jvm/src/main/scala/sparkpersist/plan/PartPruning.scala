@@ -5,7 +5,7 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, AttributeMap, Expre
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
-import sparkpersist.interpret.{Direction, Interpreter, MzNowSpec, PartFilter, ResultSpec, UdfTable}
+import sparkpersist.interpret.{Direction, Interpreter, MzNowSpec, PartDecision, PartFilter, ResultSpec, UdfTable}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.PartMeta
 
@@ -40,10 +40,9 @@ object PartPruning {
       val chosen = if (python) decideAmong(parts, condition, schema, mzNow) else decision
       ran.set(chosen)
       chosen.prepare(parts)
-      (p: PartMeta) => p.stats.fold(PartFilter.Undecided)(chosen.decision)
+      (p: PartMeta) => p.stats.fold[PartDecision](PartDecision.Undecided)(chosen.decision)
     }
-    PartSelection(Some(checked), mode, (p: PartMeta) => p.stats.fold(PartFilter.Undecided)(decision.decision), Some(among),
-      () => ran.get.segments)
+    PartSelection(Some(checked), mode, among, () => ran.get.segments)
   }
 
   /**

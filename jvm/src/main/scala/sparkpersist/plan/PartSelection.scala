@@ -2,41 +2,31 @@ package sparkpersist.plan
 
 import org.apache.spark.sql.catalyst.expressions.Expression
 
-import sparkpersist.interpret.PartFilter
+import sparkpersist.interpret.PartDecision
 import sparkpersist.shard.PartMeta
 
 /**
- * Which parts a scan reads, decided on the driver when the scan is built. `decision` gives each
- * part's three-way decision ([[PartFilter.decide]]): ruled out only if no row of the part can make
- * `condition` true or raise; in mode `on` those parts are skipped, in mode `soft` they are read
- * and verified ([[SoftCheck]]), as are the parts proven true (every row must pass).
+ * How a scan decides its parts: the condition, the pushdown mode, and the decision over a list
+ * of candidate parts, made once for them ([[decideAmong]]): ruled out only if no row of a part can
+ * make `condition` true or raise; in mode `on` those parts are skipped, in mode `soft` they are
+ * read and verified ([[SoftCheck]]), as are the parts proven true (every row must pass).
+ *
+ * @param among the decision of each of the given parts, prepared for them (their segments decided
+ *              first, [[SegmentSkipping.prepare]]; functions the filter calls evaluated ahead,
+ *              [[UdfProbes]])
+ * @param segments the segments of parts the decision met, and how many it ruled out whole
  */
-final case class PartSelection(condition: Option[Expression], mode: PushdownMode, decision: PartMeta => Int,
-    among: Option[IndexedSeq[PartMeta] => PartMeta => Int] = None,
-    /** The segments of parts the decision met so far, and how many it ruled out whole ([[SegmentSkipping]]). */
+final case class PartSelection(condition: Option[Expression], mode: PushdownMode,
+    among: IndexedSeq[PartMeta] => PartMeta => PartDecision,
     segments: () => (Int, Int) = () => (0, 0)) {
 
-  /** Whether `part` may hold a row for which the condition is true or raises. */
-  def admits(part: PartMeta): Boolean = decision(part) != PartFilter.RuledOut
-
-  /**
-   * The decision over the candidate `parts` of a scan: `decision`, or a decision made once for
-   * them (their segments decided first, [[SegmentSkipping.prepare]]; functions the filter calls
-   * evaluated ahead, [[UdfProbes]]).
-   */
-  def decisionAmong(parts: IndexedSeq[PartMeta]): PartMeta => Int = among.fold(decision)(_(parts))
-
-  /** [[decisionAmong]], as whether each part may hold a row the filter keeps. */
-  def admitsAmong(parts: IndexedSeq[PartMeta]): PartMeta => Boolean = {
-    val decide = decisionAmong(parts)
-    part => decide(part) != PartFilter.RuledOut
-  }
-
-  /** Whether the scan reads `part`. */
-  def reads(part: PartMeta): Boolean = mode != PushdownMode.On || admits(part)
-
-  /** Whether the scan reads `part` only to check that skipping it would have been sound. */
-  def verifies(part: PartMeta): Boolean = mode == PushdownMode.Soft && !admits(part)
+  /** The decision of each of `parts`, made once, in parallel from `parallelFrom` parts on ([[PartDecisions]]). */
+  def decideAmong(parts: IndexedSeq[PartMeta], parallelFrom: Long): PartDecisions =
+    if (condition.isEmpty) PartDecisions.undecided(parts.size)
+    else {
+      val decision = among(parts)
+      PartDecisions.decide(parts.size, i => decision(parts(i)), parallelFrom)
+    }
 
   def describe: String = condition match {
     case Some(c) => s"pushdown=${mode.name} filter: ${c.sql}"
@@ -46,5 +36,5 @@ final case class PartSelection(condition: Option[Expression], mode: PushdownMode
 
 object PartSelection {
   /** Read every part (no filter). */
-  val All: PartSelection = PartSelection(None, PushdownMode.Off, _ => PartFilter.Undecided)
+  val All: PartSelection = PartSelection(None, PushdownMode.Off, _ => _ => PartDecision.Undecided)
 }

@@ -12,20 +12,18 @@ import org.apache.spark.sql.catalyst.expressions.Expression
  */
 final case class ScanRequest(asOf: Option[Long], condition: Option[Expression], pinned: Boolean = false,
     now: Option[Long] = None,
-    /** The parts whose share of the query was answered from their statistics: the scan leaves them out. */
-    answered: Option[AnsweredParts] = None,
+    /**
+     * The plan a rule already made for this request ([[ScanPlan]]): aggregates from statistics,
+     * which answered some of its parts, or a whole-part `DELETE` that fell back to reading rows.
+     * The scan reads by it (its state, as-of and decisions) instead of planning again, so a
+     * compaction committed meanwhile cannot hand it the same rows under other parts.
+     */
+    planned: Option[ScanPlan] = None,
     /**
      * The state the scan reads, when the statement fixed it (a row-level operation reads the state
      * it commits against); else the shard's state when the scan is built.
      */
     state: Option[sparkpersist.shard.ShardState] = None)
-
-/**
- * Parts of a shard whose share of a query was answered from their statistics
- * (`sparkpersist.aggregate`), by key, in the state they were decided in: the scan reads that
- * state, so a compaction committed meanwhile cannot hand it the same rows under other parts.
- */
-final case class AnsweredParts(state: sparkpersist.shard.ShardState, keys: Set[String])
 
 object ScanRequest {
   val Unset: ScanRequest = ScanRequest(None, None)

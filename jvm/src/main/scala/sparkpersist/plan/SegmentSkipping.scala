@@ -2,7 +2,7 @@ package sparkpersist.plan
 
 import java.util.concurrent.ConcurrentHashMap
 
-import sparkpersist.interpret.PartFilter
+import sparkpersist.interpret.{PartDecision, PartFilter}
 import sparkpersist.shard.PartMeta
 import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
 
@@ -16,9 +16,9 @@ import sparkpersist.stats.{EncodedColumns, PartStats, StatsSegment}
  * without a segment are decided one by one. Thread-safe (parts may be decided in parallel,
  * [[PartDecisions]]).
  */
-final class SegmentSkipping(decide: PartStats => Int) {
+final class SegmentSkipping(decide: PartStats => PartDecision) {
   /** Each segment's decision; parts of many threads read it without writing (no shared cache line written per part). */
-  private val decided = new ConcurrentHashMap[StatsSegment, Integer]()
+  private val decided = new ConcurrentHashMap[StatsSegment, PartDecision]()
 
   /**
    * Decides the segments of `parts` on their summaries, before any part is decided, and tells
@@ -34,7 +34,7 @@ final class SegmentSkipping(decide: PartStats => Int) {
       parts(i).stats match {
         case Some(PartStats(_, _, e: EncodedColumns, _)) => e.segment match {
           case Some(segment) if !(segment eq last) =>
-            if (segmentDecision(segment) == PartFilter.Undecided) e.want()
+            if (segmentDecision(segment) == PartDecision.Undecided) e.want()
             last = segment
           case _ =>
         }
@@ -45,26 +45,25 @@ final class SegmentSkipping(decide: PartStats => Int) {
   }
 
   /** Whether a part with these stats may hold a row the filter keeps. */
-  def admits(stats: PartStats): Boolean = decision(stats) != PartFilter.RuledOut
+  def admits(stats: PartStats): Boolean = decision(stats).admits
 
   /** The three-way decision ([[PartFilter.decide]]) of a part with these stats. */
-  def decision(stats: PartStats): Int = StatsSegment.of(stats) match {
+  def decision(stats: PartStats): PartDecision = StatsSegment.of(stats) match {
     case Some(segment) =>
       val whole = segmentDecision(segment)
-      if (whole != PartFilter.Undecided) whole else decide(stats)
+      if (whole != PartDecision.Undecided) whole else decide(stats)
     case None => decide(stats)
   }
 
   /** How many segments this decision met, and how many of them it ruled out whole. */
   def segments: (Int, Int) = {
     var ruledOut = 0
-    decided.values().forEach(d => if (d == PartFilter.RuledOut) ruledOut += 1)
+    decided.values().forEach(d => if (d == PartDecision.RuledOut) ruledOut += 1)
     (decided.size(), ruledOut)
   }
 
-  private def segmentDecision(segment: StatsSegment): Int = {
+  private def segmentDecision(segment: StatsSegment): PartDecision = {
     val known = decided.get(segment)
-    if (known != null) known.intValue
-    else decided.computeIfAbsent(segment, s => Integer.valueOf(decide(s.summary))).intValue
+    if (known != null) known else decided.computeIfAbsent(segment, s => decide(s.summary))
   }
 }

@@ -10,24 +10,9 @@ import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.consolidate.{Cancellation, ColumnarCancellation, Consolidation, Multiplicity, RowShare}
-import sparkpersist.plan.{RuntimeDecision, SoftCheck}
+import sparkpersist.plan.{ReadMode, RuntimeDecision, SoftCheck}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
-
-/** How a scan turns parts into rows. */
-sealed trait ReadMode extends Serializable
-
-object ReadMode {
-  /** Raw updates `(data…, time, diff)` with time <= as-of. */
-  case object Updates extends ReadMode
-  /** Snapshot of parts without retractions: an update stands for `diff` (normally 1) copies of its row. */
-  case object Snapshot extends ReadMode
-  /**
-   * Snapshot of a shard with retractions: [[Consolidation]]s of the runs, one per share of the
-   * rows, plus the parts that need none ([[ConsolidationPlan]]).
-   */
-  case object ConsolidatedSnapshot extends ReadMode
-}
 
 /**
  * Parts read by one task; `runs` keeps each run's parts in run order. With a `share`, the task

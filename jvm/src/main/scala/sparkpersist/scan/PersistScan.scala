@@ -17,12 +17,11 @@ import org.apache.spark.util.LongAccumulator
 
 import sparkpersist.cluster.{ConstrainedColumns, FilterWorkload}
 import sparkpersist.PersistConf
-import sparkpersist.consolidate.{ConsolidationPlan, ConsolidationTask}
-import sparkpersist.positional.{DroppedPositions, PositionalSnapshot}
-import sparkpersist.plan.{AsOf, PartDecisions, PartPacking, PartPruning, PartSelection, PushdownMode, RuntimeDecision, RuntimeFiltering, ScanRequest, SoftCheck, TableView}
-import sparkpersist.read.{PartFile, PartFileReader, PartFilters}
+import sparkpersist.consolidate.ConsolidationPlan
+import sparkpersist.plan.{PartPruning, PushdownMode, ReadMode, RuntimeDecision, RuntimeFiltering, ScanPlan, ScanRequest, SoftCheck, TableView}
+import sparkpersist.read.{PartFileReader, PartFilters}
 import sparkpersist.schema.ReservedColumns
-import sparkpersist.shard.{PartMeta, ShardHandle, ShardState}
+import sparkpersist.shard.{PartMeta, ShardHandle}
 
 /**
  * Builds a [[PersistScan]] of the snapshot or updates view of a shard, pruning top-level
@@ -55,31 +54,24 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   override def pushedPredicates(): Array[Predicate] = pushed.map(_._1)
 
   /**
-   * Reads the shard's state once, fixes the as-of (the query's, else the shard's own) and the
-   * part selection (from the request's filter, per [[PushdownMode]]).
+   * Plans the read once ([[ScanPlan]]: state, as-of, visible parts and their decisions), or takes
+   * the plan a rule already made for this request (aggregates from statistics answered some of its
+   * parts, or a whole-part `DELETE` decided them and fell back to reading rows).
    */
   override def build(): Scan = {
     val spark = SparkSession.active
-    val conf = spark.sessionState.conf
-    val state = request.state.orElse(request.answered.map(_.state)).getOrElse(shard.state)
-    val asOf = request.asOf.map(AsOf.check(state, _)).orElse(AsOf.resolve(state, conf))
-    val selection = (request.condition, asOf, PushdownMode.of(conf)) match {
-      case (Some(condition), Some(t), mode) if mode != PushdownMode.Off =>
-        PartPruning.select(condition, state.schema, t, mode)
-      case _ => PartSelection.All
-    }
+    val plan = request.planned.getOrElse(ScanPlan.of(spark, shard, view, request))
     // The columns the query's filter constrains: the evidence of automatic clustering (FilterWorkload).
-    val filterColumns = request.condition.toSeq.flatMap(ConstrainedColumns.of).flatMap(state.schema.column).map(_.id).toSet
-    new PersistScan(spark, shard, state, view, required, asOf, selection, pushed.map(_._2).toSeq,
-      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)),
-      answered = request.answered.fold(Set.empty[String])(_.keys), filterColumns = filterColumns)
+    val filterColumns = request.condition.toSeq.flatMap(ConstrainedColumns.of).flatMap(plan.state.schema.column).map(_.id).toSet
+    new PersistScan(spark, plan, required, pushed.map(_._2).toSeq,
+      stream = Some(_ => MicroBatchStreams.open(shard, view, schema, request, options)), filterColumns = filterColumns)
   }
 }
 
 /**
- * A batch scan of one shard as of one time, over a part list chosen once, here: the parts whose
- * updates may be visible as of the as-of (`minTime <= asOf`) that `selection` reads. In soft
- * mode the parts the filter ruled out are read too, and verified on the way ([[SoftCheck]]).
+ * The DSv2 scan of a [[ScanPlan]]: a batch scan of one shard as of one time, over the parts the
+ * plan decided once. In soft mode the parts the filter ruled out are read too, and verified on
+ * the way ([[SoftCheck]]).
  *
  * Snapshot reads of parts without retractions emit each update's row `diff` times, spread over
  * tasks as Spark spreads files ([[PartPacking]]). Once any read part carries
@@ -88,178 +80,47 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
  * memory per task stays bounded by the number of runs. A snapshot whose every retraction names
  * the row it retracts by position is read as one without retractions, those rows and retractions
  * left out ([[PositionalSnapshot]]). Reads without consolidation hand Spark columnar batches when
- * they can (see `columnar`).
+ * they can (see `columnar`). What is read is a [[PartReading]] of the plan.
  */
 final class PersistScan(
     spark: SparkSession,
-    shard: ShardHandle,
-    val state: ShardState,
-    val view: TableView,
+    val plan: ScanPlan,
     override val readSchema: StructType,
-    /** The as-of of this read; `None` when the shard holds no complete time yet. */
-    val asOf: Option[Long],
-    val selection: PartSelection,
     /** Filters handed to Parquet inside the parts ([[PartFilters]]); Spark re-checks them. */
     val filters: Seq[Filter] = Nil,
-    /**
-     * The earliest time read: a read of the updates with `from <= time <= asOf` (a micro-batch of
-     * a streaming read). A snapshot view then reads inserts only: its parts must hold no retraction.
-     */
-    val from: Long = Long.MinValue,
     /** Opens the micro-batch stream of this table, given the checkpoint location (streaming reads). */
     stream: Option[String => MicroBatchStream] = None,
-    /** The keys of the parts whose share of the query was answered from their statistics: left out. */
-    answered: Set[String] = Set.empty,
     /** The ids of the columns the query's filter constrains, recorded once as workload ([[FilterWorkload]]). */
     filterColumns: Set[Int] = Set.empty)
   extends Scan with Batch with SupportsReportStatistics with SupportsRuntimeV2Filtering {
-
-  private val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
-    case None => IndexedSeq.empty
-    case Some(t) => PersistScan.withoutCancelled(view, from, state.batches.flatMap(_.runs)
-      .map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from && !answered.contains(p.key))))
-  }
-
-  /** The visible parts, run after run: what the filter decides. */
-  private val candidates: IndexedSeq[PartMeta] = visible.flatten
-
-  /**
-   * The positions a snapshot read leaves out ([[PositionalSnapshot]]), when every retraction
-   * visible was written with the position of the row it retracts ([[PersistConf.PositionalReads]]).
-   */
-  private val positional: Option[PositionalSnapshot] =
-    if (view != TableView.Snapshot || from != Long.MinValue || !PersistConf.PositionalReads.get(spark.sessionState.conf) ||
-      !readsPositions) None
-    else PositionalSnapshot.of(shard, candidates)
-
-  /** Whether this scan's reader could read rows' positions ([[PartFileReader.readsPositions]]). */
-  private lazy val readsPositions: Boolean = PartFileReader.readsPositions(spark, state.schema)
-
-  /**
-   * Which `candidates` the filter rules out, and proves true, by position: a shard of a million
-   * parts is decided without a set of its parts.
-   */
-  private val (ruledOut: java.util.BitSet, provenTrue: java.util.BitSet, pruningNanos: Long) = {
-    val start = System.nanoTime()
-    val decision = selection.decisionAmong(candidates)
-    val decided = PartDecisions.decidedPositions(candidates.size, i => decision(candidates(i)),
-      PersistConf.ParallelDecisionParts.get(spark.sessionState.conf))
-    (decided.ruledOut, decided.provenTrue, System.nanoTime() - start)
-  }
+  import plan.{asOf, candidates, from, selection, shard, state, view}
 
   /** Whether the session reads in soft mode: every part read, every part ruled out verified. */
   private val softMode: Boolean = PushdownMode.of(spark.sessionState.conf) == PushdownMode.Soft
-
-  /**
-   * What the scan reads: the runs of `candidates` but those at the positions `skipped`, the parts at
-   * the positions `verify` marked to be verified ([[SoftCheck]]), those the filter proved true
-   * marked as such (soft mode verifies them too), and the metrics. Decided when the scan is built,
-   * and again when runtime filters arrive ([[filter]]).
-   */
-  private final class Reading(skipped: java.util.BitSet, verify: java.util.BitSet, runtimePruned: Long,
-      narrows: Option[Reading] = None) {
-    /** The runs of the parts this scan reads, each in run order. */
-    val runs: IndexedSeq[IndexedSeq[PartMeta]] = {
-      var at = 0
-      visible.map { run =>
-        val from = at
-        at += run.size
-        val first = skipped.nextSetBit(from)
-        if (first < 0 || first >= at) run
-        else {
-          val kept = Vector.newBuilder[PartMeta]
-          (first - from until run.size).foreach(i => if (!skipped.get(from + i)) kept += run(i))
-          run.take(first - from) ++ kept.result()
-        }
-      }.filter(_.nonEmpty)
-    }
-
-    lazy val parts: IndexedSeq[PartMeta] = runs.flatten
-
-    /** The parts read only to verify that skipping them was sound (by identity: hashing parts is costly). */
-    val verified: java.util.Set[PartMeta] = partsAt(verify)
-
-    /** The parts read on which the scan's filter is proven true. */
-    val proven: java.util.Set[PartMeta] = {
-      val read = provenTrue.clone().asInstanceOf[java.util.BitSet]
-      read.andNot(skipped)
-      partsAt(read)
-    }
-
-    val metrics: ScanMetrics = ScanMetrics(state.partCount, parts.size, state.parts.map(_.bytes).sum,
-      parts.iterator.map(_.bytes).sum, partsPruned = ruledOut.cardinality, pruningNanos = pruningNanos,
-      segmentsSkipped = selection.segments()._2, partsRuntimePruned = runtimePruned, partsProvenTrue = proven.size,
-      partsFromStats = answered.size)
-
-    private def partsAt(positions: java.util.BitSet): java.util.Set[PartMeta] = {
-      val out = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-      positions.stream().forEach(i => out.add(candidates(i)))
-      out
-    }
-
-    /**
-     * How a consolidated snapshot splits between tasks (`None` in the other modes); a reading that
-     * `narrows` another keeps its tasks and shares, over fewer parts (the reader factory, built for
-     * the other, may cancel in memory: no task's retracting rows grow).
-     */
-    lazy val consolidation: Option[ConsolidationPlan] =
-      if (mode != ReadMode.ConsolidatedSnapshot) None
-      else narrows.flatMap(_.consolidation) match {
-        case Some(wider) =>
-          val read = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap[PartMeta, java.lang.Boolean])
-          parts.foreach(read.add)
-          Some(wider.restrictedTo(read.contains))
-        case None => Some(ConsolidationPlan(runs, state.schema, consolidationTasks(parts)))
-      }
-
-    /** Whether every consolidation task holds few enough retracting rows to cancel them in memory ([[Cancellation]]). */
-    lazy val cancelsInMemory: Boolean = consolidation.forall(_.tasks.forall(taskCancelsInMemory))
-
-    /** The tasks of this reading, planned once: Spark asks again for each copy of the plan node. */
-    lazy val inputPartitions: Array[InputPartition] = {
-      def straight(files: Seq[PartFile]): Seq[InputPartition] =
-        PartPacking.tasks(files, spark.sessionState.conf, leafParallelism).map(g => PartsPartition(IndexedSeq(g)))
-      def partFile(part: PartMeta): PartFile =
-        PartFile.of(shard.partUri(part), part, verify = verified.contains(part), provenTrue = proven.contains(part),
-          visibleAsOf = if (view == TableView.Updates || part.minTime < from) None else asOf,
-          dropped = positional.fold(DroppedPositions.None)(_.droppedFrom(part)),
-          insertsOnly = positional.exists(_.insertsOnly(part.key)))
-      consolidation match {
-        case Some(plan) =>
-          (plan.tasks.map(t => PartsPartition(t.runs.map(_.map(partFile)), Some(t.share),
-            cancelInMemory = taskCancelsInMemory(t))) ++
-            straight(plan.straight.map(partFile))).toArray
-        case None => straight(parts.map(partFile)).toArray
-      }
-    }
-  }
 
   /**
    * The reading of `decisions`, each the positions a decision ruled out and the mode it was made in:
    * in mode `on` they are skipped, in mode `soft` read and verified.
    */
   private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long,
-      narrows: Option[Reading] = None): Reading = {
-    val (skipped, verify) = (new java.util.BitSet, new java.util.BitSet)
+      narrows: Option[PartReading] = None): PartReading = {
+    val (skipped, verify) = (plan.answeredPositions.clone().asInstanceOf[java.util.BitSet], new java.util.BitSet)
     decisions.foreach {
       case (out, PushdownMode.On) => skipped.or(out)
       case (out, PushdownMode.Soft) => verify.or(out)
       case _ =>
     }
-    new Reading(skipped, verify, runtimePruned, narrows)
+    new PartReading(spark, plan, skipped, verify, runtimePruned, narrows)
   }
 
-  /** Whether `task` holds few enough retracting rows to cancel them in memory ([[PersistConf.CancelInMemoryRows]]). */
-  private def taskCancelsInMemory(task: ConsolidationTask): Boolean = {
-    val inMemory = PersistConf.CancelInMemoryRows.get(spark.sessionState.conf)
-    inMemory > 0 && task.retractingRows <= inMemory
-  }
+  /** The positions the plan's filter ruled out. */
+  private def ruledOut: java.util.BitSet = plan.decisions.ruledOut
 
   /** What the scan's own filter decided. */
-  private val decided: Reading = readingOf(Seq(ruledOut -> selection.mode), 0)
+  private val decided: PartReading = readingOf(Seq(ruledOut -> selection.mode), 0)
 
   /** What the scan reads now: [[decided]], narrowed by runtime filters once they arrived. */
-  @volatile private var reading: Reading = decided
+  @volatile private var reading: PartReading = decided
 
   /** The runs of the parts this scan reads, each in run order. */
   def runs: IndexedSeq[IndexedSeq[PartMeta]] = reading.runs
@@ -279,14 +140,8 @@ final class PersistScan(
   /** Whether the scan returns metadata columns ([[RowIdentity]]): it then reads every data column. */
   private val identifiesRows: Boolean = readSchema.fieldNames.exists(RowIdentity.isMetadata)
 
-  /** Read mode, fixed by the parts the scan's own filter keeps (a runtime filter keeps a subset of them). */
-  val mode: ReadMode = view match {
-    case TableView.Updates => ReadMode.Updates
-    case _ if positional.isEmpty && decided.parts.exists(_.hasRetractions) =>
-      require(from == Long.MinValue, s"a snapshot of shard '${shard.name}' from time $from on holds retractions")
-      ReadMode.ConsolidatedSnapshot
-    case _ => ReadMode.Snapshot
-  }
+  /** Read mode, fixed by the parts the plan's own filter keeps (a runtime filter keeps a subset of them). */
+  def mode: ReadMode = plan.mode
 
   /** The data columns a join's runtime filter may narrow this scan by ([[RuntimeFiltering]]). */
   override def filterAttributes(): Array[NamedReference] =
@@ -305,9 +160,12 @@ final class PersistScan(
       t <- asOf if runtimeMode != PushdownMode.Off
       condition <- RuntimeFiltering.condition(predicates, readSchema)
     } {
-      val admits = PartPruning.select(condition, state.schema, t, runtimeMode).admitsAmong(candidates)
+      // A condition of its own (the join's values), decided over the candidates the plan's filter kept.
+      val kept = (0 until candidates.size).filterNot(ruledOut.get)
+      val runtimeOut = PartPruning.select(condition, state.schema, t, runtimeMode)
+        .decideAmong(kept.map(candidates), PersistConf.ParallelDecisionParts.get(conf)).ruledOut
       val out = new java.util.BitSet
-      (0 until candidates.size).foreach(i => if (!ruledOut.get(i) && !admits(candidates(i))) out.set(i))
+      runtimeOut.stream().forEach(j => out.set(kept(j)))
       reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality, Some(decided))
       runtime.complete = reading.parts.size == candidates.size
       if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
@@ -331,17 +189,6 @@ final class PersistScan(
   override def toMicroBatchStream(checkpointLocation: String): MicroBatchStream =
     stream.map(_(checkpointLocation)).getOrElse(super.toMicroBatchStream(checkpointLocation))
 
-  /** [[PersistConf.ConsolidationTasks]], or when 0 the cluster's parallelism (more for large reads of `parts`). */
-  private def consolidationTasks(parts: IndexedSeq[PartMeta]): Int = {
-    val conf = spark.sessionState.conf
-    PersistConf.ConsolidationTasks.get(conf) match {
-      case 0 =>
-        val bySize = (parts.map(_.bytes).sum + conf.filesMaxPartitionBytes - 1) / conf.filesMaxPartitionBytes
-        math.max(spark.sparkContext.defaultParallelism.toLong, bySize).toInt
-      case n => math.min(n, Int.MaxValue).toInt
-    }
-  }
-
   override def description(): String =
     s"PersistScan ${shard.name} ${view.toString.toLowerCase(java.util.Locale.ROOT)} " +
       s"asOf=${asOf.map(_.toString).getOrElse("(empty)")} read=${mode.toString.toLowerCase(java.util.Locale.ROOT)} " +
@@ -364,11 +211,6 @@ final class PersistScan(
     reading.inputPartitions.clone()
   }
 
-  /** The parallelism Spark's file scans split their files for (`SparkSession.leafNodeDefaultParallelism`). */
-  private def leafParallelism: Int =
-    Option(spark.sessionState.conf.getConfString(SQLConf.LEAF_NODE_DEFAULT_PARALLELISM.key, null))
-      .map(_.toInt).getOrElse(spark.sparkContext.defaultParallelism)
-
   override def createReaderFactory(): PartitionReaderFactory = readerFactory
 
   /** The reader of this scan's parts (it broadcasts the Hadoop configuration). */
@@ -377,7 +219,7 @@ final class PersistScan(
       if (mode == ReadMode.ConsolidatedSnapshot || identifiesRows) state.schema.dataSchema
       else StructType(readSchema.filterNot(f => isReserved(f.name)))
     // Positions: to leave rows out by position, and to name the source of each row a snapshot returns.
-    val positions = mode == ReadMode.Snapshot && readsPositions && (positional.exists(_.rows > 0) || identifiesRows)
+    val positions = mode == ReadMode.Snapshot && plan.readsPositions && (plan.positional.exists(_.rows > 0) || identifiesRows)
     PartFileReader(spark, state.schema, dataColumns, withPositions = positions, positionsOfEveryPart = identifiesRows)
   }
 
@@ -420,25 +262,4 @@ final class PersistScan(
   private def readsReserved: Boolean = readSchema.fieldNames.exists(isReserved)
 
   private def isReserved(name: String): Boolean = ReservedColumns.fields.exists(_.name == name)
-}
-
-object PersistScan {
-  /**
-   * `runs` without the parts a visible negation cancels: a negated part ([[PartMeta.negated]]) and
-   * the part whose file it negates, both visible, sum to nothing, row by row, so a snapshot read
-   * (from the beginning) leaves both out, and the rest of the shard is read as if the deleted
-   * parts had never been written (straight, without consolidation, when nothing else retracts).
-   * The updates view shows them.
-   */
-  private[scan] def withoutCancelled(view: TableView, from: Long,
-      runs: IndexedSeq[IndexedSeq[PartMeta]]): IndexedSeq[IndexedSeq[PartMeta]] =
-    if (view != TableView.Snapshot || from != Long.MinValue) runs
-    else {
-      val negated = runs.iterator.flatten.filter(_.negated).map(_.fileKey).toSet
-      if (negated.isEmpty) runs
-      else {
-        val cancelled = runs.iterator.flatten.filter(p => !p.negated && negated(p.key)).map(_.key).toSet
-        runs.map(_.filterNot(p => cancelled(p.fileKey)))
-      }
-    }
 }

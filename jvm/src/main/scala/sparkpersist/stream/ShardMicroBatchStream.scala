@@ -11,7 +11,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
 import sparkpersist.interpret.{MzNow, MzNowSpec}
-import sparkpersist.plan.{PartPruning, PartSelection, PushdownMode, ScanRequest, TableView}
+import sparkpersist.plan.{AsOf, AsOfSetting, PartPruning, PartSelection, PushdownMode, ScanPlan, ScanRequest, TableView}
 import sparkpersist.scan.PersistScan
 import sparkpersist.shard.{ShardHandle, ShardState}
 
@@ -84,7 +84,7 @@ final class ShardMicroBatchStream(
     start.asInstanceOf[ShardOffset].upper match {
       case None =>
         options.startingAsOf match {
-          case Some(t) => ShardOffset(shardId, Some(checkAsOf(state, t) + 1))
+          case Some(t) => ShardOffset(shardId, Some(AsOf.check(state, t, ShardMicroBatchStream.StartingAsOf) + 1))
           case None if complete > 0 => ShardOffset(shardId, Some(complete))
           case None => null
         }
@@ -120,15 +120,15 @@ final class ShardMicroBatchStream(
     val asOf = to.asOf
     val from = start.asInstanceOf[ShardOffset].upper match {
       case None =>
-        checkAsOf(state, asOf)
+        AsOf.check(state, asOf, ShardMicroBatchStream.StartingAsOf)
         Long.MinValue
       case Some(f) =>
         checkSince(state, f)
         if (view == TableView.Snapshot) checkInsertsOnly(state, f, asOf)
         f
     }
-    val scan = new PersistScan(spark, shard, state, view, schema, Some(asOf),
-      selection(state, asOf, PushdownMode.of(spark.sessionState.conf)), from = from)
+    val scan = new PersistScan(spark, ScanPlan(spark, shard, state, view, Some(asOf),
+      selection(state, asOf, PushdownMode.of(spark.sessionState.conf)), from), schema)
     val factory = scan.createReaderFactory()
     scan.planInputPartitions().map(p => ScanPartition(p, factory): InputPartition)
   }
@@ -155,19 +155,6 @@ final class ShardMicroBatchStream(
       case _ => PartSelection.All
     }
 
-  /** `t`, when the shard can answer a read as of `t`. */
-  private def checkAsOf(state: ShardState, t: Long): Long = {
-    if (t < state.since || t >= state.upper) {
-      val fix =
-        if (state.upper > state.since) s"Set option ${StreamReadOptions.StartingAsOf} to a time in [${state.since}, " +
-          s"${state.upper - 1}], or to 'latest'."
-        else s"The shard holds no complete time yet: use ${StreamReadOptions.StartingAsOf} = 'latest'."
-      throw new IllegalArgumentException(s"Cannot start streaming shard '${shard.name}' as of $t: the shard " +
-        s"answers reads as of times in [since, upper) = [${state.since}, ${state.upper}). $fix")
-    }
-    t
-  }
-
   /** Fails when the history the stream continues from was compacted: updates from `from` on must be distinct. */
   private def checkSince(state: ShardState, from: Long): Unit =
     if (from <= state.since) throw new OffsetBelowSince(shard.name, from, state.since, state.upper)
@@ -181,6 +168,10 @@ final class ShardMicroBatchStream(
 }
 
 object ShardMicroBatchStream {
+  /** How a stream picks the as-of of its first micro-batch ([[StreamReadOptions.StartingAsOf]]). */
+  private val StartingAsOf = AsOfSetting(s"option ${StreamReadOptions.StartingAsOf}", "set it to 'latest'",
+    s"set option ${StreamReadOptions.StartingAsOf} to 'latest'")
+
   /**
    * The stream of `view` of `shard`, with the filter of `request` and the read `options`. It keeps
    * nothing in its checkpoint location: offsets say all there is to resume.

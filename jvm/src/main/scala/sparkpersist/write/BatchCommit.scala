@@ -5,12 +5,13 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, RunMeta, SchemaChanged, ShardHandle, StreamEpoch}
+import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, SchemaChanged, ShardHandle, StreamEpoch}
 
 /**
- * The driver side of a write, shared by [[ShardWriter]] and the DSv2 [[PersistBatchWrite]]:
- * turn the runs the tasks wrote into one batch, check its times against the shard's upper, and
- * commit it with compare-and-set, or delete every part of the batch when anything fails.
+ * The driver side of every commit of a batch ([[ShardWriter]], the DSv2 [[PersistBatchWrite]],
+ * streaming writes, row-level operations, whole-part deletes): turn the runs the tasks wrote into
+ * one batch (or negate parts whole, [[commitNegations]]), check its times against the shard's
+ * upper, and commit it with compare-and-set, or delete every part of the batch when anything fails.
  *
  * @param expectedUpper the shard's upper when the write started; the batch's lower
  * @param timeSource    where times came from, named in the error when one is below the upper
@@ -53,13 +54,26 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
           throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
             s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
         }
-        val batch = BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(),
-          epochs = epochs)
-        shard.log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
-        CommitHook.afterCommit(shard, batch)
-        batch
+        append(BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(), epochs = epochs))
       }
     }
+
+  /**
+   * Commits one batch of negations ([[PartMeta.negation]]): each of `parts` (insert-only) retracted
+   * whole at `time` (at least the expected upper), by reference to its file. No file is written.
+   */
+  def commitNegations(parts: Seq[PartMeta], time: Long): BatchMeta = {
+    require(time >= expectedUpper, s"a negation at $time is below the shard's upper $expectedUpper")
+    append(BatchMeta(batchId, expectedUpper, time + 1, IndexedSeq(RunMeta(parts.map(_.negation(time)).toIndexedSeq)),
+      System.currentTimeMillis()))
+  }
+
+  /** The one commit of every batch: compare-and-set on the expected upper, then the commit hooks. */
+  private def append(batch: BatchMeta): BatchMeta = {
+    shard.log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
+    CommitHook.afterCommit(shard, batch)
+    batch
+  }
 
   /**
    * The runs the tasks wrote (one per task, in task order) as runs of this batch: keyed relative

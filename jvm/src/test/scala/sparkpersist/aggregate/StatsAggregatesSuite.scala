@@ -21,10 +21,20 @@ class StatsAggregatesSuite extends PersistSparkSession {
 
   override def beforeAll(): Unit = {
     super.beforeAll()
-    sql("CREATE TABLE persist.sales (day DATE, ts TIMESTAMP, id BIGINT, n INT, amount DOUBLE, country STRING) " +
+    sales("sales")
+    days.reduce(_ union _).drop("ingest_ms").createOrReplaceTempView("oracle")
+  }
+
+  /** A shard `name` of the six days' rows, one part per day. */
+  private def sales(name: String): Unit = {
+    sql(s"CREATE TABLE persist.$name (day DATE, ts TIMESTAMP, id BIGINT, n INT, amount DOUBLE, country STRING) " +
       "TBLPROPERTIES ('order_by' = 'ts')")
-    val shard = store.open("sales")
-    val days = (0 until Days).map { d =>
+    val shard = store.open(name)
+    days.foreach(df => ShardWriter.write(df, shard, WriteOptions(timeCol = Some("ingest_ms"))))
+    assert(shard.state.partCount === Days)
+  }
+
+  private lazy val days = (0 until Days).map { d =>
       spark.range(20).select(
         to_date(timestamp_millis(lit(Start + d * Day))).as("day"),
         timestamp_millis(lit(Start + d * Day) + col("id") * 3600000L).as("ts"),
@@ -35,18 +45,15 @@ class StatsAggregatesSuite extends PersistSparkSession {
         when(col("id") % 3 === 0, "US").otherwise("DE").as("country"),
         lit(Start + (d + 1) * Day - 1).as("ingest_ms")).coalesce(1)
     }
-    days.foreach(df => ShardWriter.write(df, shard, WriteOptions(timeCol = Some("ingest_ms"))))
-    days.reduce(_ union _).drop("ingest_ms").createOrReplaceTempView("oracle")
-    assert(shard.state.partCount === Days)
-  }
 
   /**
    * `query` over `{t}` gives the oracle's rows in every mode; with pushdown on, `fromStats` parts
    * are answered from statistics and `read` parts are read.
    */
-  private def check(query: String, fromStats: Int, read: Int): Unit = {
-    val expected = sql(query.replace("{t}", "oracle")).collect().map(_.toString).toSeq.sorted
-    val (rows, reports) = inEveryMode(query.replace("{t}", "persist.sales"))
+  private def check(query: String, fromStats: Int, read: Int, table: String = "persist.sales",
+      oracle: String = "oracle"): Unit = {
+    val expected = sql(query.replace("{t}", oracle)).collect().map(_.toString).toSeq.sorted
+    val (rows, reports) = inEveryMode(query.replace("{t}", table))
     assert(rows === expected, query)
     assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((fromStats, read)), query)
     assert(reports("soft").map(_.metrics.partsFromStats) === Seq(0), query)
@@ -119,6 +126,29 @@ class StatsAggregatesSuite extends PersistSparkSession {
     val (rows, reports) = inEveryMode("SELECT count(*), min(k), max(v) FROM persist.acc")
     assert(rows === Seq("[7,3,90]"))
     assert(reports("on").map(r => (r.metrics.partsFromStats, r.metrics.partsKept)) === Seq((0, 2)))
+  }
+
+  test("after DELETEs by position and whole parts, the parts no retraction names are answered from statistics") {
+    sales("sales_d")
+    // The oracle: plain Spark's rows for which neither DELETE's condition is true.
+    val deletes = Seq("id = 105", "day = DATE '2026-01-06'")
+    sql(s"SELECT * FROM oracle WHERE ${deletes.map(c => s"NOT coalesce($c, false)").mkString(" AND ")}")
+      .createOrReplaceTempView("oracle_d")
+    deletes.foreach(c => sql(s"DELETE FROM persist.sales_d WHERE $c"))
+    val state = store.open("sales_d").state
+    // One row of day 1 retracted by position (a part of one retraction, with positions); day 5's part negated.
+    assert(state.parts.count(p => p.hasRetractions && !p.negated && p.positions.isDefined) === 1)
+    assert(state.parts.count(_.negated) === 1)
+    def checkD(query: String, fromStats: Int, read: Int): Unit =
+      check(query, fromStats, read, table = "persist.sales_d", oracle = "oracle_d")
+    // Days 0, 2, 3 and 4 answer everything; day 1 answers count(*) less its one position; the
+    // retraction is read (it keeps no row); day 5 and its negation count as nothing.
+    checkD("SELECT count(*) FROM {t}", fromStats = 5, read = 1)
+    checkD("SELECT day, count(*) FROM {t} GROUP BY day", fromStats = 5, read = 1)
+    // max(id) is not known of day 1 less a row: day 1 is read.
+    checkD("SELECT count(*), max(id), min(ts) FROM {t}", fromStats = 4, read = 2)
+    // The filter rules out days 0-1 (and the retraction, of day 1), answers days 3-4, reads day 2.
+    checkD("SELECT count(*) FROM {t} WHERE ts >= TIMESTAMP '2026-01-03 10:00:00'", fromStats = 2, read = 1)
   }
 
   test("an aggregate answered whole from statistics is planned as its result, no job; one that reads is not") {

@@ -7,7 +7,8 @@ import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.types._
 
-import sparkpersist.scan.{PartsPartition, PersistScan, ReadMode, ScanReports}
+import sparkpersist.plan.ReadMode
+import sparkpersist.scan.{PartsPartition, PersistScan, ScanReports}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{RunMeta, ShardHandle}
 import sparkpersist.stats.ColumnStats

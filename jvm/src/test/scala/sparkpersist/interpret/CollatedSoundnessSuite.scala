@@ -68,7 +68,7 @@ class CollatedSoundnessSuite extends AnyFunSuite with ScalaCheckDrivenPropertyCh
         skipped += 1
         assert(!answers.contains(true), s"$collation: skipped a part where $condition is true on $values")
       }
-      if (filter.decide(stats) == PartFilter.ProvenTrue) {
+      if (filter.decide(stats) == PartDecision.ProvenTrue) {
         proven += 1
         assert(answers.forall(_ == true), s"$collation: proved $condition true on $values, answers $answers")
       }

@@ -37,12 +37,12 @@ final class DecisionCheck(spark: SparkSession) {
             val decision = PartFilter.compile(condition, ids, VectorFilterSuite.genSchema, mz, vectorized = vectorized)
               .decide(part)
             tally.parts += 1
-            if (decision != PartFilter.Undecided) {
-              if (decision == PartFilter.ProvenTrue) tally.provenTrue += 1 else tally.ruledOut += 1
+            if (decision != PartDecision.Undecided) {
+              if (decision == PartDecision.ProvenTrue) tally.provenTrue += 1 else tally.ruledOut += 1
               for (r <- pc.part.rows; m <- pc.part.mzValues) {
                 val result = try bound.eval(new GenericInternalRow((r :+ m).toArray)) catch { case NonFatal(e) => e }
                 tally.checked += 1
-                val admitted = if (decision == PartFilter.ProvenTrue) result == true else result == null || result == false
+                val admitted = if (decision == PartDecision.ProvenTrue) result == true else result == null || result == false
                 if (!admitted) tally.violations += s"${c.sql}: ${name(decision)} (vectorized=$vectorized), " +
                   s"but row ${r.mkString(", ")} (mz $m) gives $result; zone ${c.zone}; stats $part"
               }
@@ -70,5 +70,5 @@ object DecisionCheck {
       s"$parts part decisions: $provenTrue proven true, $ruledOut ruled out; $checked (row, decided part) checks"
   }
 
-  private def name(decision: Int): String = if (decision == PartFilter.ProvenTrue) "proven true" else "ruled out"
+  private def name(decision: PartDecision): String = decision.toString
 }

@@ -41,19 +41,19 @@ class ProvenTrueSuite extends AnyFunSuite with ScalaCheckPropertyChecks with Loc
       def decide(condition: Expression, stats: PartStats) =
         PartFilter.compile(condition, ids, schema, MzNowSpec.at(0L), vectorized = vectorized).decide(stats)
       val recent = GreaterThanOrEqual(ts, Literal(100L))
-      assert(decide(recent, part(0, 100, 200)) == PartFilter.ProvenTrue)
-      assert(decide(recent, part(0, 0, 99)) == PartFilter.RuledOut)
-      assert(decide(recent, part(0, 50, 150)) == PartFilter.Undecided)
+      assert(decide(recent, part(0, 100, 200)) == PartDecision.ProvenTrue)
+      assert(decide(recent, part(0, 0, 99)) == PartDecision.RuledOut)
+      assert(decide(recent, part(0, 50, 150)) == PartDecision.Undecided)
       // A null makes the filter null on that row: not proven true.
-      assert(decide(recent, part(1, 100, 200)) == PartFilter.Undecided)
-      assert(decide(IsNotNull(ts), part(0, 100, 200)) == PartFilter.ProvenTrue)
+      assert(decide(recent, part(1, 100, 200)) == PartDecision.Undecided)
+      assert(decide(IsNotNull(ts), part(0, 100, 200)) == PartDecision.ProvenTrue)
       // Each operand is judged alone (the interpreter is not relational): true on every row, unproven.
-      assert(decide(Or(recent, IsNull(ts)), part(1, 100, 200)) == PartFilter.Undecided)
-      assert(decide(Not(recent), part(0, 0, 99)) == PartFilter.ProvenTrue)
-      assert(decide(And(recent, LessThan(ts, Literal(300L))), part(0, 100, 200)) == PartFilter.ProvenTrue)
+      assert(decide(Or(recent, IsNull(ts)), part(1, 100, 200)) == PartDecision.Undecided)
+      assert(decide(Not(recent), part(0, 0, 99)) == PartDecision.ProvenTrue)
+      assert(decide(And(recent, LessThan(ts, Literal(300L))), part(0, 100, 200)) == PartDecision.ProvenTrue)
       // An ANSI overflow may raise: never proven true.
       assert(decide(GreaterThanOrEqual(Multiply(ts, Literal(Long.MaxValue), EvalMode.ANSI), Literal(0L)),
-        part(0, 100, 200)) == PartFilter.Undecided)
+        part(0, 100, 200)) == PartDecision.Undecided)
     }
   }
 }

@@ -49,12 +49,12 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
               fromHeap.fill(stats)
               fromBytes.fill(encoded(stats))
               assert(same(fromHeap, fromBytes), s"${c.sql}: bounds from the heap and from bytes differ, stats $stats")
-              val decided = v.decide(fromHeap)
-              if (decided == VectorFilter.Kept || decided == VectorFilter.ProvenTrue) {
+              val decided = outcome(v, v.decide(fromHeap))
+              if (decided == Kept || decided == ProvenTrue) {
                 kept += 1
                 assert(interpreted, s"${c.sql}: kept by the vector decision, ruled out by the interpreter, stats $stats")
               }
-              if (decided == VectorFilter.RuledOut) {
+              if (decided == RuledOut) {
                 ruledOut += 1
                 if (interpreted) finer += 1
                 for (r <- pc.part.rows; m <- pc.part.mzValues) {
@@ -83,68 +83,82 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     StructField("score", DoubleType), StructField("s", StringType))))
   private val smallIds = AttributeMap(Seq(ts -> 1, score -> 2, s -> 3))
 
-  private def decide(condition: Expression, stats: PartStats, mz: ResultSpec = MzNowSpec.at(0L)): Int = {
+  private def decide(condition: Expression, stats: PartStats, mz: ResultSpec = MzNowSpec.at(0L)): Outcome = {
     val v = VectorFilter.compile(condition, smallIds, small, mz).get
     val b = v.bounds()
     b.fill(stats)
-    v.decide(b)
+    outcome(v, v.decide(b))
   }
+
+  /**
+   * A vectorized decision as the interpreter takes it: `Undecided` is final ([[Kept]]) when the
+   * filter is whole, else left to the interpreter ([[ToInterpreter]]).
+   */
+  private sealed trait Outcome
+  private case object Kept extends Outcome
+  private case object ToInterpreter extends Outcome
+  private final case class Decided(d: PartDecision) extends Outcome
+  private val RuledOut = Decided(PartDecision.RuledOut)
+  private val ProvenTrue = Decided(PartDecision.ProvenTrue)
+
+  private def outcome(v: VectorFilter, d: PartDecision): Outcome =
+    if (d != PartDecision.Undecided) Decided(d) else if (v.whole) Kept else ToInterpreter
 
   private def scores(nulls: Long, lo: Double, hi: Double) = PartStats(10, 1, Map(2 -> ColumnStats(nulls, Some(lo), Some(hi))))
 
   test("doubles compare as Spark compares them: NaN above infinity, -0.0 equal to 0.0") {
     val above = GreaterThan(score, Literal(1.9))
-    assert(decide(above, scores(0, -1.0, 1.9)) == VectorFilter.RuledOut)
-    assert(decide(above, scores(0, -1.0, 1.95)) == VectorFilter.Kept)
-    assert(decide(above, scores(0, -1.0, Double.NaN)) == VectorFilter.Kept)
-    assert(decide(above, scores(0, Double.NegativeInfinity, Double.PositiveInfinity)) == VectorFilter.Kept)
+    assert(decide(above, scores(0, -1.0, 1.9)) == RuledOut)
+    assert(decide(above, scores(0, -1.0, 1.95)) == Kept)
+    assert(decide(above, scores(0, -1.0, Double.NaN)) == Kept)
+    assert(decide(above, scores(0, Double.NegativeInfinity, Double.PositiveInfinity)) == Kept)
     // A point lookup (a membership filter could rule the part out: undecided), here true on every row.
-    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, -0.0)) == VectorFilter.ProvenTrue)
-    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, 1.0)) == VectorFilter.Undecided)
-    assert(decide(LessThan(score, Literal(0.0)), scores(0, -0.0, 5.0)) == VectorFilter.RuledOut)
-    assert(decide(LessThan(score, Literal(Double.NaN)), scores(0, Double.NaN, Double.NaN)) == VectorFilter.RuledOut)
-    assert(decide(GreaterThanOrEqual(score, Literal(Double.NaN)), scores(0, 1.0, Double.NaN)) == VectorFilter.Kept)
+    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, -0.0)) == ProvenTrue)
+    assert(decide(EqualTo(score, Literal(0.0)), scores(0, -0.0, 1.0)) == ToInterpreter)
+    assert(decide(LessThan(score, Literal(0.0)), scores(0, -0.0, 5.0)) == RuledOut)
+    assert(decide(LessThan(score, Literal(Double.NaN)), scores(0, Double.NaN, Double.NaN)) == RuledOut)
+    assert(decide(GreaterThanOrEqual(score, Literal(Double.NaN)), scores(0, 1.0, Double.NaN)) == Kept)
     // All null: the comparison is null (ruled out); IS NULL is true on every row (proven true).
-    assert(decide(above, scores(10, 0, 0).copy(columns = Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.RuledOut)
-    assert(decide(IsNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.ProvenTrue)
-    assert(decide(IsNotNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == VectorFilter.RuledOut)
-    assert(decide(Not(above), scores(0, 2.0, 3.0)) == VectorFilter.RuledOut)
+    assert(decide(above, scores(10, 0, 0).copy(columns = Map(2 -> ColumnStats(10, None, None)))) == RuledOut)
+    assert(decide(IsNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == ProvenTrue)
+    assert(decide(IsNotNull(score), PartStats(10, 1, Map(2 -> ColumnStats(10, None, None)))) == RuledOut)
+    assert(decide(Not(above), scores(0, 2.0, 3.0)) == RuledOut)
   }
 
   test("missing, damaged and out-of-order stats admit any value") {
     val above = GreaterThan(score, Literal(1.9))
-    assert(decide(above, PartStats(10, 1, Map.empty)) == VectorFilter.Kept)
-    assert(decide(above, PartStats(10, 1, Map(2 -> ColumnStats(0, Some("1.0"), Some(1.0))))) == VectorFilter.Kept)
-    assert(decide(above, scores(0, 1.5, 1.0)) == VectorFilter.Kept)
-    assert(decide(above, PartStats(10, 1, Map(2 -> ColumnStats(0, Some(1.0), None)))) == VectorFilter.Kept)
+    assert(decide(above, PartStats(10, 1, Map.empty)) == Kept)
+    assert(decide(above, PartStats(10, 1, Map(2 -> ColumnStats(0, Some("1.0"), Some(1.0))))) == Kept)
+    assert(decide(above, scores(0, 1.5, 1.0)) == Kept)
+    assert(decide(above, PartStats(10, 1, Map(2 -> ColumnStats(0, Some(1.0), None)))) == Kept)
     // Bytes: a cut entry is no stats; a cut bound is no bound; a null count above the rows is no stats.
     val codec = BinaryStatsCodec(small)
     val entry = codec.columnEntries(scores(0, -1.0, 1.0)).toMap.apply(2)
     val v = VectorFilter.compile(above, smallIds, small, MzNowSpec.at(0L)).get
-    def fromBytes(bytes: Array[Byte], rows: Long): Int = {
+    def fromBytes(bytes: Array[Byte], rows: Long): Outcome = {
       val b = v.bounds()
       b.fill(encodedEntries(small, Map(2 -> bytes), rows))
-      v.decide(b)
+      outcome(v, v.decide(b))
     }
-    assert(fromBytes(entry, 10) == VectorFilter.RuledOut)
-    for (cut <- 1 until entry.length) assert(fromBytes(entry.take(cut), 10) == VectorFilter.Kept, s"cut at $cut")
+    assert(fromBytes(entry, 10) == RuledOut)
+    for (cut <- 1 until entry.length) assert(fromBytes(entry.take(cut), 10) == Kept, s"cut at $cut")
     val manyNulls = codec.columnEntries(PartStats(10, 1, Map(2 -> ColumnStats(11, Some(-1.0), Some(1.0))))).toMap.apply(2)
-    assert(fromBytes(manyNulls, 10) == VectorFilter.Kept)
+    assert(fromBytes(manyNulls, 10) == Kept)
   }
 
   test("a conjunct left to the interpreter: ruled out only when it cannot raise") {
     val old = PartStats(10, 1, Map(1 -> ColumnStats(0, Some(0L), Some(100L)), 3 -> ColumnStats(0, None, None)))
     val recent = GreaterThan(ts, Literal(1000L, TimestampType))
     // A string comparison never raises: the window rules the part out alone.
-    assert(decide(And(recent, EqualTo(s, Literal("US"))), old) == VectorFilter.RuledOut)
-    assert(decide(And(recent, Or(In(s, Seq(Literal("a"), Literal("b"))), IsNull(s))), old) == VectorFilter.RuledOut)
+    assert(decide(And(recent, EqualTo(s, Literal("US"))), old) == RuledOut)
+    assert(decide(And(recent, Or(In(s, Seq(Literal("a"), Literal("b"))), IsNull(s))), old) == RuledOut)
     // An ANSI cast may raise on some row even though the window is false: the interpreter decides.
     val cast = GreaterThan(Cast(s, IntegerType, Some("UTC"), EvalMode.ANSI), Literal(0))
-    assert(decide(And(recent, cast), old) == VectorFilter.Undecided)
+    assert(decide(And(recent, cast), old) == ToInterpreter)
     assert(PartFilter.compile(And(recent, cast), smallIds, small, MzNowSpec.at(0L)).keep(old))
     // A window that may be true leaves the rest to decide.
     assert(decide(And(recent, EqualTo(s, Literal("US"))), old.copy(columns = old.columns.updated(1,
-      ColumnStats(0, Some(0L), Some(2000L))))) == VectorFilter.Undecided)
+      ColumnStats(0, Some(0L), Some(2000L))))) == ToInterpreter)
     assert(VectorFilter.compile(cast, smallIds, small, MzNowSpec.at(0L)).isEmpty)
   }
 
@@ -154,28 +168,28 @@ class VectorFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks with L
     val window = GreaterThanOrEqual(ts,
       TimestampAddInterval(MzNow(), Literal(-30 * day, DayTimeIntervalType()), Some("UTC")))
     def part(lo: Long, hi: Long) = PartStats(10, 1, Map(1 -> ColumnStats(0, Some(lo * day), Some(hi * day))))
-    assert(decide(window, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
-    assert(decide(window, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
+    assert(decide(window, part(60, 69), MzNowSpec.at(100 * day)) == RuledOut)
+    assert(decide(window, part(60, 70), MzNowSpec.at(100 * day)) == Kept)
     // mz_now() only grows over a continuous read: the window only closes.
-    assert(decide(window, part(60, 69), MzNowSpec.since(100 * day)) == VectorFilter.RuledOut)
-    assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.since(100 * day)) == VectorFilter.Kept)
-    assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
+    assert(decide(window, part(60, 69), MzNowSpec.since(100 * day)) == RuledOut)
+    assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.since(100 * day)) == Kept)
+    assert(decide(LessThanOrEqual(ts, MzNow()), part(200, 300), MzNowSpec.at(100 * day)) == RuledOut)
     // The interpreter's own shape: mz_now() <= ts + INTERVAL 30 DAYS, through the function's thresholds.
     val shifted = LessThanOrEqual(MzNow(), TimestampAddInterval(ts, Literal(30 * day, DayTimeIntervalType()), Some("UTC")))
-    assert(decide(shifted, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
-    assert(decide(shifted, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
-    assert(decide(shifted, part(60, 69), MzNowSpec.since(100 * day)) == VectorFilter.RuledOut)
+    assert(decide(shifted, part(60, 69), MzNowSpec.at(100 * day)) == RuledOut)
+    assert(decide(shifted, part(60, 70), MzNowSpec.at(100 * day)) == Kept)
+    assert(decide(shifted, part(60, 69), MzNowSpec.since(100 * day)) == RuledOut)
     // As the analyzer leaves it: the sum cast to its own type.
     val cast = LessThanOrEqual(MzNow(), Cast(TimestampAddInterval(ts, Literal(30 * day, DayTimeIntervalType()), Some("UTC")),
       TimestampType, Some("UTC")))
-    assert(decide(cast, part(60, 69), MzNowSpec.at(100 * day)) == VectorFilter.RuledOut)
-    assert(decide(cast, part(60, 70), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
+    assert(decide(cast, part(60, 69), MzNowSpec.at(100 * day)) == RuledOut)
+    assert(decide(cast, part(60, 70), MzNowSpec.at(100 * day)) == Kept)
     // Near the end of time, ts + 30 days overflows: the part may raise, and is kept.
     val end = PartStats(10, 1, Map(1 -> ColumnStats(0, Some(0L), Some(Long.MaxValue - day))))
-    assert(decide(shifted, end, MzNowSpec.at(100 * day)) == VectorFilter.Kept)
-    assert(decide(And(shifted, EqualTo(s, Literal("US"))), end, MzNowSpec.at(100 * day)) == VectorFilter.Undecided)
+    assert(decide(shifted, end, MzNowSpec.at(100 * day)) == Kept)
+    assert(decide(And(shifted, EqualTo(s, Literal("US"))), end, MzNowSpec.at(100 * day)) == ToInterpreter)
     assert(PartFilter.compile(shifted, smallIds, small, MzNowSpec.at(Long.MaxValue)).keep(end))
-    assert(decide(shifted, PartStats(10, 1, Map.empty), MzNowSpec.at(100 * day)) == VectorFilter.Kept)
+    assert(decide(shifted, PartStats(10, 1, Map.empty), MzNowSpec.at(100 * day)) == Kept)
     // A constant that may raise is not compiled.
     val overflow = TimestampAddInterval(MzNow(), Literal(Long.MaxValue, DayTimeIntervalType()), Some("UTC"))
     assert(VectorFilter.compile(LessThan(ts, overflow), smallIds, small, MzNowSpec.at(day)).isEmpty)

@@ -12,7 +12,7 @@ import org.apache.spark.sql.types._
 
 import sparkpersist.PersistConf
 import sparkpersist.catalog.{PersistCatalog, PersistTable, PersistTableId}
-import sparkpersist.plan.{InvalidAsOf, ScanRequest}
+import sparkpersist.plan.{InvalidAsOf, ReadMode, ScanRequest}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{ShardHandle, ShardStore}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -155,7 +155,7 @@ class PersistReadSuite extends SharedSparkSession {
       assert(snapshot(Some(0)) === Nil)
       val scan = scanOf(sql("SELECT * FROM persist.kv"))
       assert(scan.mode === ReadMode.ConsolidatedSnapshot)
-      assert(scan.asOf === Some(21L))
+      assert(scan.plan.asOf === Some(21L))
       asOf(10) {
         val early = scanOf(sql("SELECT * FROM persist.kv"))
         assert(early.parts.forall(_.minTime <= 10) && early.parts.nonEmpty)

@@ -165,8 +165,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     filters.foreach { sql =>
       val condition = analyzed(sql, ansi = true)
       def decide(s: ShardState) = {
-        val admits = PartPruning.select(condition, eventSchema, 1000L, PushdownMode.On).admits _
-        s.parts.map(admits).toVector
+        val parts = s.parts.toIndexedSeq
+        val decided = PartPruning.select(condition, eventSchema, 1000L, PushdownMode.On).decideAmong(parts, 0)
+        parts.indices.map(decided(_).admits).toVector
       }
       val eager = decide(state)
       assert(decide(read) === eager, sql)
@@ -222,8 +223,10 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       // 1400 parts in segments of 1024 and 376: batch b's parts 324 on (the second segment) hold ids from
       // 1e6 + 324 * 1e4 on, so the filter rules out that segment whole; parts i < 400 of a and i < 300 of b are kept.
       val condition = analyzed("id < 4000000", ansi = true)
-      val scan = new sparkpersist.scan.PersistScan(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], shard, state, sparkpersist.plan.TableView.Snapshot,
-        eventSchema.dataSchema, Some(2000L), PartPruning.select(condition, eventSchema, 2000L, PushdownMode.On))
+      val session = spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession]
+      val scan = new sparkpersist.scan.PersistScan(session, sparkpersist.plan.ScanPlan(session, shard, state,
+        sparkpersist.plan.TableView.Snapshot, Some(2000L), PartPruning.select(condition, eventSchema, 2000L, PushdownMode.On)),
+        eventSchema.dataSchema)
       assert(scan.metrics.partsKept === 700)
       assert(scan.metrics.segmentsSkipped === 1)
       assert(scan.metrics.taskMetrics.map(m => m.name() -> m.value()).toMap

@@ -58,7 +58,8 @@ class StreamSourceSuite extends StreamTesting with KeyValueShards {
     val invalid = intercept[Exception](runAvailableNow(
       spark.readStream.option("startingAsOf", "51").table("persist.limited"), newCheckpoint()))
     assert(causeOf[IllegalArgumentException](invalid).exists(_.getMessage.contains(
-      "Cannot start streaming shard 'limited' as of 51: the shard answers reads as of times in [since, upper) = [0, 51)")),
+      "Cannot read shard 'limited' as of 51: only times before upper = 51 are complete (since = 0, upper = 51). " +
+        "Set option startingAsOf to a time in [0, 50], or set it to 'latest' to read the latest.")),
       invalid)
     val malformed = intercept[Exception](runAvailableNow(
       spark.readStream.option("maxBatchesPerTrigger", "0").table("persist.limited"), newCheckpoint()))
