@@ -70,13 +70,16 @@ def join(doc, ax_files, ax_time):
 
 def aggregates(doc, ax_files, ax_time):
     rs = rows(doc)
-    labels = [f"{r['parts']}\n{r['query']}" for r in rs if r["system"] == "ours"]
-    width = 0.27
-    for i, system in enumerate(SYSTEMS):
-        mine = [r for r in rs if r["system"] == system]
-        xs = [k + (i - 1) * width for k in range(len(mine))]
-        ax_files.bar(xs, [r["filesRead"] for r in mine], width, label=f"{system}: files read")
-        ax_time.bar(xs, [r["wallMs"] for r in mine], width, label=system)
+    cases = [(r["parts"], r["query"]) for r in rs if r["system"] == "ours"]
+    labels = [f"{parts}\n{query}" for parts, query in cases]
+    systems = list(dict.fromkeys(r["system"] for r in rs))
+    width = 0.8 / len(systems)
+    for i, system in enumerate(systems):
+        mine = {(r["parts"], r["query"]): r for r in rs if r["system"] == system}
+        ks = [k for k, case in enumerate(cases) if case in mine]
+        xs = [k + (i - (len(systems) - 1) / 2) * width for k in ks]
+        ax_files.bar(xs, [mine[cases[k]]["filesRead"] for k in ks], width, label=f"{system}: files read")
+        ax_time.bar(xs, [mine[cases[k]]["wallMs"] for k in ks], width, label=system)
     for ax in (ax_files, ax_time):
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, fontsize=7)

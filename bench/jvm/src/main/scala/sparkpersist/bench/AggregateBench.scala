@@ -9,6 +9,7 @@ import org.apache.spark.sql.execution.FileSourceScanExec
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, to_date}
 
+import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.{arg, median, timedWithCpuMs}
 import sparkpersist.catalog.SessionShards
 import sparkpersist.scan.ScanReports
@@ -26,6 +27,11 @@ import sparkpersist.write.{ShardWriter, WriteOptions}
  * Ours answers the parts wholly inside the window (every part, unfiltered; every part, grouped by a
  * day constant in each) from their statistics and reads only the parts straddling the window's
  * start. Delta 4.3.1 (`optimizeMetadataQuery` on, its default) and Parquet read what they read.
+ * Then `DELETE` of 1 % of the rows (`n % 100 = 0`, in every part) in ours and in Delta, and
+ * `window` again (`window after DELETE`): ours answers `count(*)` of each part from its row count
+ * less the positions the DELETE retracted and reads the DELETE's own parts and the straddling
+ * ones; beside it, ours with answers from statistics off (`ours, stats off`), which is what every
+ * query read after a retraction before (issue 48).
  *
  * Each system runs in one process, alternating, median of `runs` after a warm-up; results must
  * agree. Files read: ours, the scan's parts read (and answered from statistics); Delta and Parquet,
@@ -38,6 +44,12 @@ object AggregateBench {
   /** Collects through adaptive plans and their query stages (AQE stays on, as users run). */
   private object Stages extends AdaptiveSparkPlanHelper
   private val Systems = Seq("ours", "delta", "parquet")
+  /** Ours with answers from statistics off: what ours read after any retraction before issue 48. */
+  private val StatsOff = "ours, stats off"
+  /** The order systems are reported in. */
+  private val Reported = Seq("ours", StatsOff, "delta", "parquet")
+  /** The rows the DELETE removes: 1 % of them, in every part. */
+  private val Deleted = "n % 100 = 0"
   private val Start = 1767225600000L // 2026-01-01T00:00:00Z
   private val Day = 86400000L
   private val Days = 90
@@ -62,15 +74,18 @@ object AggregateBench {
           case whole if whole * Days * Day == parts.toLong * 7 * Day => 0L
           case _ => 1L
         }
-        queries.map { case (name, query) =>
+        def measure(name: String, query: String, systems: Seq[String]) = {
           val byRound = Bench.rounds(runs) { r =>
-            val order = Systems.drop(r % Systems.size) ++ Systems.take(r % Systems.size)
+            val order = systems.drop(r % systems.size) ++ systems.take(r % systems.size)
             order.map(system => system -> run(spark, system, query.format(tables(system))))
           }
           (parts, name, straddling) -> byRound.map { case (system, rs) =>
             system -> rs.head.copy(wallMs = median(rs.map(_.wallMs)), cpuMs = median(rs.map(_.cpuMs)))
           }
         }
+        val before = queries.map { case (name, query) => measure(name, query, Systems) }
+        Seq("ours", "delta").foreach(system => spark.sql(s"DELETE FROM ${tables(system)} WHERE $Deleted").collect())
+        before :+ measure("window after DELETE", queries.head._2, Seq("ours", StatsOff, "delta"))
       }
       val table = report(measured, rows, runs)
       table.print()
@@ -108,13 +123,15 @@ object AggregateBench {
       val (_, ms) = Bench.timedMs(w())
       println(f"$name $system%-8s written in ${ms / 1e3}%.1f s")
     }
-    Map("ours" -> s"persist.$name", "delta" -> s"delta.`${dirs("delta")}`", "parquet" -> s"parquet.`${dirs("parquet")}`")
+    Map("ours" -> s"persist.$name", StatsOff -> s"persist.$name", "delta" -> s"delta.`${dirs("delta")}`",
+      "parquet" -> s"parquet.`${dirs("parquet")}`")
   }
 
   private def run(spark: SparkSession, system: String, query: String): Run = {
+    spark.conf.set(PersistConf.StatsAggregates.key, system != StatsOff)
     val df = spark.sql(query)
-    val (result, wallMs, cpuMs) = timedWithCpuMs(df.collect())
-    val (files, fromStats) = if (system == "ours") {
+    val (result, wallMs, cpuMs) = try timedWithCpuMs(df.collect()) finally spark.conf.unset(PersistConf.StatsAggregates.key)
+    val (files, fromStats) = if (system.startsWith("ours")) {
       ScanReports.last(spark) match {
         case Seq(scan) => (scan.metrics.partsKept, scan.metrics.partsFromStats)
         case other => throw new IllegalStateException(s"expected one persist scan for $query, got ${other.size}")
@@ -129,10 +146,10 @@ object AggregateBench {
     import Table.Column
     val lines = measured.flatMap { case ((parts, query, straddling), bySystem) =>
       val ours = bySystem("ours")
-      Systems.map { system =>
+      Reported.filter(bySystem.contains).map { system =>
         val r = bySystem(system)
         require(r.result == ours.result, s"$system answered ${r.result}, ours ${ours.result} ($query, $parts parts)")
-        Seq[Any](parts, query, system, r.result, r.filesRead, r.fromStats, if (query == "window") straddling else 0L,
+        Seq[Any](parts, query, system, r.result, r.filesRead, r.fromStats, if (query.startsWith("window")) straddling else 0L,
           r.wallMs, r.wallMs / ours.wallMs, r.cpuMs)
       }
     }
@@ -144,6 +161,8 @@ object AggregateBench {
         Column("CPU ms", "cpuMs")),
       lines,
       Seq("window: count(*) of the last 7 days; min/max/count: unfiltered; by day: count(*) grouped by day, folded.",
+        s"window after DELETE: window again after DELETE ... WHERE $Deleted (1 % of the rows, in every part) in ours and " +
+          s"Delta; '$StatsOff': ours with ${PersistConf.StatsAggregates.key} = false, what ours read after any retraction before.",
         "parts straddling: the parts a window query must read (those holding events on both sides of its start).",
         "ours: the persist scan's parts read and answered from statistics; delta / parquet: FileSourceScanExec " +
           "'number of files read' (0 when the answer came from Delta's log)."))

@@ -103,7 +103,7 @@ object InterpretBench {
     }
     // By position, as a scan decides its parts.
     def decideInParallel(filter: PartFilter, n: Int): Int =
-      n - PartDecisions.ruledOutPositions(n, i => filter.keep(stats(i)), parallelFrom = 1).cardinality
+      n - PartDecisions.decide(n, i => filter.decide(stats(i)), parallelFrom = 1).ruledOut.cardinality
     for ((_, f) <- filters; _ <- 1 to 20) { decide(f, parts); decideInParallel(f, parts) } // warm-up
     sizes.flatMap { n =>
       val timed = Bench.rounds(Runs) { _ =>

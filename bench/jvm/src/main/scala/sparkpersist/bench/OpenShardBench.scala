@@ -13,7 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.{AttributeReference, Expression
 import org.apache.spark.sql.types.{DoubleType, LongType}
 
 import sparkpersist.bench.Bench.median
-import sparkpersist.interpret.MzNowSpec
+import sparkpersist.interpret.{MzNowSpec, PartDecision}
 import sparkpersist.plan.{PartDecisions, PartPruning}
 import sparkpersist.shard.{JsonRollups, ShardFixtures, ShardState, ShardStore}
 
@@ -146,8 +146,9 @@ object OpenShardBench {
       Bench.timedMs {
         // As a scan decides: segments first, so only the kept segments' stats are read.
         decision.prepare(parts)
-        parts.size - PartDecisions.ruledOutPositions(parts.size, i => parts(i).stats.forall(decision.admits),
-          parallelFrom = if (parallel) 1 else 0).cardinality
+        parts.size - PartDecisions.decide(parts.size,
+          i => parts(i).stats.fold[PartDecision](PartDecision.Undecided)(decision.decision),
+          parallelFrom = if (parallel) 1 else 0).ruledOut.cardinality
       }
     }
     // Each open decides both filters one way, cycling through the ways: every first decision is on a fresh state.
