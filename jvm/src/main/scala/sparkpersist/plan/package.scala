@@ -1,10 +1,12 @@
 package sparkpersist
 
 /**
- * Planning a scan: what the query asks of a scan ([[sparkpersist.plan.ScanRequest]]: view,
- * as-of, filter, `mz_now()`), the part decisions the interpreter makes against the state (pruning,
- * segment skipping, UDF probes, runtime filters), the pushdown mode and its soft check, and how
- * parts are packed into tasks. May import `read`, `interpret`, `shard` and the layers below; never
+ * Planning a read: what the query asks of a scan ([[sparkpersist.plan.ScanRequest]]: view,
+ * as-of, filter, `mz_now()`) and the [[sparkpersist.plan.ScanPlan]] made once from it and the
+ * state: the one as-of check, the visible parts, the decision of every part
+ * ([[sparkpersist.plan.PartDecisions]]: pruning, segment skipping, UDF probes), positional reads
+ * and the read mode; runtime filters, the pushdown mode and its soft check, and how parts are
+ * packed into tasks. May import `read`, `interpret`, `shard` and the layers below; never
  * `consolidate`, `scan` or `catalog`.
  */
 package object plan

@@ -1,9 +1,10 @@
 package sparkpersist
 
 /**
- * The DataSource V2 scan of a shard: [[sparkpersist.scan.PersistScan]] turns a plan's parts
- * into input partitions (read straight or consolidated), its reader factory, metrics and scan
- * reports, the statistics reported to the optimizer, and the micro-batch stream interface that
- * `stream` implements. May import `plan`, `consolidate`, `read` and the layers below.
+ * The DataSource V2 scan of a shard: [[sparkpersist.scan.PersistScan]], an adapter over a
+ * [[sparkpersist.plan.ScanPlan]], and what it reads of it ([[sparkpersist.scan.PartReading]]:
+ * input partitions, read straight or consolidated), its reader factory, metrics and scan reports,
+ * the statistics reported to the optimizer, and the micro-batch stream interface that `stream`
+ * implements. May import `plan`, `consolidate`, `read` and the layers below.
  */
 package object scan
