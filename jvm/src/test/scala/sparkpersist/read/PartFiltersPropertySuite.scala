@@ -46,7 +46,7 @@ class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDriven
         val bound = BindReferences.bindReference(predicate, attributes)
         def passing(rows: Seq[InternalRow]) = rows.filter(r => bound.eval(r) == true)
         val (expected, kept) = (passing(all), passing(read))
-        assert(kept === expected, s"${predicate.sql} with Parquet filters ${filters.mkString(", ")} lost rows " +
+        if (kept != expected) fail(s"${predicate.sql} with Parquet filters ${filters.mkString(", ")} lost rows " +
           expected.diff(kept).map(describe(_, predicate)).mkString("; "))
         if (filters.nonEmpty) pushed += 1
         if (stats.rowGroupsRead < stats.rowGroups) skipped += 1

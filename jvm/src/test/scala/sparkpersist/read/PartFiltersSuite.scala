@@ -112,10 +112,9 @@ class PartFiltersSuite extends PersistSparkSession {
 
   test("a time inside the Julian-Gregorian gap and a string of invalid UTF-8 find the rows a plain Parquet copy gives") {
     // Found comparing with a plain Parquet copy (issue 48): TIMESTAMP'1582-10-10 00:00:00' reached
-    // Parquet as a java.sql.Timestamp ten days later, and the bytes FF 41 as U+FFFD 'A': the row
-    // groups holding the rows were skipped in every pushdown mode.
-    // One part, whose stats admit both literals (not proven true: it gets the filters), of one
-    // row group per row, whose stats rule out whatever else the literals become.
+    // Parquet as a java.sql.Timestamp days later, and the bytes FF 41 as U+FFFD 'A': the row groups
+    // holding the rows were skipped in every pushdown mode. One part, whose stats admit both
+    // literals (it gets the filters), of one row group per row.
     sql("CREATE TABLE persist.edges (t TIMESTAMP, s STRING, n INT)")
     withSQLConf("parquet.block.row.count.limit" -> "1") {
       ShardWriter.write(sql("SELECT * FROM VALUES (TIMESTAMP'1582-10-10 00:00:00', 'a', 1), " +
@@ -124,7 +123,8 @@ class PartFiltersSuite extends PersistSparkSession {
     }
     val copy = new java.io.File(root, "edges-copy").getPath
     withSQLConf(PartFormat.ExactValueSettings.toSeq: _*)(spark.table("persist.edges").write.parquet(copy))
-    val disagreements = Seq("t = TIMESTAMP'1582-10-10 00:00:00'", "s = CAST(unhex('FF41') AS STRING)").flatMap { predicate =>
+    val (time, string) = ("t = TIMESTAMP'1582-10-10 00:00:00'", "s = CAST(unhex('FF41') AS STRING)")
+    val disagreements = Seq(time, string).flatMap { predicate =>
       val plain = withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {
         spark.read.parquet(copy).where(predicate).select("n").collect().map(_.toString).toSeq
       }
@@ -133,6 +133,10 @@ class PartFiltersSuite extends PersistSparkSession {
       if (persisted == plain) None else Some(s"$predicate: $persisted, plain Parquet $plain")
     }
     assert(disagreements.isEmpty)
+    // The time reaches Parquet as it is, and skips the other rows' row groups; the string stays out.
+    val (_, total, read, timeScan) = run(s"SELECT n FROM persist.edges WHERE $time")
+    assert(timeScan.filters.exists(_.references.contains("t")) && (total, read) === (3, 1), timeScan.filters)
+    assert(run(s"SELECT n FROM persist.edges WHERE $string")._4.filters.map(_.toString) === Seq("IsNotNull(s)"))
   }
 
   test("in soft mode a part read only to be verified gets no filter: all its row groups are read") {
