@@ -3,14 +3,18 @@ package sparkpersist.read
 import java.time.LocalDate
 
 import org.apache.spark.sql.catalyst.expressions._
+import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalacheck.Gen
 
+import sparkpersist.consolidate.KeyRanges
+
 /**
  * Random material for comparing a part read with and without its Parquet filters: rows over a
  * column of every type [[PartFilters]] may hand to Parquet (and of those it keeps out: floating
- * point, a non-binary collation), and predicates over them as Spark pushes them. Values sit on the
+ * point, a non-binary collation), predicates over them as Spark pushes them, and key ranges of
+ * consolidation tasks. Values sit on the
  * edges where Spark and Parquet could see a literal differently: dates and times in and around the
  * days the hybrid Julian calendar lacks (1582-10-05 to 1582-10-14), before year 1 and past 9999,
  * strings of invalid UTF-8 and of non-ASCII characters, -0.0 and NaN, extremes of every width.
@@ -28,9 +32,11 @@ object PartFiltersGen {
 
   /**
    * One case: a part of `rows` (internal values in [[columns]] order) written `rowsPerGroup` rows
-   * to a row group and `rowsPerPage` to a page, and predicates over its columns.
+   * to a row group and `rowsPerPage` to a page, predicates over its columns, and key ranges of a
+   * few of them ([[KeyRanges]]): a column's ordinal and the ranges' split points.
    */
-  final case class Case(rows: Seq[IndexedSeq[Any]], rowsPerGroup: Int, rowsPerPage: Int, predicates: Seq[Expression])
+  final case class Case(rows: Seq[IndexedSeq[Any]], rowsPerGroup: Int, rowsPerPage: Int, predicates: Seq[Expression],
+      keyRanges: Seq[(Int, IndexedSeq[Any])])
 
   def cases(attributes: IndexedSeq[AttributeReference]): Gen[Case] = for {
     n <- Gen.choose(1, 16)
@@ -39,7 +45,23 @@ object PartFiltersGen {
     rowsPerGroup <- Gen.choose(1, 3)
     rowsPerPage <- Gen.choose(1, 2)
     predicates <- Gen.listOfN(12, predicate(attributes, rows.toIndexedSeq, depth = 2))
-  } yield Case(rows, rowsPerGroup, rowsPerPage, predicates)
+    ranged <- Gen.pick(3, columns.indices.filter(i => KeyRanges.supports(columns(i).dataType)))
+    keyRanges <- Gen.sequence[Seq[(Int, IndexedSeq[Any])], (Int, IndexedSeq[Any])](
+      ranged.map(i => splits(columns(i).dataType, rows.map(_(i))).map(i -> _)))
+  } yield Case(rows, rowsPerGroup, rowsPerPage, predicates, keyRanges)
+
+  /** One to three split points of key ranges of a column of `dataType`, strictly increasing in Spark's order. */
+  private def splits(dataType: DataType, present: Seq[Any]): Gen[IndexedSeq[Any]] = {
+    val ordering = TypeUtils.getInterpretedOrdering(dataType)
+    Gen.choose(1, 3).flatMap(k => Gen.listOfN(k, literal(dataType, present))).map(_.sorted(ordering)
+      .foldLeft(IndexedSeq.empty[Any])((acc, v) => if (acc.nonEmpty && ordering.equiv(acc.last, v)) acc else acc :+ v))
+  }
+
+  /** A value of `dataType`, mostly one of the values `present` in a column (null or not): a literal to compare it with. */
+  private def literal(dataType: DataType, present: Seq[Any]): Gen[Any] = {
+    val nonNull = present.filter(_ != null)
+    if (nonNull.isEmpty) value(dataType) else Gen.frequency(3 -> Gen.oneOf(nonNull), 2 -> value(dataType))
+  }
 
   /**
    * A predicate over `attributes` as Spark hands it to a scan: comparisons, `IN`, null tests and
@@ -58,10 +80,7 @@ object PartFiltersGen {
 
   private def comparison(column: AttributeReference, present: Seq[Any]): Gen[Expression] = {
     val dataType = column.dataType
-    val nonNull = present.filter(_ != null)
-    val literal: Gen[Literal] =
-      (if (nonNull.isEmpty) value(dataType) else Gen.frequency(3 -> Gen.oneOf(nonNull), 2 -> value(dataType)))
-        .map(Literal(_, dataType))
+    val literal = this.literal(dataType, present).map(Literal(_, dataType))
     val orNull = Gen.frequency(5 -> literal, 1 -> Gen.const(Literal(null, dataType)))
     val compared = Gen.oneOf[(Expression, Expression) => Expression](EqualTo, LessThan, LessThanOrEqual,
       GreaterThan, GreaterThanOrEqual)
