@@ -14,10 +14,10 @@ import sparkpersist.consolidate.KeyRanges
  * Random material for comparing a part read with and without its Parquet filters: rows over a
  * column of every type [[PartFilters]] may hand to Parquet (and of those it keeps out: floating
  * point, a non-binary collation), predicates over them as Spark pushes them, and key ranges of
- * consolidation tasks. Values sit on the
- * edges where Spark and Parquet could see a literal differently: dates and times in and around the
- * days the hybrid Julian calendar lacks (1582-10-05 to 1582-10-14), before year 1 and past 9999,
- * strings of invalid UTF-8 and of non-ASCII characters, -0.0 and NaN, extremes of every width.
+ * consolidation tasks. Values sit on the edges where Spark and Parquet could see a literal
+ * differently: dates and times in and around the days the hybrid Julian calendar lacks
+ * (1582-10-05 to 1582-10-14), before year 1 and past 9999, strings of invalid UTF-8 and of
+ * non-ASCII characters, -0.0 and NaN, extremes of every width.
  */
 object PartFiltersGen {
 
@@ -57,7 +57,7 @@ object PartFiltersGen {
       .foldLeft(IndexedSeq.empty[Any])((acc, v) => if (acc.nonEmpty && ordering.equiv(acc.last, v)) acc else acc :+ v))
   }
 
-  /** A value of `dataType`, mostly one of the values `present` in a column (null or not): a literal to compare it with. */
+  /** A value of `dataType` to compare a column with: mostly one of the non-null values `present` in it. */
   private def literal(dataType: DataType, present: Seq[Any]): Gen[Any] = {
     val nonNull = present.filter(_ != null)
     if (nonNull.isEmpty) value(dataType) else Gen.frequency(3 -> Gen.oneOf(nonNull), 2 -> value(dataType))
@@ -99,12 +99,12 @@ object PartFiltersGen {
   private val dayMicros = 86400L * 1000000L
 
   /** Days since the epoch of each date around the Julian–Gregorian gap and at the far ends of the calendar. */
-  private val edgeDays: Seq[Long] = (Seq(LocalDate.of(1582, 10, 4), LocalDate.of(1582, 10, 10),
+  private val edgeDays: Seq[Long] = Seq(LocalDate.of(1582, 10, 4), LocalDate.of(1582, 10, 10),
     LocalDate.of(1582, 10, 15), LocalDate.of(1, 1, 1), LocalDate.of(0, 12, 31), LocalDate.of(-9999, 1, 1),
     LocalDate.of(1500, 2, 28), LocalDate.of(1000, 3, 1), LocalDate.of(9999, 12, 31), LocalDate.of(10000, 1, 1),
-    LocalDate.of(1970, 1, 1)).map(_.toEpochDay))
+    LocalDate.of(1970, 1, 1)).map(_.toEpochDay)
 
-  /** Days of the gap's month, the gap itself most of them. */
+  /** Days from 1582-10-01 to 1582-10-20: half of them in the gap. */
   private val aroundGap: Gen[Long] = Gen.choose(LocalDate.of(1582, 10, 1).toEpochDay, LocalDate.of(1582, 10, 20).toEpochDay)
 
   private val days: Gen[Long] = Gen.frequency(3 -> aroundGap, 2 -> Gen.oneOf(edgeDays),

@@ -35,12 +35,12 @@ class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDriven
 
   test("a part read with the Parquet filters of a predicate keeps exactly the rows Spark keeps reading it without them") {
     var (pushed, skipped, passed) = (0, 0, 0)
-    forEachCase { (c, read) =>
+    forEachCase { (c, part) =>
       c.predicates.foreach { predicate =>
         val filters = toV2(predicate).flatMap(PartFilters.toParquet(_, schema)).toSeq
         val bound = BindReferences.bindReference(predicate, attributes)
-        val kept = read.compare(filters, _.filter(r => bound.eval(r) == true),
-          s"${predicate.sql}", row => describe(row, predicate.references.toSeq.map(a => attributes.indexWhere(_.exprId == a.exprId))))
+        val referenced = predicate.references.toSeq.map(a => attributes.indexWhere(_.exprId == a.exprId))
+        val kept = part.compare(filters, _.filter(r => bound.eval(r) == true), predicate.sql, describe(_, referenced))
         if (filters.nonEmpty) pushed += 1
         if (kept.skipped) skipped += 1
         passed += kept.rows
@@ -52,13 +52,13 @@ class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDriven
 
   test("a part read with the Parquet filters of a consolidation task's key range keeps every row of the range") {
     var (pushed, skipped, passed) = (0, 0, 0)
-    forEachCase { (c, read) =>
+    forEachCase { (c, part) =>
       c.keyRanges.foreach { case (ordinal, splits) =>
         val ranges = KeyRanges(schema.columns(ordinal), splits)
         val dataType = attributes(ordinal).dataType
         (0 until ranges.count).foreach { i =>
           val filters = ranges.parquetFilters(i)
-          val kept = read.compare(filters,
+          val kept = part.compare(filters,
             _.filter(r => ranges.rangeOf(if (r.isNullAt(ordinal)) null else r.get(ordinal, dataType)) == i),
             s"range $i of ${ranges.describe} split at ${splits.map(Literal(_, dataType).sql).mkString(", ")}",
             describe(_, Seq(ordinal)))
