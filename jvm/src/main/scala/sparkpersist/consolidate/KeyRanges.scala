@@ -2,13 +2,13 @@ package sparkpersist.consolidate
 
 import scala.util.Try
 
-import org.apache.spark.sql.catalyst.CatalystTypeConverters
 import org.apache.spark.sql.catalyst.util.TypeUtils
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.interpret.ValueOrdering
+import sparkpersist.read.ParquetLiterals
 import sparkpersist.schema.ColumnDef
 import sparkpersist.util.Prefix
 
@@ -42,7 +42,8 @@ final case class KeyRanges(column: ColumnDef, splits: IndexedSeq[Any]) {
    * Parquet filters stating that the column's value lies in range `index` (nulls included in
    * range 0), for types whose order in Parquet's statistics is Spark's: integers, dates,
    * timestamps and binary-collated strings. Empty for other types (the task still keeps only
-   * its range's rows, after reading).
+   * its range's rows, after reading). A split Parquet would not see as Spark does (a string of
+   * invalid UTF-8, [[ParquetLiterals]]) bounds no filter.
    */
   def parquetFilters(index: Int): Seq[sources.Filter] = {
     val sameOrder = column.dataType match {
@@ -52,9 +53,9 @@ final case class KeyRanges(column: ColumnDef, splits: IndexedSeq[Any]) {
     }
     if (!sameOrder || splits.isEmpty || column.name.exists(c => c == '.' || c == '`')) Nil
     else {
-      def external(v: Any) = CatalystTypeConverters.convertToScala(v, column.dataType)
-      val from = if (index == 0) None else Some(sources.GreaterThanOrEqual(column.name, external(splits(index - 1))))
-      val until = if (index == count - 1) None else Some(sources.LessThan(column.name, external(splits(index))))
+      def bound(v: Any) = ParquetLiterals.toScala(v, column.dataType)
+      val from = if (index == 0) None else bound(splits(index - 1)).map(sources.GreaterThanOrEqual(column.name, _))
+      val until = if (index == count - 1) None else bound(splits(index)).map(sources.LessThan(column.name, _))
       val bounds = (from ++ until).reduceOption[sources.Filter](sources.And(_, _)).toSeq
       if (index == 0) bounds.map(sources.Or(sources.IsNull(column.name), _)) else bounds
     }

@@ -1,5 +1,6 @@
 package sparkpersist.read
 
+import org.apache.spark.sql.connector.expressions.{Expression => V2Expression, Literal => V2Literal}
 import org.apache.spark.sql.connector.expressions.filter.{Predicate, And => V2And, Not => V2Not, Or => V2Or}
 import org.apache.spark.sql.sources
 import org.apache.spark.sql.sparkpersist.DataSourceFilters
@@ -24,11 +25,12 @@ object PartFilters {
    * Spark does. Not floating-point columns: Spark equates -0.0 with 0.0 and puts NaN above every
    * number, while Parquet tells the zeros apart (a dictionary of 0.0 does not hold -0.0, so
    * `x IN (-0.0)` would skip a row group of zeros that pass) and leaves NaN out of its bounds.
-   * Not strings of a non-binary collation either (Parquet compares bytes).
+   * Not strings of a non-binary collation either (Parquet compares bytes). Its literals reach
+   * Parquet as Spark compares them, or it has no filter ([[ParquetLiterals]]).
    */
   def toParquet(predicate: Predicate, schema: ShardSchema): Option[sources.Filter] =
     if (!printable(predicate)) None
-    else toV1(predicate).filter(_.references.forall(name =>
+    else ParquetLiterals.converting(toV1(predicate)).filter(_.references.forall(name =>
       schema.column(name).exists(c => c.name == name && comparesAsParquet(c.dataType))))
 
   /**
@@ -42,9 +44,17 @@ object PartFilters {
     case or: V2Or => for (l <- toV1(or.left()); r <- toV1(or.right())) yield sources.Or(l, r)
     case not: V2Not => toV1(not.child()).map(sources.Not)
     case leaf =>
-      try DataSourceFilters.toV1(leaf).filter(f => !f.isInstanceOf[sources.And] && !f.isInstanceOf[sources.Or] &&
-        !f.isInstanceOf[sources.Not])
-      catch { case scala.util.control.NonFatal(_) => None }
+      try {
+        if (!leaf.children().forall(exact)) None
+        else DataSourceFilters.toV1(leaf).filter(f => !f.isInstanceOf[sources.And] && !f.isInstanceOf[sources.Or] &&
+          !f.isInstanceOf[sources.Not])
+      } catch { case scala.util.control.NonFatal(_) => None }
+  }
+
+  /** Whether `operand`, if a literal, reaches Parquet as Spark compares it ([[ParquetLiterals]]). */
+  private def exact(operand: V2Expression): Boolean = operand match {
+    case l: V2Literal[_] => ParquetLiterals.toScala(l.value(), l.dataType()).isDefined
+    case _ => true
   }
 
   /**
@@ -53,9 +63,9 @@ object PartFilters {
    * (`bin IN (X'01', NULL)`), which fails the whole query. Such a predicate stays a post-scan
    * filter only.
    */
-  private def printable(predicate: org.apache.spark.sql.connector.expressions.Expression): Boolean =
+  private def printable(predicate: V2Expression): Boolean =
     predicate match {
-      case l: org.apache.spark.sql.connector.expressions.Literal[_] => !(l.dataType() == BinaryType && l.value() == null)
+      case l: V2Literal[_] => !(l.dataType() == BinaryType && l.value() == null)
       case other => other.children().forall(printable)
     }
 

@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 import sparkpersist.PersistConf
 import sparkpersist.schema.{NestedFieldIds, NestedNullability, ReservedColumns, ShardSchema}
 import sparkpersist.shard.ShardState
+import sparkpersist.util.SqlSettings
 
 /**
  * How a shard's parts are laid out as Parquet files, so that a part read alone describes itself:
@@ -106,12 +107,7 @@ object PartFormat {
    * rebase modes from the SQL configuration of the thread (in a task, the settings of the SQL
    * execution that runs it, if any).
    */
-  def withExactValues[T](body: => T): T = {
-    // A copy, not SQLConf.get.clone(): in a task, SQLConf.get is a ReadOnlySQLConf, which refuses to be cloned.
-    val pinned = new SQLConf
-    (SQLConf.get.getAllConfs ++ ExactValueSettings).foreach { case (k, v) => pinned.setConfString(k, v) }
-    SQLConf.withExistingConf(pinned)(body)
-  }
+  def withExactValues[T](body: => T): T = SqlSettings.withSettings(ExactValueSettings)(body)
 
   /**
    * The Hadoop configuration write tasks use: what `df.write.parquet` would use in this session

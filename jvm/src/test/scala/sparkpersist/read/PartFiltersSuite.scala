@@ -5,7 +5,7 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.functions.{col, lit}
 
 import sparkpersist.scan.{PersistScan, ScanMetrics}
-import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.write.{PartFormat, ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
@@ -108,6 +108,35 @@ class PartFiltersSuite extends PersistSparkSession {
       assert(rows.map(_.stripPrefix("[").stripSuffix("]")).sorted.mkString(",") === expected, predicate)
       assert(scan.filters.forall(f => !f.references.exists(Set("x", "f"))), s"$predicate: ${scan.filters}")
     }
+  }
+
+  test("a time inside the Julian-Gregorian gap and a string of invalid UTF-8 find the rows a plain Parquet copy gives") {
+    // Found comparing with a plain Parquet copy (issue 48): TIMESTAMP'1582-10-10 00:00:00' reached
+    // Parquet as a java.sql.Timestamp days later, and the bytes FF 41 as U+FFFD 'A': the row groups
+    // holding the rows were skipped in every pushdown mode. One part, whose stats admit both
+    // literals (it gets the filters), of one row group per row.
+    sql("CREATE TABLE persist.edges (t TIMESTAMP, s STRING, n INT)")
+    withSQLConf("parquet.block.row.count.limit" -> "1") {
+      ShardWriter.write(sql("SELECT * FROM VALUES (TIMESTAMP'1582-10-10 00:00:00', 'a', 1), " +
+        "(TIMESTAMP'2024-01-01 00:00:00', CAST(unhex('FF41') AS STRING), 2), " +
+        "(TIMESTAMP'2024-01-02 00:00:00', 'b', 3) AS v(t, s, n)").coalesce(1), store.open("edges"), WriteOptions())
+    }
+    val copy = new java.io.File(root, "edges-copy").getPath
+    withSQLConf(PartFormat.ExactValueSettings.toSeq: _*)(spark.table("persist.edges").write.parquet(copy))
+    val (time, string) = ("t = TIMESTAMP'1582-10-10 00:00:00'", "s = CAST(unhex('FF41') AS STRING)")
+    val disagreements = Seq(time, string).flatMap { predicate =>
+      val plain = withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {
+        spark.read.parquet(copy).where(predicate).select("n").collect().map(_.toString).toSeq
+      }
+      assert(plain.size === 1, predicate)
+      val persisted = inEveryMode(s"SELECT n FROM persist.edges WHERE $predicate")._1
+      if (persisted == plain) None else Some(s"$predicate: $persisted, plain Parquet $plain")
+    }
+    assert(disagreements.isEmpty)
+    // The time reaches Parquet as it is, and skips the other rows' row groups; the string stays out.
+    val (_, total, read, timeScan) = run(s"SELECT n FROM persist.edges WHERE $time")
+    assert(timeScan.filters.exists(_.references.contains("t")) && (total, read) === (3, 1), timeScan.filters)
+    assert(run(s"SELECT n FROM persist.edges WHERE $string")._4.filters.map(_.toString) === Seq("IsNotNull(s)"))
   }
 
   test("in soft mode a part read only to be verified gets no filter: all its row groups are read") {
