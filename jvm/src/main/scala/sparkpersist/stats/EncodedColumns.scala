@@ -50,12 +50,22 @@ final class EncodedStats(
   private val bySegment = new AtomicReferenceArray[AtomicReferenceArray[StatsVector]](ids.length)
   /** The segments decisions said they will read (guarded by this). */
   private val wanted = new java.util.BitSet()
+  /** The segments there are. */
+  private val segmentCount = (parts + segmentParts - 1) / segmentParts
+  /**
+   * Locks of the chunks of [[EncodedStats.ChunkSegments]] segments a column's wanted bytes load in:
+   * threads deciding parts of different chunks load them at once (a million parts' first decision
+   * loads over the cores), two threads never load one chunk twice.
+   */
+  private val chunkLocks = Array.fill(EncodedStats.ChunkLocks)(new Object)
 
   /**
    * Says that the parts of part `part`'s segment will be decided on their own stats: a column's
    * first load then reads the bytes of the wanted segments only.
    */
   private[stats] def want(part: Int): Unit = synchronized { wanted.set(part / segmentParts) }
+
+  private def isWanted(k: Int): Boolean = synchronized(wanted.get(k))
 
   /** The vector holding part `part`'s bytes of the column at index `i` of the column ids, loaded on first use. */
   private[stats] def vector(i: Int, part: Int): StatsVector = {
@@ -65,26 +75,30 @@ final class EncodedStats(
     val segs = bySegment.get(i)
     val s = if (segs == null) null else segs.get(k)
     if (s != null) s
-    else synchronized {
-      if (whole.get(i) == null && !segmentLoaded(i, k)) {
-        if (wanted.get(k)) loadWanted(i) else whole.set(i, load(i))
+    else if (isWanted(k)) {
+      val chunk = k / EncodedStats.ChunkSegments
+      chunkLocks(Math.floorMod(i * 31 + chunk, chunkLocks.length)).synchronized {
+        val loaded = segmentsOf(i)
+        if (loaded.get(k) == null) loadWanted(i, loaded, chunk)
+        loaded.get(k)
       }
-      if (whole.get(i) != null) whole.get(i) else bySegment.get(i).get(k)
+    } else synchronized {
+      if (whole.get(i) == null) whole.set(i, load(i))
+      whole.get(i)
     }
   }
 
-  private def segmentLoaded(i: Int, k: Int): Boolean = {
-    val segs = bySegment.get(i)
-    segs != null && segs.get(k) != null
+  /** The column's vectors by segment, the array made on first use. */
+  private def segmentsOf(i: Int): AtomicReferenceArray[StatsVector] = {
+    bySegment.compareAndSet(i, null, new AtomicReferenceArray[StatsVector](segmentCount))
+    bySegment.get(i)
   }
 
-  /** Loads, in one read, the column's bytes of every wanted segment not loaded yet (under the lock). */
-  private def loadWanted(i: Int): Unit = {
-    if (bySegment.get(i) == null) {
-      bySegment.set(i, new AtomicReferenceArray[StatsVector]((parts + segmentParts - 1) / segmentParts))
-    }
-    val segs = bySegment.get(i)
-    val missing = wanted.stream().filter(k => k < segs.length() && segs.get(k) == null).toArray
+  /** Loads, in one read, the column's bytes of the wanted segments of `chunk` not loaded yet (under the chunk's lock). */
+  private def loadWanted(i: Int, segs: AtomicReferenceArray[StatsVector], chunk: Int): Unit = {
+    val from = chunk * EncodedStats.ChunkSegments
+    val until = math.min(segmentCount, from + EncodedStats.ChunkSegments)
+    val missing = (from until until).filter(k => isWanted(k) && segs.get(k) == null).toArray
     loadSegments(i, missing).zip(missing).foreach { case (v, k) => segs.set(k, v) }
   }
 
@@ -107,6 +121,13 @@ final class EncodedStats(
   private[stats] def columnIds: Array[Int] = ids
 
   private[stats] def indexOf(id: Int): Int = if (id >= 0 && id < index.length) index(id) else ids.indexOf(id)
+}
+
+object EncodedStats {
+  /** Segments loaded in one read (of 1,024 parts each by default: 65,536 parts). */
+  private val ChunkSegments = 64
+  /** Chunk locks per rollup: chunks of any column share them, striped. */
+  private val ChunkLocks = 64
 }
 
 /**
