@@ -4,6 +4,9 @@ package sparkpersist
  * The DataSource V2 scan of a shard: [[sparkpersist.scan.PersistScan]] turns a plan's parts
  * into input partitions (read straight or consolidated), its reader factory, metrics and scan
  * reports, the statistics reported to the optimizer, and the micro-batch stream interface that
- * `stream` implements. May import `plan`, `consolidate`, `read` and the layers below.
+ * `stream` implements.
+ *
+ * Layer rule: `scan` imports `PersistConf`, `cluster`, `consolidate`, `plan`, `positional`, `read`, `schema`,
+ * `shard`, `stats`.
  */
 package object scan

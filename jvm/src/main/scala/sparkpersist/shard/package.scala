@@ -3,6 +3,8 @@ package sparkpersist
 /**
  * A shard's durable state: the versioned state log (batches, parts, `since` and `upper`
  * frontiers), its compare-and-set commits on local, HDFS and S3 file systems, and the store that
- * opens shards. May import `stats`, `schema`, `codec` and the configuration.
+ * opens shards.
+ *
+ * Layer rule: `shard` imports `PersistConf`, `codec`, `schema`, `stats`.
  */
 package object shard

@@ -4,6 +4,8 @@ package sparkpersist
  * Writing batches: the DataFrame writer and SQL INSERT, Parquet parts with their statistics,
  * NOT NULL checks, and the one compare-and-set commit of a batch; the service interfaces
  * ([[sparkpersist.write.CommitHook]], [[sparkpersist.write.StreamingWrites]]) that layers above
- * implement. May import `shard`, `stats`, `schema` and the layers below; nothing that reads.
+ * implement. It holds nothing that reads parts.
+ *
+ * Layer rule: `write` imports `PersistConf`, `org.apache.spark.sql.sparkpersist`, `schema`, `shard`, `stats`.
  */
 package object write
