@@ -14,7 +14,7 @@ import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
 import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore, StateFiles}
 import sparkpersist.stats.StatsCodec
-import sparkpersist.write.PartFormat
+import sparkpersist.shard.PartFormat
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
