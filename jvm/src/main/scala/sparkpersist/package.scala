@@ -12,7 +12,7 @@
  * (`org.apache.spark.sql.sparkpersist`, what Spark keeps package-private) counts as one.
  *
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
- * `PersistConf` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
+ * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
  * `consolidate`, `plan`, `cluster` <- `scan` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
  * `catalyst`, `api` <- `PersistExtensions`, `source`.
  *
