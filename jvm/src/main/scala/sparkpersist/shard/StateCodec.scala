@@ -393,9 +393,10 @@ private[shard] object StateCodec {
   /**
    * The readers of the parts' stats of one schema, as state files hold them: `binStats`, the
    * binary encoding written since it came, or `stats`, the legacy JSON of older releases (read-only).
+   * Each is built when a part first needs it.
    */
   private final class StatsReaders(schema: ShardSchema) {
-    val binary: BinaryStatsCodec = BinaryStatsCodec(schema)
+    lazy val binary: BinaryStatsCodec = BinaryStatsCodec(schema)
     lazy val legacy: JsonPartStatsReader = JsonPartStatsReader(schema)
   }
 }
