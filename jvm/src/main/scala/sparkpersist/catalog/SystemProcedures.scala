@@ -11,9 +11,15 @@ import sparkpersist.shard.ShardStore
 
 /**
  * Procedures that a package above `catalog` offers in the persist catalog's `system` namespace
- * (`CALL persist.system.<name>(...)`), acting on the catalog's shards. They are found with
- * `java.util.ServiceLoader` (`META-INF/services/sparkpersist.catalog.SystemProcedures`), so the
- * catalog does not depend on what they do.
+ * (`CALL persist.system.<name>(...)`), acting on the catalog's shards: the lifecycle of
+ * `sparkpersist.compact.LifecycleProcedures` (`compact`, `gc`, `drop_batch`).
+ *
+ * Why a seam (`java.util.ServiceLoader`, `META-INF/services/sparkpersist.catalog.SystemProcedures`)
+ * and not a registration by the layer above: the catalog is what Spark instantiates, by class name,
+ * in every session that reaches a procedure, and a session configured with the catalog alone
+ * (`spark.sql.catalog.persist=sparkpersist.catalog.PersistCatalog`, no `spark.sql.extensions`)
+ * loads no class above `catalog` before its first `CALL`: nothing up there could register first.
+ * The procedures over what lies below the catalog (`last_scans`, `clustering`) it lists itself.
  */
 trait SystemProcedures {
   def procedures(store: ShardStore): Seq[UnboundProcedure]
@@ -26,8 +32,10 @@ object SystemProcedures {
   private lazy val providers: Seq[SystemProcedures] =
     ServiceLoader.load(classOf[SystemProcedures], getClass.getClassLoader).asScala.toSeq
 
+  /** The catalog's own procedures, then those of the layers above. */
   private def all(store: ShardStore): Map[String, UnboundProcedure] =
-    providers.flatMap(_.procedures(store)).map(p => p.name().toLowerCase(Locale.ROOT) -> p).toMap
+    (Seq(LastScansProcedure, new ClusteringProcedure(store)) ++ providers.flatMap(_.procedures(store)))
+      .map(p => p.name().toLowerCase(Locale.ROOT) -> p).toMap
 
   /** The procedure `ident` names (`system.<name>`, any case), acting on `store`'s shards. */
   def load(ident: Identifier, store: ShardStore): UnboundProcedure = {

@@ -2,7 +2,9 @@ package sparkpersist
 
 /**
  * Catalyst rules and functions the session extension installs: `mz_now()`, the per-query
- * as-of and its pinning, and the rule that hands a scan the filter above it. May import `stream`,
- * `catalog` and the layers below.
+ * as-of and its pinning, and the rule that hands a scan the filter above it.
+ *
+ * Layer rule: `catalyst` imports `PersistConf`, `catalog`, `dml`, `interpret`, `org.apache.spark.sql.sparkpersist`,
+ * `plan`, `schema`, `shard`, `stream`, `write`.
  */
 package object catalyst

@@ -3,6 +3,8 @@ package sparkpersist
 /**
  * Clustering: the columns a shard is clustered by (`CLUSTER BY`, [[sparkpersist.cluster.ClusterColumns]]),
  * the space-filling curves along which compaction lays a time window's rows out, and the clustered
- * rows of a merge group cut into parts. May import `consolidate`, `read`, `write` and the layers below.
+ * rows of a merge group cut into parts.
+ *
+ * Layer rule: `cluster` imports `codec`, `schema`, `shard`, `stats`, `util`, `write`.
  */
 package object cluster

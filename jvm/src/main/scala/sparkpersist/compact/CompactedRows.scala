@@ -12,7 +12,7 @@ import sparkpersist.schema.ShardSchema
  * updates of every run of the group, times below `advanceTo` advanced to it (a monotone change,
  * so each run stays sorted), merged by the shard's order key, then time ([[RunMerge]]); and, when
  * `consolidate`, the updates of equal data and time summed, zero sums dropped. Rows come in the
- * part layout ([[sparkpersist.write.PartFormat]]): data columns, time, diff — or the data
+ * part layout ([[sparkpersist.shard.PartFormat]]): data columns, time, diff — or the data
  * columns only when `stamped` (the group has no retractions and one time: its parts are
  * stamped). Memory: one row per run, plus, when consolidating, the sums of one order key and
  * time (a shard without an order key groups by time alone).

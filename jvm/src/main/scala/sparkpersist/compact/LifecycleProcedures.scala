@@ -18,12 +18,11 @@ import sparkpersist.shard.ShardStore
  *   CALL persist.system.compact(shard => 'events', cluster => true);  -- lay every sealed window out again
  *   CALL persist.system.gc('events', keep_versions => 5);
  *   CALL persist.system.drop_batch('events', '<batch id, or the path of one of its parts>');
- *   CALL persist.system.clustering('events');  -- the workload evidence of automatic clustering
  * }}}
  *
  * Arguments not given come from the session's configuration, as in [[Lifecycle]]. Each call
- * returns one row: the [[CompactionResult]] or [[GcResult]] fields; `clustering` one row per
- * column ([[ClusteringProcedure]]).
+ * returns one row: the [[CompactionResult]] or [[GcResult]] fields. The catalog offers them
+ * through the [[SystemProcedures]] seam (`META-INF/services`): they live above it.
  */
 final class LifecycleProcedures extends SystemProcedures {
   override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(
@@ -49,8 +48,7 @@ final class LifecycleProcedures extends SystemProcedures {
       args => {
         if (args.isNull(1)) throw new IllegalArgumentException("drop_batch needs the batch: its id or a part's path.")
         Lifecycle.dropBatch(store, args.string(0), args.string(1))
-      }),
-    new ClusteringProcedure(store))
+      }))
 }
 
 /** The positional arguments of a call; every argument but the first (the shard) may be null. */

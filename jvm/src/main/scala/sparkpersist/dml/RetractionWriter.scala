@@ -14,7 +14,8 @@ import org.apache.spark.unsafe.types.UTF8String
 import org.apache.spark.util.collection.unsafe.sort.PrefixComparators
 
 import sparkpersist.positional.{DroppedPositions, RetractedPositions}
-import sparkpersist.write.{PartFormat, RunCommitMessage, RunSpec, RunWriter, WrittenPart}
+import sparkpersist.shard.PartFormat
+import sparkpersist.write.{RunCommitMessage, RunSpec, RunWriter, WrittenPart}
 
 /**
  * Creates the writer of each task of a row-level operation.

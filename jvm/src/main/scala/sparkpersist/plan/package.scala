@@ -6,7 +6,8 @@ package sparkpersist
  * state: the one as-of check, the visible parts, the decision of every part
  * ([[sparkpersist.plan.PartDecisions]]: pruning, segment skipping, UDF probes), positional reads
  * and the read mode; runtime filters, the pushdown mode and its soft check, and how parts are
- * packed into tasks. May import `read`, `interpret`, `shard` and the layers below; never
- * `consolidate`, `scan` or `catalog`.
+ * packed into tasks. It knows nothing of consolidation, scans or the catalog.
+ *
+ * Layer rule: `plan` imports `PersistConf`, `interpret`, `positional`, `read`, `schema`, `shard`, `stats`, `util`.
  */
 package object plan

@@ -8,7 +8,8 @@ package sparkpersist
  * ([[positional.PositionalSnapshot]]), reading no column it does not return, instead of
  * consolidating rows by value. The retractions stay ordinary updates in their parts: every other
  * read (as of earlier times, the updates view, streams, compaction) uses them as before, and a
- * read that cannot apply the positions consolidates by value. May import `shard` and the layers
- * below; never `read`, `plan`, `scan` or `dml`.
+ * read that cannot apply the positions consolidates by value.
+ *
+ * Layer rule: `positional` imports `shard`.
  */
 package object positional

@@ -11,7 +11,7 @@ import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
 import sparkpersist.shard.ShardState
-import sparkpersist.write.PartFormat
+import sparkpersist.shard.PartFormat
 
 /**
  * A part whose footer records a part format ([[PartFormat.FormatVersionKey]]) newer than this

@@ -22,7 +22,7 @@ import org.apache.spark.sql.types.{DataType, StructType}
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 
-import sparkpersist.write.PartFormat
+import sparkpersist.shard.PartFormat
 
 /**
  * Opens one part with Spark's vectorized Parquet reader, as Spark's own Parquet scan does

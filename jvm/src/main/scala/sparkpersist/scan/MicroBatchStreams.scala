@@ -13,8 +13,14 @@ import sparkpersist.shard.ShardHandle
 
 /**
  * Streaming reads of a shard's tables (`spark.readStream.table`), built by a package above
- * `scan` (`sparkpersist.stream`) and found with `java.util.ServiceLoader`
- * (`META-INF/services/sparkpersist.scan.MicroBatchStreams`), so that reading does not depend on it.
+ * `scan` (`sparkpersist.stream.ShardStreams`).
+ *
+ * Why a seam (`java.util.ServiceLoader`, `META-INF/services/sparkpersist.scan.MicroBatchStreams`)
+ * and not a registration by the layer above: `stream` sits above `catalog` (its analysis rule
+ * matches the catalog's tables), and Spark reaches a stream through the catalog's table, which it
+ * instantiates by class name; a session configured with the catalog alone (no
+ * `spark.sql.extensions`) loads no class above `catalog` before its first streaming read, so
+ * nothing up there could register first. Only the driver looks it up.
  */
 trait MicroBatchStreams {
   /** The stream of `view` of `shard` (`schema` its columns), with the filter of `request` and the read `options`. */

@@ -5,6 +5,9 @@ package sparkpersist
  * [[sparkpersist.plan.ScanPlan]], and what it reads of it ([[sparkpersist.scan.PartReading]]:
  * input partitions, read straight or consolidated), its reader factory, metrics and scan reports,
  * the statistics reported to the optimizer, and the micro-batch stream interface that `stream`
- * implements. May import `plan`, `consolidate`, `read` and the layers below.
+ * implements.
+ *
+ * Layer rule: `scan` imports `PersistConf`, `cluster`, `consolidate`, `plan`, `positional`, `read`, `schema`,
+ * `shard`, `stats`.
  */
 package object scan

@@ -3,6 +3,8 @@ package sparkpersist
 /**
  * A shard's schema ([[sparkpersist.schema.ShardSchema]]): the types a shard can store, column
  * names, nested field ids and nullability, and schema evolution (adding, renaming, widening and
- * relaxing columns). Imports nothing of sparkpersist.
+ * relaxing columns).
+ *
+ * Layer rule: `schema` imports nothing of sparkpersist.
  */
 package object schema

@@ -8,7 +8,8 @@ import org.apache.spark.sql.types.{DataType, Metadata}
 
 import sparkpersist.codec.{Check, Json, JsonReader}
 import sparkpersist.schema.{ColumnDef, ShardSchema}
-import sparkpersist.stats.{BinaryStatsCodec, PartStats, StatsCodec}
+import sparkpersist.stats.{BinaryStatsCodec, PartStats}
+import sparkpersist.stats.legacy.JsonPartStatsReader
 
 /**
  * The JSON form of state files, written field by field so the format stays stable and
@@ -49,14 +50,14 @@ private[shard] object StateCodec {
         node.put("kind", "create").put("name", name).put("shardId", shardId)
         node.set[JsonNode]("schema", schemaJson(s))
       case AppendBatch(batch) =>
-        node.put("kind", "append").set[JsonNode]("batch", batchJson(batch, StatsCodec(schema)))
+        node.put("kind", "append").set[JsonNode]("batch", batchJson(batch, BinaryStatsCodec(schema)))
       case DowngradeSince(since) =>
         node.put("kind", "since").put("since", since)
       case AlterSchema(s, batch) =>
         node.put("kind", "alter").set[JsonNode]("schema", schemaJson(s))
-        batch.foreach(b => node.set[JsonNode]("batch", batchJson(b, StatsCodec(s))))
+        batch.foreach(b => node.set[JsonNode]("batch", batchJson(b, BinaryStatsCodec(s))))
       case ReplaceBatches(replacements) =>
-        val codec = StatsCodec(schema)
+        val codec = BinaryStatsCodec(schema)
         val array = node.put("kind", "compact").putArray("replacements")
         replacements.foreach { r =>
           val entry = array.addObject()
@@ -86,11 +87,11 @@ private[shard] object StateCodec {
         case "schema" => created = Some(schemaFrom(r))
         case "batch" => // typed by the schema of an "alter" (which precedes its batch), else the shard's
           val s = created.orElse(schema).getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
-          batch = Some(batchFrom(r, StatsCodec(s)))
+          batch = Some(batchFrom(r, new StatsReaders(s)))
         case "since" => since = Some(r.long("since"))
         case "replacements" =>
           val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
-          replacements = Some(r.readArray("replacements")(replacementFrom(r, StatsCodec(s))))
+          replacements = Some(r.readArray("replacements")(replacementFrom(r, new StatsReaders(s))))
         case _ => r.skip()
       }
       (JsonReader.required(kind, "kind"), schema) match {
@@ -109,7 +110,7 @@ private[shard] object StateCodec {
 
   /** A JSON rollup of `state`, as releases before columnar rollups wrote them (still read). */
   def encodeJsonRollup(state: ShardState): Array[Byte] = {
-    val codec = StatsCodec(state.schema)
+    val codec = BinaryStatsCodec(state.schema)
     val s = Json.obj()
       .put("name", state.name)
       .put("shardId", state.shardId)
@@ -176,7 +177,7 @@ private[shard] object StateCodec {
       case "upper" => upper = Some(r.long("upper"))
       case "schema" => schema = Some(schemaFrom(r))
       case "batches" =>
-        val codec = StatsCodec(schema.getOrElse(throw new IllegalArgumentException("schema must precede batches")))
+        val codec = new StatsReaders(schema.getOrElse(throw new IllegalArgumentException("schema must precede batches")))
         batches = Some(r.readArray("batches")(batchFrom(r, codec)))
       case _ => r.skip()
     }
@@ -277,7 +278,7 @@ private[shard] object StateCodec {
       case NonFatal(e) => throw new IllegalArgumentException(s"a column's $what is not Spark's JSON form: $e", e)
     }
 
-  private def batchJson(batch: BatchMeta, codec: StatsCodec): ObjectNode = {
+  private def batchJson(batch: BatchMeta, codec: BinaryStatsCodec): ObjectNode = {
     val node = Json.obj()
       .put("id", batch.id)
       .put("lower", batch.lower)
@@ -303,7 +304,7 @@ private[shard] object StateCodec {
     node
   }
 
-  private def batchFrom(r: JsonReader, codec: StatsCodec): BatchMeta = {
+  private def batchFrom(r: JsonReader, codec: StatsReaders): BatchMeta = {
     var id: Option[String] = None
     var lower, upper, committedAtMs: Option[Long] = None
     var appends = 1L
@@ -337,7 +338,7 @@ private[shard] object StateCodec {
     StreamEpoch(JsonReader.required(queryId, "queryId"), JsonReader.required(epochId, "epochId"))
   }
 
-  private def replacementFrom(r: JsonReader, codec: StatsCodec): BatchReplacement = {
+  private def replacementFrom(r: JsonReader, codec: StatsReaders): BatchReplacement = {
     var replaced: Option[Vector[String]] = None
     var batch: Option[BatchMeta] = None
     r.readObject("replacement") {
@@ -348,7 +349,7 @@ private[shard] object StateCodec {
     BatchReplacement(JsonReader.required(replaced, "replaced"), JsonReader.required(batch, "batch"))
   }
 
-  private def partJson(part: PartMeta, codec: StatsCodec): ObjectNode = {
+  private def partJson(part: PartMeta, codec: BinaryStatsCodec): ObjectNode = {
     val node = Json.obj()
       .put("key", part.key)
       .put("rows", part.rowCount)
@@ -358,11 +359,11 @@ private[shard] object StateCodec {
       .put("retractions", part.hasRetractions)
     // Written only for parts of a row-level operation's run: the file then has format version 9.
     part.positions.foreach(node.put("positions", _))
-    part.stats.foreach(s => node.put("binStats", codec.binary.encode(s)))
+    part.stats.foreach(s => node.put("binStats", codec.encode(s)))
     node
   }
 
-  private def partFrom(r: JsonReader, codec: StatsCodec): PartMeta = {
+  private def partFrom(r: JsonReader, codec: StatsReaders): PartMeta = {
     var key: Option[String] = None
     var rows, bytes, minTime, maxTime: Option[Long] = None
     var retractions: Option[Boolean] = None
@@ -377,7 +378,7 @@ private[shard] object StateCodec {
       case "retractions" => retractions = Some(r.bool("retractions"))
       case "positions" => positions = Some(r.string("positions"))
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
-      case "stats" => stats = r.recovering(codec.read(r))
+      case "stats" => stats = r.recovering(codec.legacy.read(r))
       case "binStats" => stats = r.recovering(codec.binary.decode(r.binary("binStats")))
       case _ => r.skip()
     }
@@ -387,5 +388,15 @@ private[shard] object StateCodec {
       JsonReader.required(bytes, "bytes"), JsonReader.required(minTime, "minTime"),
       JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"),
       stats.filter(_.rowCount == rowCount), positions)
+  }
+
+  /**
+   * The readers of the parts' stats of one schema, as state files hold them: `binStats`, the
+   * binary encoding written since it came, or `stats`, the legacy JSON of older releases (read-only).
+   * Each is built when a part first needs it.
+   */
+  private final class StatsReaders(schema: ShardSchema) {
+    lazy val binary: BinaryStatsCodec = BinaryStatsCodec(schema)
+    lazy val legacy: JsonPartStatsReader = JsonPartStatsReader(schema)
   }
 }

@@ -2,7 +2,10 @@ package sparkpersist
 
 /**
  * A shard's durable state: the versioned state log (batches, parts, `since` and `upper`
- * frontiers), its compare-and-set commits on local, HDFS and S3 file systems, and the store that
- * opens shards. May import `stats`, `schema`, `codec` and the configuration.
+ * frontiers), its compare-and-set commits on local, HDFS and S3 file systems, the store that
+ * opens shards, and the layout of its part files ([[sparkpersist.shard.PartFormat]], which `write`
+ * writes and `read` checks).
+ *
+ * Layer rule: `shard` imports `PersistConf`, `codec`, `schema`, `stats`, `stats.legacy`.
  */
 package object shard

@@ -1,7 +1,8 @@
 package sparkpersist
 
 /**
- * Former names kept for existing configurations (`sparkpersist.source.PersistCatalog`). Imports
- * only `catalog`.
+ * Former names kept for existing configurations (`sparkpersist.source.PersistCatalog`).
+ *
+ * Layer rule: `source` imports `catalog`.
  */
 package object source

@@ -26,7 +26,7 @@ import sparkpersist.stats.StatsBinary._
  * is the case of every column of integers or plain decimals written as text: their cast stats
  * take one view's bytes instead of four. Readers of the release before fail on an empty view,
  * and so drop the cast stats whole ("anything"). Stats that do not read back whole (a damaged view, an unknown
- * view kind) fail whole, as the JSON codec's: the column then has no cast stats ("anything").
+ * view kind) fail whole, as the legacy JSON's: the column then has no cast stats ("anything").
  */
 private[stats] object BinaryCastCodec {
 

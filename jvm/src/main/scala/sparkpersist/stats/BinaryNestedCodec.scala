@@ -9,7 +9,7 @@ import sparkpersist.stats.StatsBinary._
 
 /**
  * Binary encoding of [[NestedStats]], the `nested` field of a column's binary stats: one field
- * whose kind says what the stats describe (the JSON codec's `struct`, `array`, `map`, `json`),
+ * whose kind says what the stats describe (the legacy JSON's `struct`, `array`, `map`, `json`),
  * typed by the column's type:
  * {{{
  *   struct := array<{name: string, stats: bytes<column>}>
@@ -25,7 +25,7 @@ import sparkpersist.stats.StatsBinary._
  *     arrays  := count: long, minSize: int, maxSize: int, fields {1: elements json}
  * }}}
  * Fields of unknown kinds are skipped, so stats written by a later version still read.
- * Reading widens on damage as the JSON codec does: a damaged field, element, key or value loses
+ * Reading widens on damage as the legacy JSON reader does: a damaged field, element, key or value loses
  * its own stats; nested stats of the wrong kind for the type, with unreadable counts or sizes,
  * or JSON stats whose kinds' counts do not add up, fail whole. A struct field name or JSON key
  * that UTF-8 cannot carry exactly (an unpaired surrogate) is left out, as are the keys and

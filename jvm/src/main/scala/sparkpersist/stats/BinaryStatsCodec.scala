@@ -32,7 +32,7 @@ import sparkpersist.schema.ShardSchema
  * (valid or not), binary as is. Nested stats are [[BinaryNestedCodec]]'s, cast stats
  * [[BinaryCastCodec]]'s.
  *
- * Reading follows the JSON codec's rule (corrupt stats only cost pruning): stats of another
+ * Reading follows the rule of the JSON encoding before it (corrupt stats only cost pruning): stats of another
  * version or failing their checksum fail the whole read (the caller keeps the part as
  * "anything"); a column whose recorded type is not the column's current one keeps its null count
  * alone; a malformed bound, nested or cast field is dropped alone; an unknown field kind is
@@ -153,6 +153,14 @@ object BinaryStatsCodec {
   def apply(schema: ShardSchema): BinaryStatsCodec =
     new BinaryStatsCodec(schema.columns.iterator.map(c => c.id -> c.dataType).toMap)
 
+  /** Whether bounds of this type are encoded (other types keep only their null count). */
+  def supportsBounds(dt: DataType): Boolean = dt match {
+    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
+         DateType | TimestampType | TimestampNTZType | BinaryType => true
+    case _: DecimalType | _: StringType | _: YearMonthIntervalType | _: DayTimeIntervalType => true
+    case _ => false
+  }
+
   private def fingerprint(dt: DataType): Long =
     SchemaNormalization.fingerprint64(CollatedStrings.typeTag(dt).getBytes(StandardCharsets.UTF_8))
 
@@ -221,9 +229,9 @@ object BinaryStatsCodec {
   private[stats] def membersOf(in: BinaryDecoder): Option[MembershipFilter] =
     MembershipCodec.decode(StatsBinary.bytes(in))
 
-  /** The encoded bound, or None for a type without bounds ([[StatsCodec.supportsBounds]]). */
+  /** The encoded bound, or None for a type without bounds ([[supportsBounds]]). */
   private[stats] def bound(what: String, dt: DataType, value: Any): Option[Array[Byte]] =
-    if (!StatsCodec.supportsBounds(dt)) None
+    if (!supportsBounds(dt)) None
     else Some(StatsBinary.encode(writeBound(_, what, dt, value)))
 
   private[stats] def writeBound(out: Encoder, what: String, dt: DataType, value: Any): Unit =

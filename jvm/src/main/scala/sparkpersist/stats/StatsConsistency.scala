@@ -29,7 +29,7 @@ private[stats] object StatsConsistency {
     case m: MapStats if sizesFit(m.minSize, m.maxSize, m.entryCount, nonNull) =>
       Some(m.copy(keys = m.keys.flatMap(column(_, m.entryCount)), values = m.values.flatMap(column(_, m.entryCount))))
     case _: ArrayStats | _: MapStats => None
-    case j: JsonStats => Some(j) // JsonStatsCodec checks that its kinds' counts add up
+    case j: JsonStats => Some(j) // their readers check that the kinds' counts add up
   }
 
   /** Whether `nonNull` collections of `min` to `max` items can hold `items` items in all. */

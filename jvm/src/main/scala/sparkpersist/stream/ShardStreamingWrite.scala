@@ -12,8 +12,8 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
-import sparkpersist.shard.{ShardHandle, ShardState, StreamEpoch}
-import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, PartFormat, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
+import sparkpersist.shard.{PartFormat, ShardHandle, ShardState, StreamEpoch}
+import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
 
 /**
  * The write of one micro-batch of a streaming query to a shard (`df.writeStream.toTable(...)`),

@@ -2,6 +2,8 @@ package sparkpersist
 
 /**
  * Structured Streaming: micro-batch reads of a shard's updates and streaming writes with
- * exactly-once epochs. May import `catalog`, `scan`, `plan`, `write` and the layers below.
+ * exactly-once epochs.
+ *
+ * Layer rule: `stream` imports `catalog`, `codec`, `interpret`, `plan`, `scan`, `schema`, `shard`, `write`.
  */
 package object stream

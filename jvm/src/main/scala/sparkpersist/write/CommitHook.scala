@@ -11,10 +11,15 @@ import sparkpersist.shard.{BatchMeta, ShardHandle}
 
 /**
  * Work that a package above `write` runs on the driver right after a batch is committed (the
- * automatic compaction of `sparkpersist.compact`), found with `java.util.ServiceLoader`
- * (`META-INF/services/sparkpersist.write.CommitHook`), so that writing does not depend on it.
- * The batch is committed before a hook runs: a hook's failure is logged, never reported as a
- * failed write.
+ * automatic compaction of `sparkpersist.compact.AutoCompaction`). The batch is committed before a
+ * hook runs: a hook's failure is logged, never reported as a failed write.
+ *
+ * Why a seam (`java.util.ServiceLoader`, `META-INF/services/sparkpersist.write.CommitHook`) and not
+ * a registration by the layer above: compaction writes its merged parts with `write`, so it sits
+ * above it, and the commits it follows (SQL `INSERT`, DML, streaming writes, the Python writer) all
+ * reach `write` through the catalog, which Spark instantiates by class name; a session configured
+ * with the catalog alone (no `spark.sql.extensions`) loads no class above `catalog` before its first
+ * commit, so nothing up there could register first. Hooks run on the driver only.
  */
 trait CommitHook {
   def afterCommit(shard: ShardHandle, batch: BatchMeta): Unit

@@ -6,6 +6,8 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.hadoop.api.WriteSupport.WriteContext
 import org.apache.spark.sql.execution.datasources.parquet.ParquetWriteSupport
 
+import sparkpersist.shard.PartFormat
+
 /**
  * Spark's own Parquet write support, plus the sparkpersist footer entries ([[PartFormat]]) taken
  * from the Hadoop configuration the part is written with.

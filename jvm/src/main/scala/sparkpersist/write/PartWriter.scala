@@ -8,7 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.execution.datasources.parquet.ParquetOutputWriter
 
 import sparkpersist.schema.{JsonColumns, ShardSchema}
-import sparkpersist.shard.PartMeta
+import sparkpersist.shard.{PartFormat, PartMeta}
 import sparkpersist.stats.{AutoIndex, FileBounds, PartStatsCollector, StatsBudget, TimeStamp}
 
 /** A finished part: where it was written, and its metadata (`key` still empty). */
@@ -44,7 +44,7 @@ final class PartWriter(path: Path, conf: Configuration, schema: ShardSchema, bou
     autoIndexValues = autoIndexValues,
     boundsFromFile = true)
   private val writer =
-    PartFormat.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
+    PartWriteSettings.withExactValues(new ParquetOutputWriter(path.toString, PartWriter.taskContext(conf)))
 
   def rowCount: Long = stats.rowCount
 

@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 
 import sparkpersist.PersistConf
 import sparkpersist.schema.{JsonColumns, ShardSchema}
+import sparkpersist.shard.PartFormat
 import sparkpersist.stats.StatsBudget
 
 /**
@@ -44,7 +45,7 @@ final case class RunSpec(
   def inBatchDir(dir: Path): RunSpec = copy(batchDir = dir.toString)
 
   /**
-   * This spec of stamped parts ([[PartFormat.hadoopConf]] with a stamp time), stamping them with
+   * This spec of stamped parts ([[PartWriteSettings.hadoopConf]] with a stamp time), stamping them with
    * `time` instead: one configuration serves runs of different stamps.
    */
   def stampedAt(time: Long): RunSpec = {
@@ -89,7 +90,7 @@ object RunSpec {
     RunSpec(
       batchDir.toString,
       schema,
-      new SerializableConf(PartFormat.hadoopConf(spark, shardName, schema, stampTime)),
+      new SerializableConf(PartWriteSettings.hadoopConf(spark, shardName, schema, stampTime)),
       maxRowsPerPart.getOrElse(PersistConf.MaxRowsPerPart.get(settings)),
       PersistConf.StringBoundChars.get(settings).toInt,
       stampTime,

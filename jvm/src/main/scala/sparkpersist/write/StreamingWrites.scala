@@ -11,8 +11,15 @@ import sparkpersist.shard.{ShardHandle, ShardState}
 
 /**
  * Streaming writes to a shard (`writeStream.toTable`), built by a package above `write`
- * (`sparkpersist.stream`) and found with `java.util.ServiceLoader`
- * (`META-INF/services/sparkpersist.write.StreamingWrites`), so that writing does not depend on it.
+ * (`sparkpersist.stream.ShardStreams`).
+ *
+ * Why a seam (`java.util.ServiceLoader`, `META-INF/services/sparkpersist.write.StreamingWrites`) and
+ * not a registration by the layer above: `stream` sits above `catalog` (its analysis rule matches the
+ * catalog's tables), and Spark reaches a streaming write through the catalog's table, which it
+ * instantiates by class name; a session configured with the catalog alone (no
+ * `spark.sql.extensions`) loads no class above `catalog` before its first streaming write, so
+ * nothing up there could register first. The driver looks it up; executors get the write's
+ * serialized writer factory, never this.
  */
 trait StreamingWrites {
   /** The streaming write of `info`'s rows to `shard` as of `state`; `updates`: the rows carry time and diff. */

@@ -11,6 +11,7 @@ import org.apache.spark.sql.sparkpersist.CatalystColumns
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType, TimestampType}
 
 import sparkpersist.schema.{ColumnDef, ColumnNames, ReservedColumns, ShardSchema}
+import sparkpersist.shard.PartFormat
 
 /**
  * Checks a DataFrame against a shard's schema and shapes it as the part layout

@@ -11,7 +11,8 @@ import org.apache.spark.sql.types._
 import sparkpersist.plan.InvalidAsOf
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
-import sparkpersist.write.{PartFooters, PartFormat, ShardWriter, WriteOptions}
+import sparkpersist.shard.PartFormat
+import sparkpersist.write.{PartFooters, ShardWriter, WriteOptions}
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 
 /** Compaction end to end: what it merges, what it writes, and that reads do not change. */

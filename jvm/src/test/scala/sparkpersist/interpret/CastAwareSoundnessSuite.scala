@@ -11,7 +11,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
-import sparkpersist.stats.{ColumnStats, PartStats, StatsCodec, StatsCollector}
+import sparkpersist.stats.{ColumnStats, PartStats, StatsCollector}
+import sparkpersist.stats.legacy.LegacyStatsJson
 
 /**
  * Soundness of casts of text against Spark: for random strings ([[CastAwareGen]]) whose cast stats
@@ -50,7 +51,7 @@ class CastAwareSoundnessSuite extends AnyFunSuite with ScalaCheckPropertyChecks 
     }
   }
 
-  private val codec = new StatsCodec(Map(1 -> StringType))
+  private val codec = new LegacyStatsJson(Map(1 -> StringType))
 
   private def stats(values: Seq[String], zone: String): PartStats = {
     val collector = StatsCollector.forColumn(StringType, json = false, 64, Some(zone))

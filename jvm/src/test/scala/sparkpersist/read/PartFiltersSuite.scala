@@ -5,7 +5,8 @@ import org.apache.spark.sql.execution.datasources.v2.BatchScanExec
 import org.apache.spark.sql.functions.{col, lit}
 
 import sparkpersist.scan.{PersistScan, ScanMetrics}
-import sparkpersist.write.{PartFormat, ShardWriter, WriteOptions}
+import sparkpersist.write.PartWriteSettings
+import sparkpersist.write.{ShardWriter, WriteOptions}
 import sparkpersist.{PersistConf, PersistSparkSession}
 
 /**
@@ -122,7 +123,7 @@ class PartFiltersSuite extends PersistSparkSession {
         "(TIMESTAMP'2024-01-02 00:00:00', 'b', 3) AS v(t, s, n)").coalesce(1), store.open("edges"), WriteOptions())
     }
     val copy = new java.io.File(root, "edges-copy").getPath
-    withSQLConf(PartFormat.ExactValueSettings.toSeq: _*)(spark.table("persist.edges").write.parquet(copy))
+    withSQLConf(PartWriteSettings.ExactValueSettings.toSeq: _*)(spark.table("persist.edges").write.parquet(copy))
     val (time, string) = ("t = TIMESTAMP'1582-10-10 00:00:00'", "s = CAST(unhex('FF41') AS STRING)")
     val disagreements = Seq(time, string).flatMap { predicate =>
       val plain = withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {

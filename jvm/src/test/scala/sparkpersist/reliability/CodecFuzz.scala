@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.StringType
 
 import sparkpersist.shard.{PartMeta, StateFiles, UnsupportedStateFormat}
 import sparkpersist.stats._
+import sparkpersist.stats.legacy.LegacyStatsJson
 
 /**
  * Fuzzing of the stats and state codecs with random bytes and mutations ([[Mutations]]) of real
@@ -23,7 +24,7 @@ import sparkpersist.stats._
 object CodecFuzz {
 
   private val schema = StatsGen.schema
-  private val codec = StatsCodec(schema)
+  private val codec = LegacyStatsJson(schema)
 
   /** `cases` stats records (`PartStats` JSON with nested, JSON and cast stats): 1 in 8 random bytes. */
   def stats(cases: Int, seed: Long): Tally = {
@@ -43,7 +44,7 @@ object CodecFuzz {
    */
   def binaryStats(cases: Int, seed: Long): Tally = {
     val rnd = new Random(seed)
-    val binary = codec.binary
+    val binary = BinaryStatsCodec(schema)
     val real = (0 until 64).map(i => binary.encode(withCasts(sample(StatsGen.part(schema, depth = 2), seed + i), rnd)))
     (0 until cases).foldLeft(Tally.empty("binary stats codec fuzz")) { (t, i) =>
       val bytes =

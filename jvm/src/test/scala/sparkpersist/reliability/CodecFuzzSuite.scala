@@ -45,7 +45,7 @@ class CodecFuzzSuite extends AnyFunSuite {
     val damaged = CodecFuzz.resealed(buffer.toByteArray)
     val threads = java.lang.management.ManagementFactory.getThreadMXBean.asInstanceOf[com.sun.management.ThreadMXBean]
     val before = threads.getCurrentThreadAllocatedBytes
-    val e = intercept[IllegalArgumentException](sparkpersist.stats.StatsCodec(StatsGen.schema).binary.decode(damaged))
+    val e = intercept[IllegalArgumentException](BinaryStatsCodec(StatsGen.schema).decode(damaged))
     assert(threads.getCurrentThreadAllocatedBytes - before < CodecFuzz.allocationLimit(damaged.length))
     assert(e.getMessage === s"requirement failed: a length of ${1L << 30} bytes with 3 bytes left")
   }

@@ -13,8 +13,9 @@ import org.apache.spark.sql.QueryTest
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
 import sparkpersist.codec.Json
 import sparkpersist.shard.{ShardFixtures, ShardState, ShardStore, StateFiles}
-import sparkpersist.stats.StatsCodec
-import sparkpersist.write.PartFormat
+import sparkpersist.stats.BinaryStatsCodec
+import sparkpersist.stats.legacy.LegacyStatsJson
+import sparkpersist.shard.PartFormat
 
 /**
  * Damaged files under a shard: a part cut short, overwritten, bit-flipped or missing; a state
@@ -276,12 +277,12 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
    */
   private def withEditedStats(name: String)(edit: ObjectNode => Unit): Unit = {
     threeBatches(name)
-    val codec = StatsCodec(store.open(name).state.schema)
+    val schema = store.open(name).state.schema
     val file = stateFile(name, 2)
     val json = Json.parse(new String(Files.readAllBytes(file.toPath), StandardCharsets.UTF_8))
     val part = json.at("/batch/runs/0/0").asInstanceOf[ObjectNode]
-    val stats = codec.binary.decode(part.remove("binStats").binaryValue())
-    val legacy = Json.parse(codec.encode(stats)).asInstanceOf[ObjectNode]
+    val stats = BinaryStatsCodec(schema).decode(part.remove("binStats").binaryValue())
+    val legacy = Json.parse(LegacyStatsJson(schema).encode(stats)).asInstanceOf[ObjectNode]
     edit(legacy)
     part.set[ObjectNode]("stats", legacy)
     Files.write(file.toPath, Json.write(json))

@@ -9,7 +9,7 @@ import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.codec.Json
 import sparkpersist.shard.ShardFixtures._
-import sparkpersist.stats.StatsCodec
+import sparkpersist.stats.legacy.LegacyStatsJson
 
 /**
  * The move of part stats from JSON to the binary encoding (seed 002's dual-format rule): state
@@ -29,7 +29,7 @@ class StatsMigrationSuite extends AnyFunSuite {
   /** A rollup as the JSON-stats release wrote it: `stats` objects in place of `binStats`, in `parts`. */
   private def withJsonStats(pick: Int => Boolean): Array[Byte] = {
     val node = Json.mapper.readTree(StateCodec.encodeJsonRollup(state))
-    val codec = StatsCodec(eventSchema)
+    val codec = LegacyStatsJson(eventSchema)
     parts(node).zip(state.batches.flatMap(_.runs.flatMap(_.parts))).zipWithIndex.foreach { case ((p, meta), i) =>
       if (pick(i)) {
         p.remove("binStats")
@@ -56,7 +56,7 @@ class StatsMigrationSuite extends AnyFunSuite {
 
   test("an append version with JSON stats opens") {
     val diff = Json.mapper.readTree(StateCodec.encodeDiff(8, AppendBatch(state.batches.head), eventSchema))
-    val codec = StatsCodec(eventSchema)
+    val codec = LegacyStatsJson(eventSchema)
     diff.get("batch").get("runs").get(0).elements().asScala.zip(state.batches.head.runs.head.parts.iterator).foreach {
       case (p: ObjectNode, meta) =>
         p.remove("binStats")

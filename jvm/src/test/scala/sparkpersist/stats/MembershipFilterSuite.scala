@@ -8,6 +8,8 @@ import org.scalacheck.Gen
 import org.scalatest.funsuite.AnyFunSuite
 import org.scalatestplus.scalacheck.ScalaCheckPropertyChecks
 
+import sparkpersist.stats.legacy.LegacyStatsJson
+
 /** Membership filters: no false negatives, SQL equality of hashes, the byte codec, the collector. */
 class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
 
@@ -98,11 +100,11 @@ class MembershipFilterSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val stats = collector.result(100L)
     assert(stats.columns(ids(0)).members.isDefined)
     assert(stats.columns(ids(1)).members.isEmpty)
-    val codec = StatsCodec(schema)
+    val codec = LegacyStatsJson(schema)
     assert(codec.decode(codec.encode(stats)) === stats)
     // The budget drops filters first, of a column not named as an index (even a kept one) without
     // counting it as trimmed; a named index's filter goes last, and is a trim.
-    val tight = codec.binary.encode(stats).length - 1L
+    val tight = BinaryStatsCodec(schema).encode(stats).length - 1L
     for (keep <- Seq(Set.empty[Int], Set(ids(0)))) {
       val fitted = new StatsBudget(schema, keep, tight)(stats)
       assert(fitted.columns(ids(0)).members.isEmpty && fitted.columns(ids(0)).lower.isDefined)

@@ -7,6 +7,8 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 import org.scalatest.funsuite.AnyFunSuite
 
+import sparkpersist.stats.legacy.LegacyStatsJson
+
 /**
  * Struct, array and map collectors: exact nested stats for nested structs, arrays of structs,
  * arrays of arrays, maps, nulls at every level and empty collections. Values go through an
@@ -107,7 +109,7 @@ class NestedCollectorSuite extends AnyFunSuite {
     c.update(InternalRow(null, array(), map(), null, 11L, 1L))
     c.update(InternalRow(InternalRow(null, null, null), null, null, array(null), 12L, 1L))
     val stats = c.result(100)
-    val codec = new StatsCodec(Map(1 -> types(0), 2 -> types(1), 3 -> types(2), 4 -> types(3)))
+    val codec = new LegacyStatsJson(Map(1 -> types(0), 2 -> types(1), 3 -> types(2), 4 -> types(3)))
     assert(codec.decode(codec.encode(stats)) === stats)
     assert(stats.columns(1).nested.get.asInstanceOf[StructStats].fields("name") ===
       ColumnStats(2, Some(str("long")), Some(str("lonh"))))

@@ -13,7 +13,7 @@ import org.apache.spark.unsafe.types.UTF8String
 import sparkpersist.PersistConf
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
-import sparkpersist.shard.ShardState
+import sparkpersist.shard.{PartFormat, ShardState}
 import sparkpersist.stats.{ColumnStats, PartStats, StatsBudget}
 
 /** One part written alone: its footer describes it, its rows read back, its stats match. */
@@ -24,7 +24,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   private val budget = new StatsBudget(schema, Set.empty, PersistConf.StatsBudgetBytes.default)
 
   private def run(dir: File, rows: Seq[InternalRow], maxRows: Long): Seq[WrittenPart] = {
-    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
+    val conf = new SerializableConf(PartWriteSettings.hadoopConf(spark, "events", schema, stampTime = None))
     val spec = RunSpec(dir.getPath, schema, conf, maxRows, boundChars = 64, stampTime = None, budget)
     RunWriter.writeAll(spec, partition = 3, attempt = 0, rows.iterator)
   }
@@ -49,7 +49,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
 
   test("a stamped part stores only the data columns and names its time in the footer") {
     val dir = Files.createTempDirectory("stamped").toFile
-    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = Some(42L)))
+    val conf = new SerializableConf(PartWriteSettings.hadoopConf(spark, "events", schema, stampTime = Some(42L)))
     val spec = RunSpec(dir.getPath, schema, conf, 10, boundChars = 64, stampTime = Some(42L), budget)
     val Seq(part) = RunWriter.writeAll(spec, partition = 0, attempt = 0,
       Iterator(InternalRow(1L, UTF8String.fromString("a")), InternalRow(2L, null)))
@@ -86,7 +86,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
   test("a failing run deletes every part it started") {
     val dir = Files.createTempDirectory("fail").toFile
     val rows = Iterator.tabulate(5)(i => row(i, "x", 1, 1)) ++ Iterator(throw new IllegalStateException("boom"))
-    val conf = new SerializableConf(PartFormat.hadoopConf(spark, "events", schema, stampTime = None))
+    val conf = new SerializableConf(PartWriteSettings.hadoopConf(spark, "events", schema, stampTime = None))
     val e = intercept[IllegalStateException](
       RunWriter.writeAll(RunSpec(dir.getPath, schema, conf, 2, 64, None, budget), 0, 0, rows))
     assert(e.getMessage === "boom")
@@ -104,7 +104,7 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
         case _ => UTF8String.fromString("v" + r.nextInt(100000))
       }
     val values = (0 until 3000).map(value)
-    val conf = PartFormat.hadoopConf(spark, "events", schema, stampTime = None)
+    val conf = PartWriteSettings.hadoopConf(spark, "events", schema, stampTime = None)
     conf.setLong("parquet.block.size", 1L) // a row group per check: every 100 rows
     val spec = RunSpec(Files.createTempDirectory("rowgroups").toFile.getPath, schema, new SerializableConf(conf),
       10000, boundChars = 64, stampTime = None, budget)
@@ -124,8 +124,8 @@ class PartWriterSuite extends QueryTest with SharedSparkSession {
     assert(truncated.meta.stats.get.columns(2) ===
       ColumnStats(1, Some(UTF8String.fromString("a")), Some(UTF8String.fromString("x" * 63 + "y"))))
     // A user's own setting wins: statistics untruncated, which Parquet leaves out past 4 KiB.
-    val conf = PartFormat.hadoopConf(spark, "events", schema, stampTime = None)
-    assert(conf.getInt("parquet.statistics.truncate.length", 0) === PartFormat.statisticsTruncateBytes(64))
+    val conf = PartWriteSettings.hadoopConf(spark, "events", schema, stampTime = None)
+    assert(conf.getInt("parquet.statistics.truncate.length", 0) === PartWriteSettings.statisticsTruncateBytes(64))
     conf.setInt("parquet.statistics.truncate.length", Int.MaxValue)
     val spec = RunSpec(Files.createTempDirectory("untruncated").toFile.getPath, schema, new SerializableConf(conf),
       10, boundChars = 64, stampTime = None, budget)

@@ -8,7 +8,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.test.SharedSparkSession
 
 import sparkpersist.catalog.PersistCatalog
-import sparkpersist.shard.{ShardHandle, ShardStore}
+import sparkpersist.shard.{PartFormat, ShardHandle, ShardStore}
 
 /** The DSv2 append path: SQL `INSERT INTO persist.x SELECT ...` through the persist catalog. */
 class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {

@@ -12,7 +12,7 @@ import org.apache.spark.sql.test.SharedSparkSession
 import org.apache.spark.sql.types._
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardStore, UpperMismatch}
+import sparkpersist.shard.{BatchMeta, PartFormat, ShardHandle, ShardStore, UpperMismatch}
 import sparkpersist.stats.ColumnStats
 
 /** ShardWriter end to end: parts, runs and the committed batch; every refusal leaves no trace. */

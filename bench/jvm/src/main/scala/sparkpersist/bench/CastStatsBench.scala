@@ -13,7 +13,8 @@ import sparkpersist.PersistConf
 import sparkpersist.bench.Bench.median
 import sparkpersist.schema.{JsonColumns, ShardSchema}
 import sparkpersist.shard.ShardStore
-import sparkpersist.stats.{CastTrimming, StatsCodec, StatsCollector, VariantParse}
+import sparkpersist.stats.{CastTrimming, StatsCollector, VariantParse}
+import sparkpersist.stats.legacy.LegacyStatsJson
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -57,7 +58,7 @@ object CastStatsBench {
         val df = shape.rows.cache()
         df.count()
         val schema = ShardSchema.fromStruct(JsonColumns.declare("bench", df.schema, shape.jsonColumns))
-        val codec = StatsCodec(schema)
+        val codec = LegacyStatsJson(schema)
         val results = Bench.rounds(runs) { _ =>
           Seq("plain", "off", "on").map { setting =>
             shards += 1

@@ -9,7 +9,8 @@ import org.apache.spark.sql.functions._
 import sparkpersist.PersistConf
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{PartMeta, ShardStore}
-import sparkpersist.stats.{PartStats, StatsBudget, StatsCodec}
+import sparkpersist.stats.{PartStats, StatsBudget}
+import sparkpersist.stats.legacy.LegacyStatsJson
 import sparkpersist.write.{ShardWriter, WriteOptions}
 
 /**
@@ -92,7 +93,7 @@ object StatsSizeBench {
 
   private def report(parts: Int, rowsPerPart: Int, schema: ShardSchema, budget: StatsBudget,
       full: Seq[PartStats], budgeted: Seq[PartStats], micros: (Double, Double)): Unit = {
-    val json = StatsCodec(schema)
+    val json = LegacyStatsJson(schema)
     def sizes(stats: Seq[PartStats]) = stats.map(budget.encodedSize).sorted
     def jsonSizes(stats: Seq[PartStats]) = stats.map(json.encode(_).getBytes("UTF-8").length.toLong).sorted
     def pct(xs: Seq[Long], p: Double) = xs(math.min(xs.size - 1, math.ceil(p * xs.size).toInt - 1))

@@ -1,16 +1,16 @@
-package sparkpersist.stats
+package sparkpersist.stats.legacy
 
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
-import com.fasterxml.jackson.databind.node.ObjectNode
 import org.apache.spark.sql.types.{BooleanType, DataType, StringType}
 
-import sparkpersist.codec.Json
+import sparkpersist.stats.{JsonArrayStats, JsonNumberStats, JsonObjectStats, JsonScalarStats, JsonStats, MembershipCodec, MembershipFilter}
 
 /**
- * JSON encoding of [[JsonStats]]. Kinds that do not occur are left out:
+ * Reads the legacy JSON encoding of [[JsonStats]], the stats of JSON documents (read-only: see the
+ * package). Kinds that do not occur were left out:
  * {{{
  * {"count": 7, "nulls": 1, "other": 1,
  *  "bool": {"count": 1, "lower": true, "upper": true},
@@ -22,46 +22,15 @@ import sparkpersist.codec.Json
  * }}}
  * Numbers are exact decimal strings; strings are encoded as string column bounds are, their
  * membership filter as a column's (base64 of [[MembershipCodec]]); `casts`, the
- * [[CastStats]] of the string values ([[CastStatsCodec]]), is absent in stats written without them
- * and dropped alone when damaged.
+ * [[sparkpersist.stats.CastStats]] of the string values ([[JsonCastStatsReader]]), is absent in
+ * stats written without them and dropped alone when damaged.
  *
- * Since a kind left out means "never occurs", a reader checks that the kinds' counts add up
+ * Since a kind left out means "never occurs", the reader checks that the kinds' counts add up
  * to `count` and that no key is in more objects than there are: stats failing the check are
  * dropped whole (a damaged key or element alone loses its own stats), so damage can only widen
  * what readers assume.
  */
-private[stats] object JsonStatsCodec {
-
-  def write(j: JsonStats): ObjectNode = {
-    val node = Json.obj()
-    node.put("count", j.count)
-    if (j.jsonNulls > 0) node.put("nulls", j.jsonNulls)
-    if (j.others > 0) node.put("other", j.others)
-    writeScalar(node, "bool", j.booleans, BooleanType)
-    if (j.numbers.count > 0) {
-      val n = node.putObject("num")
-      n.put("count", j.numbers.count)
-      j.numbers.lower.foreach(v => n.put("lower", v.toString))
-      j.numbers.upper.foreach(v => n.put("upper", v.toString))
-      n.put("integral", j.numbers.integral)
-      j.numbers.members.foreach(m => n.put("members", encodeMembers(m)))
-    }
-    writeScalar(node, "str", j.strings, StringType)
-    j.casts.foreach(c => node.set[JsonNode]("casts", CastStatsCodec.write(c)))
-    if (j.objects.count > 0) {
-      val o = node.putObject("obj")
-      o.put("count", j.objects.count)
-      val keys = o.putObject("keys")
-      j.objects.keys.toSeq.sortBy(_._1).foreach { case (k, v) => keys.set[JsonNode](k, write(v)) }
-    }
-    if (j.arrays.count > 0) {
-      val a = node.putObject("arr")
-      a.put("count", j.arrays.count)
-      a.putArray("sizes").add(j.arrays.minSize).add(j.arrays.maxSize)
-      j.arrays.elements.foreach(e => a.set[JsonNode]("elements", write(e)))
-    }
-    node
-  }
+private[legacy] object JsonDocumentStatsReader {
 
   /** The stats `node` encodes, or None if they are damaged (see the class doc). */
   def read(node: JsonNode): Option[JsonStats] =
@@ -77,16 +46,6 @@ private[stats] object JsonStatsCodec {
       v.longValue()
     }
   }
-
-  private def writeScalar(node: ObjectNode, name: String, s: JsonScalarStats,
-      dt: DataType): Unit =
-    if (s.count > 0) {
-      val o = node.putObject(name)
-      o.put("count", s.count)
-      s.lower.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("lower", _))
-      s.upper.flatMap(StatsCodec.encodeBound(s"JSON $name bound", dt, _)).foreach(o.set[JsonNode]("upper", _))
-      s.members.foreach(m => o.put("members", encodeMembers(m)))
-    }
 
   private def readChecked(node: JsonNode): JsonStats = {
     require(node.isObject, "JSON stats must be an object")
@@ -117,7 +76,7 @@ private[stats] object JsonStatsCodec {
         Option(a.get("elements")).flatMap(read))
     }
     val stats = JsonStats(total, count(node, "nulls", absentIsZero = true), booleans, numbers, strings,
-      objects, arrays, count(node, "other", absentIsZero = true), Option(node.get("casts")).flatMap(CastStatsCodec.read))
+      objects, arrays, count(node, "other", absentIsZero = true), Option(node.get("casts")).flatMap(JsonCastStatsReader.read))
     val kinds = stats.jsonNulls + booleans.count + numbers.count + strings.count + objects.count +
       arrays.count + stats.others
     require(kinds == total, s"the kinds' counts add up to $kinds, not to $total")
@@ -127,11 +86,9 @@ private[stats] object JsonStatsCodec {
   private def readScalar(node: JsonNode, dt: DataType): JsonScalarStats =
     if (node == null) JsonScalarStats.none
     else JsonScalarStats(count(node, "count"),
-      Option(node.get("lower")).flatMap(StatsCodec.decodeBound(dt, _)),
-      Option(node.get("upper")).flatMap(StatsCodec.decodeBound(dt, _)),
+      Option(node.get("lower")).flatMap(JsonPartStatsReader.bound(dt, _)),
+      Option(node.get("upper")).flatMap(JsonPartStatsReader.bound(dt, _)),
       decodeMembers(node))
-
-  private def encodeMembers(m: MembershipFilter): String = java.util.Base64.getEncoder.encodeToString(MembershipCodec.encode(m))
 
   /** The filter under `node`'s "members", or None when absent or damaged. */
   private def decodeMembers(node: JsonNode): Option[MembershipFilter] =

@@ -1,21 +1,21 @@
-package sparkpersist.stats
+package sparkpersist.stats.legacy
 
-import java.nio.ByteBuffer
-import java.nio.charset.{CharacterCodingException, CodingErrorAction, StandardCharsets}
+import java.nio.charset.StandardCharsets
 import java.util.Base64
 
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
-import com.fasterxml.jackson.databind.node.{BooleanNode, IntNode, LongNode, ObjectNode, TextNode}
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.codec.{Check, Json, JsonReader}
+import sparkpersist.codec.{Check, JsonReader}
 import sparkpersist.schema.ShardSchema
+import sparkpersist.stats.{CollatedStrings, ColumnStats, MembershipCodec, MembershipFilter, PartStats, StatsConsistency, VariantParse}
 
 /**
- * JSON encoding of [[PartStats]], exact for every supported type:
+ * Reads the legacy JSON encoding of [[PartStats]] (read-only: see the package), exact for every
+ * supported type:
  *
  *  - boolean: JSON boolean; byte, short, int, date (days), year-month interval: JSON integer;
  *    long, timestamp, timestamp_ntz (micros), day-time interval: JSON integer (64-bit);
@@ -28,47 +28,22 @@ import sparkpersist.schema.ShardSchema
  *  - binary: base64.
  *
  * Nested stats (struct fields, array elements, map entries, JSON documents) follow under
- * `nested`, encoded by [[NestedStatsCodec]] and typed by the column's recorded type; a string
- * column's [[CastStats]] under `casts` ([[CastStatsCodec]]), absent in stats written before them;
+ * `nested`, read by [[JsonNestedStatsReader]] and typed by the column's recorded type; a string
+ * column's [[sparkpersist.stats.CastStats]] under `casts` ([[JsonCastStatsReader]]), absent in stats written before them;
  * a JSON text column's [[VariantParse]] under `variantParse` (`{"parsed": 96, "parser": "..."}`).
  *
- * Each column records its type (`catalogString`, with the versions of its collations:
+ * Each column recorded its type (`catalogString`, with the versions of its collations:
  * [[CollatedStrings.typeTag]]). A column whose type is not listed above, or
  * whose recorded type differs from the shard's current type, keeps its null count and loses its
  * bounds: "unbounded" is always sound, a misread bound never is. Malformed bounds are dropped the
  * same way, and counts that cannot be true drop what they count ([[StatsConsistency]]): corrupt
  * stats only cost pruning, never answers.
  */
-final class StatsCodec(columnTypes: Map[Int, DataType]) {
-  import StatsCodec._
+final class JsonPartStatsReader(columnTypes: Map[Int, DataType]) {
+  import JsonPartStatsReader._
 
   /** The recorded type of each column; computed once, as every part's stats are checked against it. */
   private val typeTags: Map[Int, String] = columnTypes.map { case (id, dt) => id -> CollatedStrings.typeTag(dt) }
-
-  /** The binary encoding of the same columns, which state files write (this JSON one is still read). */
-  lazy val binary: BinaryStatsCodec = new BinaryStatsCodec(columnTypes)
-
-  def toJson(stats: PartStats): ObjectNode = {
-    val node = Json.obj()
-    node.put("rows", stats.rowCount)
-    node.put("bytes", stats.bytes)
-    val cols = node.putObject("columns")
-    stats.columns.toSeq.sortBy(_._1).foreach { case (id, c) =>
-      val dt = columnTypes.getOrElse(id, throw new IllegalArgumentException(
-        s"Part stats name column id $id, which is not a column of the shard " +
-          s"(column ids: ${columnTypes.keys.toSeq.sorted.mkString(", ")})"))
-      val col = cols.putObject(id.toString)
-      col.put("type", typeTags(id))
-      writeColumn(col, dt, c, s"column id $id")
-    }
-    val trimmed = node.putArray("trimmed")
-    stats.trimmed.toSeq.sorted.foreach(id => trimmed.add(id))
-    node
-  }
-
-  def fromJson(node: JsonNode): PartStats = JsonReader.read(node)(read)
-
-  def encode(stats: PartStats): String = new String(Json.write(toJson(stats)), StandardCharsets.UTF_8)
 
   def decode(json: String): PartStats = JsonReader.read(json.getBytes(StandardCharsets.UTF_8))(read)
 
@@ -111,11 +86,11 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
       case _ => r.skip()
     }
     val recordedType = columnTypes.get(id).filter(_ => tag.isDefined && typeTags.get(id) == tag)
-    def bound(v: Option[JsonNode]): Option[Any] =
-      for (dt <- recordedType; node <- v; b <- decodeBound(dt, node)) yield b
-    id -> ColumnStats(JsonReader.required(nulls, "nulls"), bound(lower), bound(upper),
-      for (dt <- recordedType; node <- nested; n <- NestedStatsCodec.read(dt, node)) yield n,
-      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- CastStatsCodec.read(node)) yield c,
+    def bounded(v: Option[JsonNode]): Option[Any] =
+      for (dt <- recordedType; node <- v; b <- bound(dt, node)) yield b
+    id -> ColumnStats(JsonReader.required(nulls, "nulls"), bounded(lower), bounded(upper),
+      for (dt <- recordedType; node <- nested; n <- JsonNestedStatsReader.read(dt, node)) yield n,
+      for (dt <- recordedType if dt.isInstanceOf[StringType]; node <- casts; c <- JsonCastStatsReader.read(node)) yield c,
       for (dt <- recordedType if MembershipFilter.supports(dt); node <- members if node.isTextual;
            bytes <- scala.util.Try(Base64.getDecoder.decode(node.textValue())).toOption;
            m <- MembershipCodec.decode(bytes)) yield m,
@@ -126,63 +101,12 @@ final class StatsCodec(columnTypes: Map[Int, DataType]) {
   }
 }
 
-object StatsCodec {
-  def apply(schema: ShardSchema): StatsCodec =
-    new StatsCodec(schema.columns.iterator.map(c => c.id -> c.dataType).toMap)
-
-  /** Whether bounds of this type are encoded (other types keep only their null count). */
-  def supportsBounds(dt: DataType): Boolean = dt match {
-    case BooleanType | ByteType | ShortType | IntegerType | LongType | FloatType | DoubleType |
-         DateType | TimestampType | TimestampNTZType | BinaryType => true
-    case _: DecimalType | _: StringType | _: YearMonthIntervalType | _: DayTimeIntervalType => true
-    case _ => false
-  }
-
-  /**
-   * Writes the null count, bounds and nested stats of `c` (a column of type `dt`, or a value
-   * nested in one, named `what` in errors) into `node`.
-   */
-  private[stats] def writeColumn(node: ObjectNode, dt: DataType, c: ColumnStats, what: String): Unit = {
-    node.put("nulls", c.nullCount)
-    c.lower.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("lower", _))
-    c.upper.flatMap(encodeBound(what, dt, _)).foreach(node.set[JsonNode]("upper", _))
-    c.nested.foreach(n => node.set[JsonNode]("nested", NestedStatsCodec.write(dt, n, what)))
-    c.casts.foreach(p => node.set[JsonNode]("casts", CastStatsCodec.write(p)))
-    c.members.foreach(m => node.put("members", Base64.getEncoder.encodeToString(MembershipCodec.encode(m))))
-    c.variantParse.foreach { v =>
-      val p = node.putObject("variantParse")
-      p.put("parsed", v.parsed)
-      p.put("parser", v.parser)
-    }
-  }
-
-  /** The JSON form of one bound, or None for a type without encoded bounds. */
-  private[stats] def encodeBound(what: String, dt: DataType, value: Any): Option[JsonNode] = {
-    def wrongClass: Nothing = throw new IllegalArgumentException(
-      s"A stats bound of $what (type ${dt.catalogString}) must be Catalyst's internal " +
-        s"value of that type, got ${value.getClass.getName}: $value")
-    if (!supportsBounds(dt)) None
-    else Some((dt, value) match {
-      case (BooleanType, b: Boolean) => BooleanNode.valueOf(b)
-      case (ByteType, b: Byte) => IntNode.valueOf(b.toInt)
-      case (ShortType, s: Short) => IntNode.valueOf(s.toInt)
-      case (IntegerType | DateType | _: YearMonthIntervalType, i: Int) => IntNode.valueOf(i)
-      case (LongType | TimestampType | TimestampNTZType | _: DayTimeIntervalType, l: Long) =>
-        LongNode.valueOf(l)
-      case (FloatType, f: Float) => TextNode.valueOf(java.lang.Float.toString(f))
-      case (DoubleType, d: Double) => TextNode.valueOf(java.lang.Double.toString(d))
-      case (_: DecimalType, d: Decimal) => TextNode.valueOf(d.toJavaBigDecimal.toPlainString)
-      case (_: StringType, s: UTF8String) =>
-        val bytes = s.getBytes
-        if (isValidUtf8(bytes)) TextNode.valueOf(s.toString)
-        else Json.obj().put("utf8Bytes", Base64.getEncoder.encodeToString(bytes))
-      case (BinaryType, b: Array[Byte]) => TextNode.valueOf(Base64.getEncoder.encodeToString(b))
-      case _ => wrongClass
-    })
-  }
+object JsonPartStatsReader {
+  def apply(schema: ShardSchema): JsonPartStatsReader =
+    new JsonPartStatsReader(schema.columns.iterator.map(c => c.id -> c.dataType).toMap)
 
   /** The bound a JSON value encodes, or None if it is not a well-formed bound of `dt`. */
-  private[stats] def decodeBound(dt: DataType, v: JsonNode): Option[Any] = {
+  private[legacy] def bound(dt: DataType, v: JsonNode): Option[Any] = {
     def text: Option[String] = if (v.isTextual) Some(v.textValue()) else None
     def integral(min: Long, max: Long): Option[Long] =
       if (v.isIntegralNumber && v.canConvertToLong && v.longValue() >= min && v.longValue() <= max) {
@@ -209,16 +133,4 @@ object StatsCodec {
       case NonFatal(_) => None
     }
   }
-
-  /** Strict UTF-8 (no overlong forms, no surrogates): exactly the bytes a Java string re-encodes to. */
-  private def isValidUtf8(bytes: Array[Byte]): Boolean =
-    try {
-      StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(ByteBuffer.wrap(bytes))
-      true
-    } catch {
-      case _: CharacterCodingException => false
-    }
 }

@@ -1,26 +1,20 @@
-package sparkpersist.api
+package sparkpersist.catalog
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.GenericArrayData
-import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, UnboundProcedure}
+import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter
 import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
-import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
 import sparkpersist.scan.{ScanReport, ScanReports}
-import sparkpersist.shard.ShardStore
 
 /**
  * `CALL persist.system.last_scans()`: what each persist scan of the session's latest query read,
  * one row per scan, with the keys of `sparkpersist.last_scans(spark)` as columns. The SQL form,
  * for Spark Connect clients and the Thrift server, which have no py4j.
  */
-final class ScanProcedures extends SystemProcedures {
-  override def procedures(store: ShardStore): Seq[UnboundProcedure] = Seq(LastScansProcedure)
-}
-
-private object LastScansProcedure extends RowsProcedure("last_scans",
+private[catalog] object LastScansProcedure extends RowsProcedure("last_scans",
     "What each persist scan of the session's latest query read: parts and bytes total and read, pruned, " +
       "proven true, answered from statistics, the decision's time and soft-mode violations.") {
   /** The columns, in the order of [[ScanReport.toMap]]'s keys, and their types. */

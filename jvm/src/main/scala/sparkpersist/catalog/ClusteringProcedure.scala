@@ -1,4 +1,4 @@
-package sparkpersist.compact
+package sparkpersist.catalog
 
 import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.catalyst.InternalRow
@@ -7,7 +7,6 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.PersistConf
-import sparkpersist.catalog.RowsProcedure
 import sparkpersist.cluster.{AutoClustering, ClusterColumns, FilterWorkload}
 import sparkpersist.shard.ShardStore
 
@@ -17,7 +16,7 @@ import sparkpersist.shard.ShardStore
  * could have read and read, the column's overlap across parts, its score, whether the choice
  * takes it, and the table's clustering (`auto`, named columns, or none).
  */
-private final class ClusteringProcedure(store: ShardStore) extends RowsProcedure("clustering",
+private[catalog] final class ClusteringProcedure(store: ShardStore) extends RowsProcedure("clustering",
     "The columns a persist table's queries filtered on, the parts those scans read, and which of them " +
       "automatic clustering (sparkpersist.clusterBy = 'auto') chooses.") {
 
