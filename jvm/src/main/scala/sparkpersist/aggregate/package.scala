@@ -5,7 +5,7 @@ package sparkpersist
  * the filter is proven true, from their exact statistics, merged with a partial aggregate over the
  * parts that must be read (the optimizer rule [[sparkpersist.aggregate.AnswerAggregatesFromStats]]).
  *
- * Layer rule: `aggregate` imports `PersistConf`, `catalog`, `interpret`, `plan`, `scan`, `schema`, `shard`,
- * `stats`.
+ * Layer rule: `aggregate` imports `PersistConf`, `catalog`, `interpret`, `plan`, `positional`, `scan`, `schema`,
+ * `shard`, `stats`.
  */
 package object aggregate
