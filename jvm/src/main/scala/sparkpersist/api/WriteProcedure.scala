@@ -39,7 +39,7 @@ final class WriteProcedure(store: ShardStore) extends RowsProcedure("write",
     "max_rows_per_part" -> LongType, "order_by" -> names, "json_columns" -> names, "keep_stats" -> names,
     "index_columns" -> names, "merge_schema" -> BooleanType, "cluster_by" -> names)
 
-  private val required = Set("shard", "source")
+  private val required = Seq("shard", "source")
 
   private val schema = StructType(Seq(
     StructField("shard", StringType, nullable = false), StructField("batch_id", StringType, nullable = false),
@@ -47,23 +47,27 @@ final class WriteProcedure(store: ShardStore) extends RowsProcedure("write",
     StructField("parts", IntegerType, nullable = false), StructField("rows", LongType, nullable = false)))
 
   override def parameters(): Array[ProcedureParameter] = params.map { case (n, t) =>
-    if (required(n)) ProcedureParameter.in(n, t).build()
+    if (required.contains(n)) ProcedureParameter.in(n, t).build()
     else ProcedureParameter.in(n, t).defaultValue(s"CAST(NULL AS ${t.sql})").build()
   }.toArray
 
   override def result(input: InternalRow): (StructType, Array[InternalRow]) = {
-    def string(i: Int): Option[String] = if (input.isNullAt(i)) None else Some(input.getUTF8String(i).toString)
-    def columns(i: Int): Option[Seq[String]] =
-      if (input.isNullAt(i)) None
-      else Some(input.getArray(i).toSeq[UTF8String](StringType).map(name => Option(name).map(_.toString).getOrElse(
-        throw new IllegalArgumentException(s"persist.system.write: ${params(i)._1} holds a null; name columns."))))
-    val Seq(shard, source) = Seq(0, 1).map(i => string(i).getOrElse(throw new IllegalArgumentException(
-      s"persist.system.write needs ${params(i)._1}: the shard's name and the table or view holding the rows.")))
-    val options = WriteOptions(timeCol = string(2), diffCol = string(3),
-      maxRowsPerPart = if (input.isNullAt(4)) None else Some(input.getLong(4)),
-      jsonColumns = columns(6).getOrElse(Nil), keepStats = columns(7).getOrElse(Nil),
-      indexColumns = columns(8).getOrElse(Nil), mergeSchema = !input.isNullAt(9) && input.getBoolean(9))
-    val batch = ShardWrites.write(store, SparkSession.active.table(source), shard, options, columns(5), columns(10))
+    val at = params.map(_._1).zipWithIndex.toMap
+    def given(name: String): Boolean = !input.isNullAt(at(name))
+    def string(name: String): Option[String] = Option.when(given(name))(input.getUTF8String(at(name)).toString)
+    def columns(name: String): Option[Seq[String]] = Option.when(given(name)) {
+      input.getArray(at(name)).toSeq[UTF8String](StringType).map(column => Option(column).map(_.toString).getOrElse(
+        throw new IllegalArgumentException(s"persist.system.write: $name holds a null; name columns.")))
+    }
+    val Seq(shard, source) = required.map(name => string(name).getOrElse(throw new IllegalArgumentException(
+      s"persist.system.write needs $name: the shard's name and the table or view holding the rows.")))
+    val options = WriteOptions(timeCol = string("time_col"), diffCol = string("diff_col"),
+      maxRowsPerPart = Option.when(given("max_rows_per_part"))(input.getLong(at("max_rows_per_part"))),
+      jsonColumns = columns("json_columns").getOrElse(Nil), keepStats = columns("keep_stats").getOrElse(Nil),
+      indexColumns = columns("index_columns").getOrElse(Nil),
+      mergeSchema = given("merge_schema") && input.getBoolean(at("merge_schema")))
+    val batch = ShardWrites.write(store, SparkSession.active.table(source), shard, options,
+      columns("order_by"), columns("cluster_by"))
     (schema, Array(InternalRow(UTF8String.fromString(shard), UTF8String.fromString(batch.id), batch.lower,
       batch.upper, batch.partCount, batch.rowCount)))
   }
