@@ -7,7 +7,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -74,3 +74,44 @@ def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compac
     assert out["shards"] == ["acc"]
     assert out["index_columns"] == ["tag"]
     assert "Spark Connect" in out["register_monotone"]
+
+
+@pytest.fixture(scope="module")
+def races(connect_url: str) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, str(APPS / "connect_writers.py"), connect_url],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def own_batches(race: dict[str, Any], rows_each: int) -> None:
+    """Each write's returned batch is the batch of ``persist.<shard>.batches`` that holds exactly its rows."""
+    listed = {b["batch_id"]: b for b in race["batches"]}
+    for writer, result in race["written"].items():
+        batch = result["batch"]
+        assert batch["id"] in listed, f"{writer} got {batch['id']}, no batch of the shard"
+        row = listed[batch["id"]]
+        assert (batch["lower"], batch["upper"], batch["rows"]) == (row["lower"], row["upper"], row["row_count"])
+        inside = [w for w, time in race["updates"] if batch["lower"] <= time < batch["upper"]]
+        assert inside == [writer] * rows_each, f"{writer}'s batch [{batch['lower']}, {batch['upper']}) holds {inside}"
+        assert [w for w, _ in race["updates"]].count(writer) == rows_each, f"{writer}'s rows were written once"
+
+
+def test_concurrent_connect_writers_each_get_the_batch_holding_exactly_their_rows(races: dict[str, Any]) -> None:
+    race = races["concurrent"]
+    assert race["failed"] == []
+    assert sorted(race["written"]) == ["w0", "w1", "w2", "w3"]
+    assert len(race["batches"]) == 4, "one batch per writer: an attempt that lost the race wrote nothing"
+    own_batches(race, races["rows_each"])
+
+
+def test_a_connect_write_is_committed_and_timed_by_the_jvm_whatever_commits_between_its_statements(
+        races: dict[str, Any]) -> None:
+    # Another writer commits before and after each statement of the writing client: a client that
+    # looked its batch up afterwards would get the other writer's, and one that stamped the commit
+    # time itself (from an upper it read earlier) would have its write refused as below the upper.
+    race = races["interleaved"]
+    assert race["failed"] == []
+    own_batches(race, races["rows_each"])
+    writers = [w for w, _ in race["updates"]]
+    assert writers.count("intruder") == len(race["batches"]) - 2 >= 2

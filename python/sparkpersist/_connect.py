@@ -1,19 +1,18 @@
-"""The Python API over Spark Connect: SQL and DataFrameWriterV2 instead of py4j.
+"""The Python API over Spark Connect: SQL instead of py4j.
 
 A Spark Connect session has no JVM gateway, so each function of the package that has a SQL form
-runs it: writes go through ``df.writeTo(...)`` (updates through the shard's ``.updates`` table),
+runs it: writes through ``CALL persist.system.write`` (over a temporary view of the DataFrame),
 the lifecycle through ``CALL persist.system.<procedure>``, the scan reports through
 ``CALL persist.system.last_scans()``. The results have the shapes of the classic functions.
 """
 from __future__ import annotations
 
+import uuid
 from typing import Any, Optional, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql.types import TimestampNTZType, TimestampType
 
-from .errors import ConnectNotSupportedError, InvalidInputError, ShardNotFoundError
+from .errors import ShardNotFoundError, translated_errors
 
 
 def quote(name: str) -> str:
@@ -27,6 +26,9 @@ def table(shard: str, view: Optional[str] = None) -> str:
 
 
 def _literal(value: Any) -> str:
+    """``value`` as a SQL literal: a list or tuple of names as ``ARRAY<STRING>`` (typed even when empty)."""
+    if isinstance(value, (list, tuple)):
+        return f"CAST(array({', '.join(_literal(str(v)) for v in value)}) AS ARRAY<STRING>)"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -35,9 +37,14 @@ def _literal(value: Any) -> str:
 
 
 def call(spark: SparkSession, procedure: str, **args: Any) -> list[dict[str, Any]]:
-    """``CALL persist.system.<procedure>(name => value, ...)`` (``None`` arguments left out), as dicts."""
+    """``CALL persist.system.<procedure>(name => value, ...)`` (``None`` arguments left out), as dicts.
+
+    The JVM's errors are raised as the package's own (e.g. :class:`UpperMismatchError`), as in a
+    classic session; Spark's own errors as pyspark raises them.
+    """
     given = ", ".join(f"{k} => {_literal(v)}" for k, v in args.items() if v is not None)
-    return [row.asDict(recursive=True) for row in spark.sql(f"CALL persist.system.{procedure}({given})").collect()]
+    with translated_errors():
+        return [row.asDict(recursive=True) for row in spark.sql(f"CALL persist.system.{procedure}({given})").collect()]
 
 
 def _require(spark: SparkSession, shard: str) -> None:
@@ -83,67 +90,28 @@ def set_cluster_by(spark: SparkSession, shard: str, columns: Optional[Sequence[s
     return property_columns(spark, shard, "sparkpersist.clusterBy")
 
 
-def _upper(spark: SparkSession, shard: str) -> int:
-    row = spark.sql(f"SELECT max(upper) AS upper FROM {table(shard, 'batches')}").collect()[0]
-    return int(row["upper"] or 0)
-
-
 def write(df: DataFrame, shard: str, *, time_col: Optional[str], diff_col: Optional[str],
           max_rows_per_part: Optional[int], order_by: Optional[Sequence[str]],
           json_columns: Optional[Sequence[str]], keep_stats: Optional[Sequence[str]],
           index_columns: Optional[Sequence[str]], merge_schema: bool,
           cluster_by: Optional[Sequence[str]] = None) -> dict[str, int | str]:
-    """:func:`sparkpersist.write` over Spark Connect; returns the batch's fields."""
-    if merge_schema:
-        raise ConnectNotSupportedError(
-            "merge_schema is not available over Spark Connect: add the columns first with "
-            f"ALTER TABLE {table(shard)} ADD COLUMNS (...), then write.")
+    """:func:`sparkpersist.write` over Spark Connect; returns the batch's fields.
+
+    The JVM does the whole write, as for a classic session: ``df`` becomes a temporary view of the
+    server session under a name of its own (so that concurrent writes from one client never meet),
+    and ``CALL persist.system.write`` commits it and returns the batch that commit made. Its time,
+    when the rows have none, is the JVM's commit time; the batch is this write's own whatever other
+    writers commit meanwhile.
+    """
     spark = df.sparkSession
-    options = {key: ",".join(value) if isinstance(value, (list, tuple)) else str(value)
-               for key, value in (("max_rows_per_part", max_rows_per_part), ("json_columns", json_columns),
-                                  ("keep_stats", keep_stats), ("index_columns", index_columns)) if value}
-    special = [c for c in (time_col, diff_col) if c is not None]
-    missing = [c for c in special if c not in df.columns]
-    if missing:
-        raise InvalidInputError(f"{', '.join(missing)} not among the DataFrame's columns ({', '.join(df.columns)}).")
-    if not spark.catalog.tableExists(f"persist.{quote(shard)}"):
-        # Created from the data columns, with no batch: the write below is the shard's first.
-        creator = df.drop(*special).limit(0).writeTo(table(shard)).options(**options)
-        if order_by:
-            creator = creator.tableProperty("order_by", ",".join(order_by))
-        if cluster_by:
-            creator = creator.clusterBy(*cluster_by)
-        creator.create()
-    elif order_by:
-        shown = spark.sql(f"SHOW TBLPROPERTIES {table(shard)} ('order_by')").collect()
-        existing = [c.strip().lower() for c in str(shown[0]["value"]).split(",")] if shown else []
-        if existing != [c.lower() for c in order_by]:
-            raise InvalidInputError(f"Shard '{shard}' is ordered by ({', '.join(existing)}); order_by is fixed when a "
-                                    f"shard is created and cannot become ({', '.join(order_by)}). Omit order_by.")
-    elif cluster_by is not None:
-        existing = property_columns(spark, shard, "sparkpersist.clusterBy")
-        if [c.lower() for c in existing] != [c.lower() for c in cluster_by]:
-            raise InvalidInputError(f"Shard '{shard}' is clustered by ({', '.join(existing)}), not "
-                                    f"({', '.join(cluster_by)}); change its clustering with ALTER TABLE {table(shard)} "
-                                    "CLUSTER BY (...) or set_cluster_by(), or omit cluster_by.")
-    before = _upper(spark, shard)
-    if time_col is None and diff_col is None:
-        df.writeTo(table(shard)).options(**options).append()
-    else:
-        columns = spark.table(table(shard)).columns
-        time = F.col(quote(time_col)) if time_col is not None else None
-        if time is not None and isinstance(df.schema[time_col].dataType, (TimestampType, TimestampNTZType)):
-            time = F.unix_millis(time)
-        if time is None:
-            time = F.greatest(F.unix_millis(F.current_timestamp()), F.lit(before))
-        diff = F.col(quote(diff_col)).cast("bigint") if diff_col is not None else F.lit(1).cast("bigint")
-        data = [F.col(quote(c)) for c in df.columns if c in columns]
-        df.select(*data, time.cast("bigint").alias("time"), diff.alias("diff")) \
-            .writeTo(table(shard, "updates")).options(**options).append()
-    written = spark.sql(f"SELECT batch_id, lower, upper, parts, row_count FROM {table(shard, 'batches')} "
-                        f"WHERE lower >= {before} ORDER BY lower").collect()
-    if not written:
-        return {"id": "", "lower": before, "upper": before, "parts": 0, "rows": 0}
-    batch = written[-1]
+    view = f"sparkpersist_write_{uuid.uuid4().hex}"
+    df.createTempView(view)
+    try:
+        [batch] = call(spark, "write", shard=shard, source=view, time_col=time_col, diff_col=diff_col,
+                       max_rows_per_part=max_rows_per_part, order_by=order_by, json_columns=json_columns,
+                       keep_stats=keep_stats, index_columns=index_columns, merge_schema=merge_schema or None,
+                       cluster_by=cluster_by)
+    finally:
+        spark.catalog.dropTempView(view)
     return {"id": batch["batch_id"], "lower": int(batch["lower"]), "upper": int(batch["upper"]),
-            "parts": int(batch["parts"]), "rows": int(batch["row_count"])}
+            "parts": int(batch["parts"]), "rows": int(batch["rows"])}

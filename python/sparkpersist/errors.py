@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+import re
+import sys
+from typing import Iterator, Optional
 
 
 class SparkPersistError(Exception):
@@ -68,23 +70,58 @@ _BY_JVM_CLASS = {
 }
 
 
-def _jvm_cause_chain(java_exception) -> Iterator:
+def _jvm_cause_chain(java_exception) -> Iterator[tuple[str, str]]:
+    """(simple class name, message) of a py4j JVM exception and of its causes, outermost first."""
     seen = 0
     while java_exception is not None and seen < 20:
-        yield java_exception
+        yield str(java_exception.getClass().getSimpleName()), str(java_exception.getMessage())
         java_exception = java_exception.getCause()
         seen += 1
 
 
+_CONNECT_REASON = re.compile(r"\((\S+)\) ")
+_CONNECT_TRACE = "\n\nJVM stacktrace:\n"
+
+
+def _connect_cause_chain(error: Exception) -> Iterator[tuple[str, str]]:
+    """(simple class name, message) of a Spark Connect error and of its causes, outermost first.
+
+    A Connect client holds no JVM objects, only what the server sent as text: pyspark keeps the
+    server's stack trace (``getStackTrace()``), whose first line names the error's class and whose
+    ``Caused by: <class>: <message>`` lines name its causes; an error pyspark has no class of its
+    own for has its message prefixed with ``(<class>) ``.
+    """
+    message = str(error.getMessage()).split(_CONNECT_TRACE, 1)[0]
+    reason = _CONNECT_REASON.match(message)
+    if reason:
+        message = message[reason.end():]
+    trace = [line for line in str(error.getStackTrace() or "").splitlines() if line and not line[0].isspace()]
+    outermost = trace[0] if trace else (reason.group(1) if reason else "")
+    yield outermost.rsplit(".", 1)[-1], message
+    for line in trace[1:]:
+        if line.startswith("Caused by: "):
+            name, _, cause_message = line[len("Caused by: "):].partition(": ")
+            yield name.rsplit(".", 1)[-1], cause_message
+
+
+def _is_connect_error(error: Exception) -> bool:
+    # The module is loaded by any Spark Connect session (it needs grpc, which classic users may lack).
+    connect = sys.modules.get("pyspark.errors.exceptions.connect")
+    return connect is not None and isinstance(error, connect.SparkConnectGrpcException)
+
+
 @contextlib.contextmanager
 def translated_errors() -> Iterator[None]:
-    """Turns a py4j error from the sparkpersist JVM facade into a :class:`SparkPersistError`.
+    """Turns a JVM error of sparkpersist into a :class:`SparkPersistError`.
 
     The outermost known exception in the JVM cause chain decides the Python class; its
     message (which names the file or setting and says what to do) becomes the Python message.
     The module's functions use it; wrap a query's action in it to get the same errors from
     reads (``with sparkpersist.translated_errors(): df.collect()``): a damaged part then
-    raises :class:`UnreadablePartError` instead of pyspark's generic error.
+    raises :class:`UnreadablePartError` instead of pyspark's generic error. Classic sessions raise
+    py4j errors (any of them becomes a :class:`SparkPersistError`); Spark Connect sessions raise
+    pyspark's Connect errors, translated when a known JVM exception is in the chain the server
+    reported and raised as they are otherwise.
     """
     from py4j.protocol import Py4JJavaError
     from pyspark.errors.exceptions.captured import CapturedException
@@ -92,18 +129,25 @@ def translated_errors() -> Iterator[None]:
     try:
         yield
     except Py4JJavaError as e:
-        raise _translate(e.java_exception) from e
+        raise _known(_jvm_cause_chain(e.java_exception)) or SparkPersistError(str(e.java_exception.toString())) from e
     except CapturedException as e:
         # pyspark's own py4j hook converts some JVM errors first; it keeps the original.
         origin = getattr(e, "_origin", None)
         if origin is None:
             raise
-        raise _translate(origin) from e
+        raise _known(_jvm_cause_chain(origin)) or SparkPersistError(str(origin.toString())) from e
+    except Exception as e:
+        if not _is_connect_error(e):
+            raise
+        translated = _known(_connect_cause_chain(e))
+        if translated is None:
+            raise
+        raise translated from e
 
 
-def _translate(java_exception) -> SparkPersistError:
-    for cause in _jvm_cause_chain(java_exception):
-        name = cause.getClass().getSimpleName()
+def _known(chain: Iterator[tuple[str, str]]) -> Optional[SparkPersistError]:
+    """The error of the first exception in ``chain`` of a class this module knows, if there is one."""
+    for name, message in chain:
         if name in _BY_JVM_CLASS:
-            return _BY_JVM_CLASS[name](str(cause.getMessage()))
-    return SparkPersistError(str(java_exception.toString()))
+            return _BY_JVM_CLASS[name](message)
+    return None

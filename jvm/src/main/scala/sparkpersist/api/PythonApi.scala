@@ -5,11 +5,9 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{DataFrame, SparkSession}
 
 import sparkpersist.catalog.SessionShards
-import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
 import sparkpersist.scan.ScanReports
-import sparkpersist.schema.{JsonColumns, NestedNullability, ShardSchema}
-import sparkpersist.write.{ShardWriter, WriteOptions}
+import sparkpersist.write.WriteOptions
 
 /**
  * The facade Python calls over py4j: plain Java types in and out, all logic stays in the JVM.
@@ -49,16 +47,9 @@ object PythonApi {
     Option(getClass.getPackage.getImplementationVersion).getOrElse("dev")
 
   /**
-   * Writes `df` as one batch of `shard`, creating the shard from `df`'s schema (without the
-   * time/diff columns) on first write. A shard created here is dropped again if that first
-   * write fails and no other writer has committed to it meanwhile
-   * ([[sparkpersist.shard.ShardStore.dropIfUnwritten]]), so a failed write leaves nothing behind
-   * and never takes another writer's batch with it. `jsonColumns` (null: none) names string
-   * columns holding JSON text: recorded in the schema of a shard created here, checked against
-   * it otherwise (see [[sparkpersist.schema.JsonColumns]]). With `mergeSchema`, the columns of `df`
-   * an existing shard lacks are added to it first ([[sparkpersist.write.SchemaMerge]]). `clusterBy`
-   * (null: not given) names the clustering columns of a shard created here; an existing shard must
-   * already be clustered by exactly these (change them with `ALTER TABLE … CLUSTER BY`).
+   * Writes `df` as one batch of `shard` ([[ShardWrites.write]]) and returns the committed batch's
+   * id, bounds, parts and rows. `jsonColumns`, `keepStats` and `indexColumns` null: none; `orderBy`
+   * and `clusterBy` null: not given.
    */
   def write(
       df: DataFrame,
@@ -72,56 +63,17 @@ object PythonApi {
       indexColumns: java.util.List[String],
       mergeSchema: Boolean,
       clusterBy: java.util.List[String]): java.util.Map[String, Any] = {
-    val store = SessionShards.store(df.sparkSession)
-    val clustering = Option(clusterBy).map(_.asScala.toSeq)
-    val order = Option(orderBy).map(_.asScala.toSeq)
-    val json = Option(jsonColumns).map(_.asScala.toSeq).getOrElse(Nil)
-    val created = !store.exists(shard)
-    val handle =
-      if (created) {
-        val dataFields = df.schema.fields.filterNot { f =>
-          Seq(Option(timeCol), Option(diffCol)).flatten.exists(_.equalsIgnoreCase(f.name))
-        }
-        // A DataFrame's nullability is how its columns were built, not a declaration: shard
-        // columns admit nulls at every depth (NestedNullability).
-        val struct = JsonColumns.declare(shard,
-          NestedNullability.relaxedSchema(org.apache.spark.sql.types.StructType(dataFields)), json)
-        val context = s"Cannot create shard '$shard'"
-        store.create(shard, ClusterColumns.set(ShardSchema.fromStruct(struct, order.getOrElse(Nil), context),
-          clustering.getOrElse(Nil), context))
-      } else {
-        val h = store.open(shard)
-        order.foreach { o =>
-          val existing = h.state.schema.orderBy
-          require(o.map(_.toLowerCase) == existing.map(_.toLowerCase),
-            s"Shard '$shard' is ordered by (${existing.mkString(", ")}); order_by is fixed when a " +
-              s"shard is created and cannot become (${o.mkString(", ")}). Omit order_by.")
-        }
-        clustering.foreach { c =>
-          val existing = ClusterColumns.render(h.state.schema)
-          require(c.map(_.toLowerCase) == ClusterColumns.parse(existing).map(_.toLowerCase),
-            s"Shard '$shard' is clustered by (${existing.replace(",", ", ")}), not (${c.mkString(", ")}); change its " +
-              s"clustering with ALTER TABLE persist.$shard CLUSTER BY (...) or set_cluster_by(), or omit cluster_by.")
-        }
-        h
-      }
+    def names(list: java.util.List[String]): Option[Seq[String]] = Option(list).map(_.asScala.toSeq)
     val options = WriteOptions(Option(timeCol), Option(diffCol), Option(maxRowsPerPart).map(_.longValue),
-      jsonColumns = json, keepStats = Option(keepStats).map(_.asScala.toSeq).getOrElse(Nil),
-      indexColumns = Option(indexColumns).map(_.asScala.toSeq).getOrElse(Nil), mergeSchema = mergeSchema)
-    val batch =
-      try ShardWriter.write(df, handle, options)
-      catch {
-        case e: Throwable =>
-          if (created) store.dropIfUnwritten(shard)
-          throw e
-      }
-    val parts = batch.parts.toSeq
+      jsonColumns = names(jsonColumns).getOrElse(Nil), keepStats = names(keepStats).getOrElse(Nil),
+      indexColumns = names(indexColumns).getOrElse(Nil), mergeSchema = mergeSchema)
+    val batch = ShardWrites.write(SessionShards.store(df.sparkSession), df, shard, options, names(orderBy), names(clusterBy))
     Map[String, Any](
       "id" -> batch.id,
       "lower" -> batch.lower,
       "upper" -> batch.upper,
-      "parts" -> parts.size,
-      "rows" -> parts.map(_.rowCount).sum).asJava
+      "parts" -> batch.partCount,
+      "rows" -> batch.rowCount).asJava
   }
 
   /** The parts table of `shard` (one row per part and column, with stats). */

@@ -12,7 +12,8 @@ import sparkpersist.shard.ShardStore
 /**
  * Procedures that a package above `catalog` offers in the persist catalog's `system` namespace
  * (`CALL persist.system.<name>(...)`), acting on the catalog's shards: the lifecycle of
- * `sparkpersist.compact.LifecycleProcedures` (`compact`, `gc`, `drop_batch`).
+ * `sparkpersist.compact.LifecycleProcedures` (`compact`, `gc`, `drop_batch`) and the write of
+ * `sparkpersist.api.WriteProcedures` (`write`, what the Python package calls over Spark Connect).
  *
  * Why a seam (`java.util.ServiceLoader`, `META-INF/services/sparkpersist.catalog.SystemProcedures`)
  * and not a registration by the layer above: the catalog is what Spark instantiates, by class name,

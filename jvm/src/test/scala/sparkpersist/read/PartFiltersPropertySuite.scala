@@ -27,6 +27,7 @@ import sparkpersist.write.{RunSpec, RunWriter, WrittenPart}
  * ([[KeyRanges]]: a task keeps the rows of its range).
  */
 class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDrivenPropertyChecks {
+  import PartFiltersPropertySuite.Kept
 
   private val attributes = PartFiltersGen.columns.map(f => AttributeReference(f.name, f.dataType)())
   private val schema = ShardSchema.fromStruct(StructType(PartFiltersGen.columns))
@@ -70,9 +71,6 @@ class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDriven
     }
     assert(pushed > 150 && skipped > 100 && passed > 1200, (pushed, skipped, passed))
   }
-
-  /** What a comparison saw: whether the filters skipped row groups, and how many rows both reads kept. */
-  private final case class Kept(skipped: Boolean, rows: Int)
 
   /** A case's part, read whole once, and read again with filters to compare. */
   private final class CaseRead(reader: PartFileReader, part: WrittenPart) {
@@ -143,4 +141,9 @@ class PartFiltersPropertySuite extends PersistSparkSession with ScalaCheckDriven
     }.mkString("[", ", ", "]")
 
   private def hex(bytes: Array[Byte]): String = bytes.map(b => f"${b & 0xff}%02X").mkString("X'", "", "'")
+}
+
+object PartFiltersPropertySuite {
+  /** What a comparison saw: whether the filters skipped row groups, and how many rows both reads kept. */
+  private final case class Kept(skipped: Boolean, rows: Int)
 }
