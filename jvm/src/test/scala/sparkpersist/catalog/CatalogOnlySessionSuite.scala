@@ -30,13 +30,17 @@ class CatalogOnlySessionSuite extends QueryTest with SharedSparkSession {
     assert(!spark.conf.getOption("spark.sql.extensions").exists(_.contains("sparkpersist")))
   }
 
-  test("CALL persist.system offers the catalog's own procedures and compact's") {
+  test("CALL persist.system offers the catalog's own procedures, compact's and api's write") {
     sql("CREATE TABLE persist.procs (k BIGINT, v STRING)")
     assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted ===
-      Seq("clustering", "compact", "drop_batch", "gc", "last_scans"))
+      Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "write"))
     assert(sql("CALL persist.system.gc('procs', keep_versions => 1, grace_ms => 0)").collect().length === 1)
     sql("SELECT * FROM persist.procs").collect()
     assert(sql("CALL persist.system.last_scans()").collect().map(_.getAs[String]("shard")).toSeq === Seq("procs"))
+    spark.range(3).selectExpr("id AS k", "CAST(id AS STRING) AS v").createOrReplaceTempView("procs_rows")
+    val written = sql("CALL persist.system.write(shard => 'procs', source => 'procs_rows')").collect()
+    assert(written.map(_.getAs[Long]("rows")).toSeq === Seq(3L))
+    assert(sql("SELECT count(*) FROM persist.procs").collect().head.getLong(0) === 3L)
   }
 
   test("a shard is read and written as a stream") {
