@@ -49,29 +49,32 @@ object FirstDecisionBench {
       val rows = (1 to opens).map { _ =>
         val state = new ShardStore(root.toURI.toString, conf).open(name).state
         val stateParts = state.parts.toIndexedSeq
-        // The kept parts, the wall time and the time the JVM spent collecting garbage meanwhile.
-        def decide(parallel: Boolean): (Int, Double, Long) = {
+        // The kept parts, the wall time, this process's CPU time (less inflated by the machine's load
+        // than wall time) and the time the JVM spent collecting garbage meanwhile.
+        def decide(parallel: Boolean): (Int, Double, Double, Long) = {
           val decision = PartPruning.decide(OpenShardBench.KeptFilter, schema, MzNowSpec.at(0L), vectorized = true)
           System.gc()
           val gcStart = gcMs()
-          val (kept, ms) = Bench.timedMs {
+          val (kept, ms, cpuMs) = Bench.timedWithCpuMs {
             decision.prepare(stateParts)
             stateParts.size - PartDecisions.decide(stateParts.size,
               i => stateParts(i).stats.fold[PartDecision](PartDecision.Undecided)(decision.decision),
               parallelFrom = if (parallel) 1 else 0).ruledOut.cardinality
           }
-          (kept, ms, gcMs() - gcStart)
+          (kept, ms, cpuMs, gcMs() - gcStart)
         }
-        val (keptFirst, firstMs, firstGcMs) = decide(parallel = true)
-        val (keptAgain, againMs, againGcMs) = decide(parallel = true)
-        val (_, oneByOneMs, _) = decide(parallel = false)
+        val (keptFirst, firstMs, firstCpuMs, firstGcMs) = decide(parallel = true)
+        val (keptAgain, againMs, againCpuMs, againGcMs) = decide(parallel = true)
+        val (_, oneByOneMs, _, _) = decide(parallel = false)
         assert(keptFirst == keptAgain, s"the second decision keeps $keptAgain parts, the first $keptFirst")
-        println(f"first ∥ $firstMs%.1f ms (gc $firstGcMs ms), again ∥ $againMs%.1f ms (gc $againGcMs ms), " +
-          f"load ≈ ${firstMs - againMs}%.1f ms; again one by one $oneByOneMs%.1f ms; kept $keptFirst")
-        (firstMs, againMs, oneByOneMs)
+        println(f"first ∥ $firstMs%.1f ms (cpu $firstCpuMs%.0f ms, gc $firstGcMs ms), again ∥ $againMs%.1f ms " +
+          f"(cpu $againCpuMs%.0f ms, gc $againGcMs ms), load ≈ ${firstMs - againMs}%.1f ms " +
+          f"(cpu ${firstCpuMs - againCpuMs}%.0f ms); again one by one $oneByOneMs%.1f ms; kept $keptFirst")
+        (firstMs, againMs, oneByOneMs, firstCpuMs, againCpuMs)
       }
-      println(f"median of $opens opens of $parts parts: first ∥ ${median(rows.map(_._1))}%.1f ms, " +
-        f"again ∥ ${median(rows.map(_._2))}%.1f ms, again one by one ${median(rows.map(_._3))}%.1f ms " +
+      def med(f: ((Double, Double, Double, Double, Double)) => Double) = median(rows.map(f))
+      println(f"median of $opens opens of $parts parts: first ∥ ${med(_._1)}%.1f ms (cpu ${med(_._4)}%.0f ms), " +
+        f"again ∥ ${med(_._2)}%.1f ms (cpu ${med(_._5)}%.0f ms), again one by one ${med(_._3)}%.1f ms " +
         s"(${Runtime.getRuntime.availableProcessors} cores; the machine's load inflates wall times)")
     } finally if (kept.isEmpty) FileUtils.deleteDirectory(root)
   }
