@@ -13,7 +13,7 @@ import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.parquet.schema.Type.Repetition.{OPTIONAL, REQUIRED}
 
-import sparkpersist.codec.{Check, Json, JsonReader, ParquetBytes}
+import sparkpersist.codec.{BinaryRows, Check, Json, JsonReader, ParquetBytes}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegment, StatsVector}
 
@@ -157,30 +157,15 @@ private[shard] object ColumnarRollup {
    * their own (a projection of the file). A column the file lacks, or whose chunks are damaged,
    * holds no stats: its parts' stats of that column are absent, so readers assume anything.
    */
-  private def statsVector(bytes: Array[Byte], n: Int, name: String, present: Set[String]): StatsVector = {
-    def none = StatsVector.absent(0, n)
-    if (!present(name)) none
-    else try {
-      val builder = new StatsVector.Builder(n)
-      val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
-      try reader.rowGroups { (count, column) =>
-        val c = column(name)
-        var i = 0L
-        while (i < count) {
-          if (c.present) c.bytes(builder.add) else { c.skip(); builder.addNone() }
-          i += 1
-        }
-      } finally reader.close()
-      val v = builder.result()
-      if (v.size == n) v else none
-    } catch { case NonFatal(_) => none }
-  }
+  private def statsVector(bytes: Array[Byte], n: Int, name: String, present: Set[String]): StatsVector =
+    statsSegments(bytes, n, name, present, math.max(n, 1), Array(0)).head
 
   /**
    * The stats bytes of column `name` of the parts of segments `ks` (ascending; segments of
    * `segmentParts` of the `n` rows), one vector per segment, read from the pages holding them
-   * only. A segment whose bytes cannot be read (the column is missing, a page is damaged) holds
-   * no stats, as [[statsVector]] has it for a whole column.
+   * only, into each segment's vector without an object per part ([[ParquetBytes.Reader.binaryRowsOf]]).
+   * A segment whose bytes cannot be read (the column is missing, a page is damaged) holds no
+   * stats, as a whole column's do ([[statsVector]]).
    */
   private def statsSegments(bytes: Array[Byte], n: Int, name: String, present: Set[String], segmentParts: Int,
       ks: Array[Int]): Array[StatsVector] = {
@@ -188,23 +173,45 @@ private[shard] object ColumnarRollup {
     def none(k: Int) = StatsVector.absent(k * segmentParts, (rows(k)._2 - rows(k)._1).toInt)
     if (!present(name)) ks.map(none)
     else try {
-      // By segment, from the first one read (no boxed map lookup per row).
-      val first = if (ks.isEmpty) 0 else ks.head
-      val builders = new Array[StatsVector.Builder](if (ks.isEmpty) 0 else ks.last - first + 1)
-      ks.foreach(k => builders(k - first) = new StatsVector.Builder(segmentParts, k * segmentParts))
+      val builders = new SegmentBuilders(ks, segmentParts, n)
       val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
-      try reader.rowsOf(name, ks.toSeq.map(rows)) { (row, c) =>
-        val at = (row / segmentParts).toInt - first
-        val b = if (at >= 0 && at < builders.length) builders(at) else null
-        if (b == null) c.skip()
-        else if (c.present) c.bytes(b.add)
-        else { c.skip(); b.addNone() }
-      } finally reader.close()
+      try reader.binaryRowsOf(name, ks.toSeq.map(rows))(builders) finally reader.close()
       ks.map { k =>
-        val v = builders(k - first).result()
+        val v = builders.result(k)
         if (v.size == rows(k)._2 - rows(k)._1) v else none(k)
       }
     } catch { case NonFatal(_) => ks.map(none) }
+  }
+
+  /**
+   * The stats bytes of the rows of segments `ks` (ascending) collected segment by segment, the
+   * rows of other segments (on the same pages) passed over. By segment, from the first one read:
+   * no boxed map lookup per row.
+   */
+  private final class SegmentBuilders(ks: Array[Int], segmentParts: Int, n: Int) extends BinaryRows {
+    private val first = if (ks.isEmpty) 0 else ks.head
+    private val builders = new Array[StatsVector.Builder](if (ks.isEmpty) 0 else ks.last - first + 1)
+    ks.foreach { k =>
+      val from = k.toLong * segmentParts
+      builders(k - first) = new StatsVector.Builder(math.min(n.toLong - from, segmentParts.toLong).toInt, from.toInt)
+    }
+
+    private def of(row: Long): StatsVector.Builder = {
+      val at = row / segmentParts - first
+      if (at >= 0 && at < builders.length) builders(at.toInt) else null
+    }
+
+    def value(row: Long, bytes: Array[Byte], from: Int, length: Int): Unit = {
+      val b = of(row)
+      if (b != null) b.add(bytes, from, length)
+    }
+
+    def none(row: Long): Unit = {
+      val b = of(row)
+      if (b != null) b.addNone()
+    }
+
+    def result(k: Int): StatsVector = builders(k - first).result()
   }
 
   private def messageType(ids: Seq[Int]): MessageType = {
