@@ -14,6 +14,7 @@ import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.example.ExampleParquetWriter
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
 import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, OutputFile, PositionOutputStream, SeekableInputStream}
@@ -52,14 +53,26 @@ private[sparkpersist] object ParquetBytes {
   /**
    * Reads a Parquet file in `bytes`: its footer's key-value metadata, then each column's values
    * over all row groups. Fails with Parquet's exceptions if the bytes are not such a file.
+   * `parsed`, when given, is the file's footer as another reader of these bytes parsed it.
    * `columns`, when given, projects the read: only those top-level columns (of the ones the file
    * holds) are read from the row groups, the other column chunks are never touched.
    */
-  final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None) extends AutoCloseable {
-    // A plain configuration: a Hadoop one would parse its XML defaults at every reader.
-    private val file = ParquetFileReader.open(new BytesInputFile(bytes),
-      ParquetReadOptions.builder(new PlainParquetConfiguration()).usePageChecksumVerification(true).build())
+  final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None, parsed: Option[ParquetMetadata] = None)
+      extends AutoCloseable {
+    private val file = {
+      // A plain configuration: a Hadoop one would parse its XML defaults at every reader.
+      val options = ParquetReadOptions.builder(new PlainParquetConfiguration()).usePageChecksumVerification(true).build()
+      val in = new BytesInputFile(bytes)
+      parsed.fold(ParquetFileReader.open(in, options))(ParquetFileReader.open(in, _, options, in.newStream()))
+    }
     private val footer = file.getFooter.getFileMetaData
+
+    /**
+     * The footer of the file, parsed: given to another reader of the same bytes (`parsed`), it spares
+     * that reader parsing it again (a rollup of a million parts has a footer of a few hundred
+     * kilobytes, which its stats loads would otherwise parse once per chunk of segments).
+     */
+    def parsedFooter: ParquetMetadata = file.getFooter
 
     /** The schema of the whole file. */
     def fileSchema: MessageType = footer.getSchema
