@@ -10,6 +10,7 @@ import org.apache.parquet.column.ParquetProperties.WriterVersion
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.SimpleGroup
 import org.apache.parquet.hadoop.example.ExampleParquetWriter
+import org.apache.parquet.io.ParquetDecodingException
 import org.apache.parquet.io.api.Binary
 import org.apache.parquet.schema.{MessageType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.{BINARY, INT32}
@@ -41,12 +42,18 @@ class BinaryPagesSuite extends AnyFunSuite {
     ParquetBytes.write(schema, Map.empty, 64L << 20, pageRows)(write => (0 until rows).foreach(i => write(group(i))))
 
   /** As other writers may: version 2 pages, dictionary encoded, in several row groups. */
-  private lazy val dictionaryV2: Array[Byte] = {
+  private lazy val dictionaryV2: Array[Byte] =
+    written(_.withWriterVersion(WriterVersion.PARQUET_2_0).withDictionaryEncoding(true).withRowGroupSize(8L << 10))
+
+  /** Version 1 plain pages as the state log writes them, but without checksums (other writers may leave them out). */
+  private lazy val plainUnchecked: Array[Byte] = written(_.withDictionaryEncoding(false).withPageWriteChecksumEnabled(false))
+
+  /** The bytes of a file of the rows written by a writer so configured, in pages of [[pageRows]] rows. */
+  private def written(configure: ExampleParquetWriter.Builder => ExampleParquetWriter.Builder): Array[Byte] = {
     val dir = Files.createTempDirectory("binary-pages")
     val file = new Path(dir.resolve("t.parquet").toUri)
-    val writer = ExampleParquetWriter.builder(file).withConf(new Configuration(false)).withType(schema)
-      .withWriterVersion(WriterVersion.PARQUET_2_0).withDictionaryEncoding(true).withPageRowCountLimit(pageRows)
-      .withRowGroupSize(8L << 10).build()
+    val writer = configure(ExampleParquetWriter.builder(file).withConf(new Configuration(false)).withType(schema)
+      .withPageRowCountLimit(pageRows)).build()
     try (0 until rows).foreach(i => writer.write(group(i))) finally writer.close()
     try Files.readAllBytes(dir.resolve("t.parquet"))
     finally org.apache.commons.io.FileUtils.deleteDirectory(dir.toFile)
@@ -91,5 +98,16 @@ class BinaryPagesSuite extends AnyFunSuite {
     assert(at > 0)
     damaged(at) = 'w'.toByte
     intercept[Exception](read(damaged, Seq((0L, rows.toLong))))
+  }
+
+  test("a plain value whose length runs past its page fails the read, checksums or not") {
+    assert(read(plainUnchecked, Seq((0L, rows.toLong))) == (0 until rows).map(i => i.toLong -> valueOf(i)).toMap)
+    for (length <- Seq(-1, 1 << 20)) {
+      val damaged = plainUnchecked.clone()
+      val at = new String(damaged, "ISO-8859-1").indexOf("vvvv12")
+      assert(at > 4)
+      java.nio.ByteBuffer.wrap(damaged, at - 4, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(length)
+      intercept[ParquetDecodingException](read(damaged, Seq((0L, rows.toLong))))
+    }
   }
 }
