@@ -8,11 +8,13 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.parquet.ParquetReadOptions
 import org.apache.parquet.column.ColumnReader
 import org.apache.parquet.column.impl.ColumnReadStoreImpl
+import org.apache.parquet.column.page.PageReadStore
 import org.apache.parquet.conf.PlainParquetConfiguration
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.example.ExampleParquetWriter
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.hadoop.metadata.CompressionCodecName
 import org.apache.parquet.internal.filter2.columnindex.RowRanges
 import org.apache.parquet.io.{DelegatingSeekableInputStream, InputFile, OutputFile, PositionOutputStream, SeekableInputStream}
@@ -29,7 +31,7 @@ private[sparkpersist] object ParquetBytes {
 
   /**
    * The bytes of a Parquet file of `schema` holding `rows`, with `metadata` in its footer, in
-   * pages of at most `pageRows` rows (so a reader of a few rows reads few bytes, [[Reader.rowsOf]]).
+   * pages of at most `pageRows` rows (so a reader of a few rows reads few bytes, [[Reader.binaryRowsOf]]).
    */
   def write(schema: MessageType, metadata: Map[String, String], rowGroupBytes: Long, pageRows: Int)(
       rows: (Group => Unit) => Unit): Array[Byte] = {
@@ -51,14 +53,26 @@ private[sparkpersist] object ParquetBytes {
   /**
    * Reads a Parquet file in `bytes`: its footer's key-value metadata, then each column's values
    * over all row groups. Fails with Parquet's exceptions if the bytes are not such a file.
+   * `parsed`, when given, is the file's footer as another reader of these bytes parsed it.
    * `columns`, when given, projects the read: only those top-level columns (of the ones the file
    * holds) are read from the row groups, the other column chunks are never touched.
    */
-  final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None) extends AutoCloseable {
-    // A plain configuration: a Hadoop one would parse its XML defaults at every reader.
-    private val file = ParquetFileReader.open(new BytesInputFile(bytes),
-      ParquetReadOptions.builder(new PlainParquetConfiguration()).usePageChecksumVerification(true).build())
+  final class Reader(bytes: Array[Byte], columns: Option[String => Boolean] = None, parsed: Option[ParquetMetadata] = None)
+      extends AutoCloseable {
+    private val file = {
+      // A plain configuration: a Hadoop one would parse its XML defaults at every reader.
+      val options = ParquetReadOptions.builder(new PlainParquetConfiguration()).usePageChecksumVerification(true).build()
+      val in = new BytesInputFile(bytes)
+      parsed.fold(ParquetFileReader.open(in, options))(ParquetFileReader.open(in, _, options, in.newStream()))
+    }
     private val footer = file.getFooter.getFileMetaData
+
+    /**
+     * The footer of the file, parsed: given to another reader of the same bytes (`parsed`), it spares
+     * that reader parsing it again (a rollup of a million parts has a footer of a few hundred
+     * kilobytes, which its stats loads would otherwise parse once per chunk of segments).
+     */
+    def parsedFooter: ParquetMetadata = file.getFooter
 
     /** The schema of the whole file. */
     def fileSchema: MessageType = footer.getSchema
@@ -94,13 +108,13 @@ private[sparkpersist] object ParquetBytes {
     }
 
     /**
-     * Reads the values of column `name` (one of those read) at the rows in `ranges` (ascending,
-     * disjoint `[from, until)` ranges of the file's rows), and at the other rows of the pages
-     * holding them: only those pages are read, located by the column chunks' offset indexes (a
-     * chunk without one is read whole). `read` gets each row's index in the file and the column,
-     * positioned at that row's value, which it must read or skip.
+     * Hands `to` the values of binary column `name` (one of those read, not repeated) at the rows
+     * in `ranges` (ascending, disjoint `[from, until)` ranges of the file's rows), and at the other
+     * rows of the pages holding them, each row by its index in the file: only those pages are
+     * read, located by the column chunks' offset indexes (a chunk without one is read whole), and
+     * decoded page by page ([[BinaryPages]]), nothing allocated per value.
      */
-    def rowsOf(name: String, ranges: Seq[(Long, Long)])(read: (Long, Column) => Unit): Unit = {
+    def binaryRowsOf(name: String, ranges: Seq[(Long, Long)])(to: BinaryRows): Unit = {
       val descriptor = schema.getColumnDescription(Array(name))
       var first = 0L
       file.getRowGroups.asScala.zipWithIndex.foreach { case (block, b) =>
@@ -119,12 +133,9 @@ private[sparkpersist] object ParquetBytes {
             }
             RowRanges.create(rows, java.util.stream.IntStream.of(pages: _*).iterator(), oi)
           }
-          val pages = file.readFilteredRowGroup(b, selected)
-          val store = new ColumnReadStoreImpl(pages, new GroupRecordConverter(schema).getRootConverter, schema,
-            footer.getCreatedBy)
-          val column = new Column(store.getColumnReader(descriptor), descriptor.getMaxDefinitionLevel)
-          val rowIndexes = selected.iterator()
-          while (rowIndexes.hasNext) read(first + rowIndexes.nextLong(), column)
+          // As the interface: the class Parquet returns is not public.
+          val pages: PageReadStore = file.readFilteredRowGroup(b, selected)
+          BinaryPages.read(descriptor, pages.getPageReader(descriptor), first, to)
         }
         first += rows
       }
@@ -142,17 +153,6 @@ private[sparkpersist] object ParquetBytes {
     def int(): Int = next(reader.getInteger)
     def boolean(): Boolean = next(reader.getBoolean)
     def string(): String = next(reader.getBinary.toStringUsingUTF8)
-
-    /** The next value's bytes, passed to `to` as (array, offset, length) without a copy when possible. */
-    def bytes[T](to: (Array[Byte], Int, Int) => T): T = next {
-      val b = reader.getBinary.toByteBuffer
-      if (b.hasArray) to(b.array(), b.arrayOffset() + b.position(), b.remaining())
-      else {
-        val copy = new Array[Byte](b.remaining())
-        b.get(copy)
-        to(copy, 0, copy.length)
-      }
-    }
 
     /** Moves past the next value (null or not). */
     def skip(): Unit = {

@@ -1,6 +1,7 @@
 package sparkpersist.plan
 
 import java.util.concurrent.atomic.LongAdder
+import java.util.function.IntFunction
 
 import sparkpersist.interpret.PartDecision
 
@@ -32,15 +33,21 @@ object PartDecisions {
   def undecided(count: Int): PartDecisions = new PartDecisions(count, new java.util.BitSet, new java.util.BitSet, 0L)
 
   /**
-   * The decisions of the parts at positions `0 until count`, by `decision` (of a position).
+   * The decisions of the parts at positions `0 until count`, by `decision` (of a position; an
+   * IntFunction, whose position is not boxed as a Function1's would be: nothing is allocated per part).
    *
    * @param parallelFrom decide in parallel from this many parts on; 0: never
    */
-  def decide(count: Int, decision: Int => PartDecision, parallelFrom: Long): PartDecisions = {
+  def decide(count: Int, decision: IntFunction[PartDecision], parallelFrom: Long): PartDecisions = {
     val start = System.nanoTime()
     val decisions = new Array[PartDecision](count)
-    if (parallelFrom <= 0 || count < parallelFrom) (0 until count).foreach(i => decisions(i) = decision(i))
-    else java.util.stream.IntStream.range(0, count).parallel().forEach(i => decisions(i) = decision(i))
+    if (parallelFrom <= 0 || count < parallelFrom) {
+      var i = 0
+      while (i < count) {
+        decisions(i) = decision(i)
+        i += 1
+      }
+    } else java.util.stream.IntStream.range(0, count).parallel().forEach(i => decisions(i) = decision(i))
     Made.add(count)
     val (ruledOut, provenTrue) = (new java.util.BitSet(count), new java.util.BitSet(count))
     var i = 0

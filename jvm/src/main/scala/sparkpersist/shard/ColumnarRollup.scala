@@ -9,11 +9,12 @@ import scala.util.control.NonFatal
 import com.fasterxml.jackson.databind.JsonNode
 import org.apache.parquet.example.data.Group
 import org.apache.parquet.example.data.simple.SimpleGroup
+import org.apache.parquet.hadoop.metadata.ParquetMetadata
 import org.apache.parquet.schema.{LogicalTypeAnnotation, MessageType, Types}
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName._
 import org.apache.parquet.schema.Type.Repetition.{OPTIONAL, REQUIRED}
 
-import sparkpersist.codec.{Check, Json, JsonReader, ParquetBytes}
+import sparkpersist.codec.{BinaryRows, Check, Json, JsonReader, ParquetBytes}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegment, StatsVector}
 
@@ -117,8 +118,10 @@ private[shard] object ColumnarRollup {
       Check.arg(segmentParts >= 1, s"segments hold at least one part, got $segmentParts")
       val segments = segmentsOf(required(reader.metadata, SegmentsKey), codec, columns.partsWithStats(segmentParts))
       val ids = header.schema.columns.map(_.id).toArray
-      val stats = new EncodedStats(codec, ids, n.toInt, i => statsVector(bytes, n.toInt, statsColumn(ids(i)), present),
-        (i, ks) => statsSegments(bytes, n.toInt, statsColumn(ids(i)), present, segmentParts, ks), segmentParts,
+      // Kept for the stats loads, which then read the file without parsing its footer again.
+      val rollup = Stats(bytes, reader.parsedFooter, n.toInt, present)
+      val stats = new EncodedStats(codec, ids, n.toInt, i => statsVector(rollup, statsColumn(ids(i))),
+        (i, ks) => statsSegments(rollup, statsColumn(ids(i)), segmentParts, ks), segmentParts,
         i => segments.lift(i / segmentParts).flatten)
       ShardState(header.name, header.shardId, ShardState.FormatVersion, header.schema, header.since, header.upper,
         seqNo, columns.batches(stats))
@@ -153,58 +156,71 @@ private[shard] object ColumnarRollup {
   private def isStatsColumn(name: String) = name.length > 1 && name.charAt(0) == 's' && name.drop(1).forall(_.isDigit)
 
   /**
-   * The stats bytes of column `name` of each of the `n` rows of the rollup in `bytes`, read on
+   * The stats bytes of column `name` of each row of `rollup`, read on
    * their own (a projection of the file). A column the file lacks, or whose chunks are damaged,
    * holds no stats: its parts' stats of that column are absent, so readers assume anything.
    */
-  private def statsVector(bytes: Array[Byte], n: Int, name: String, present: Set[String]): StatsVector = {
-    def none = StatsVector.absent(0, n)
-    if (!present(name)) none
-    else try {
-      val builder = new StatsVector.Builder(n)
-      val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
-      try reader.rowGroups { (count, column) =>
-        val c = column(name)
-        var i = 0L
-        while (i < count) {
-          if (c.present) c.bytes(builder.add) else { c.skip(); builder.addNone() }
-          i += 1
-        }
-      } finally reader.close()
-      val v = builder.result()
-      if (v.size == n) v else none
-    } catch { case NonFatal(_) => none }
-  }
+  private def statsVector(rollup: Stats, name: String): StatsVector =
+    statsSegments(rollup, name, math.max(rollup.n, 1), Array(0)).head
+
+  /**
+   * What the stats loads of a rollup read: its `bytes`, their footer as the open parsed it, its
+   * `n` rows and the names of its columns.
+   */
+  private final case class Stats(bytes: Array[Byte], footer: ParquetMetadata, n: Int, present: Set[String])
 
   /**
    * The stats bytes of column `name` of the parts of segments `ks` (ascending; segments of
-   * `segmentParts` of the `n` rows), one vector per segment, read from the pages holding them
-   * only. A segment whose bytes cannot be read (the column is missing, a page is damaged) holds
-   * no stats, as [[statsVector]] has it for a whole column.
+   * `segmentParts` of the rollup's rows), one vector per segment, read from the pages holding them
+   * only, into each segment's vector without an object per part ([[ParquetBytes.Reader.binaryRowsOf]]).
+   * A segment whose bytes cannot be read (the column is missing, a page is damaged) holds no
+   * stats, as a whole column's do ([[statsVector]]).
    */
-  private def statsSegments(bytes: Array[Byte], n: Int, name: String, present: Set[String], segmentParts: Int,
-      ks: Array[Int]): Array[StatsVector] = {
+  private def statsSegments(rollup: Stats, name: String, segmentParts: Int, ks: Array[Int]): Array[StatsVector] = {
+    val n = rollup.n
     def rows(k: Int) = (k.toLong * segmentParts, math.min(n.toLong, (k + 1).toLong * segmentParts))
     def none(k: Int) = StatsVector.absent(k * segmentParts, (rows(k)._2 - rows(k)._1).toInt)
-    if (!present(name)) ks.map(none)
+    if (!rollup.present(name)) ks.map(none)
     else try {
-      // By segment, from the first one read (no boxed map lookup per row).
-      val first = if (ks.isEmpty) 0 else ks.head
-      val builders = new Array[StatsVector.Builder](if (ks.isEmpty) 0 else ks.last - first + 1)
-      ks.foreach(k => builders(k - first) = new StatsVector.Builder(segmentParts, k * segmentParts))
-      val reader = new ParquetBytes.Reader(bytes, Some(_ == name))
-      try reader.rowsOf(name, ks.toSeq.map(rows)) { (row, c) =>
-        val at = (row / segmentParts).toInt - first
-        val b = if (at >= 0 && at < builders.length) builders(at) else null
-        if (b == null) c.skip()
-        else if (c.present) c.bytes(b.add)
-        else { c.skip(); b.addNone() }
-      } finally reader.close()
+      val builders = new SegmentBuilders(ks, segmentParts, n)
+      val reader = new ParquetBytes.Reader(rollup.bytes, Some(_ == name), Some(rollup.footer))
+      try reader.binaryRowsOf(name, ks.toSeq.map(rows))(builders) finally reader.close()
       ks.map { k =>
-        val v = builders(k - first).result()
+        val v = builders.result(k)
         if (v.size == rows(k)._2 - rows(k)._1) v else none(k)
       }
     } catch { case NonFatal(_) => ks.map(none) }
+  }
+
+  /**
+   * The stats bytes of the rows of segments `ks` (ascending) collected segment by segment, the
+   * rows of other segments (on the same pages) passed over. By segment, from the first one read:
+   * no boxed map lookup per row.
+   */
+  private final class SegmentBuilders(ks: Array[Int], segmentParts: Int, n: Int) extends BinaryRows {
+    private val first = if (ks.isEmpty) 0 else ks.head
+    private val builders = new Array[StatsVector.Builder](if (ks.isEmpty) 0 else ks.last - first + 1)
+    ks.foreach { k =>
+      val from = k.toLong * segmentParts
+      builders(k - first) = new StatsVector.Builder(math.min(n.toLong - from, segmentParts.toLong).toInt, from.toInt)
+    }
+
+    private def of(row: Long): StatsVector.Builder = {
+      val at = row / segmentParts - first
+      if (at >= 0 && at < builders.length) builders(at.toInt) else null
+    }
+
+    def value(row: Long, bytes: Array[Byte], from: Int, length: Int): Unit = {
+      val b = of(row)
+      if (b != null) b.add(bytes, from, length)
+    }
+
+    def none(row: Long): Unit = {
+      val b = of(row)
+      if (b != null) b.addNone()
+    }
+
+    def result(k: Int): StatsVector = builders(k - first).result()
   }
 
   private def messageType(ids: Seq[Int]): MessageType = {

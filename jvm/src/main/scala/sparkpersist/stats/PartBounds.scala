@@ -100,9 +100,8 @@ final class PartBounds(ids: Array[Int], types: Array[DataType]) {
           val size = readLong(end)
           if (size < 0 || size > end - pos) throw Damaged
           val payloadEnd = pos + size.toInt
-          if (typed && (field == 1 || field == 2)) bound(kinds(k), payloadEnd) match {
-            case Some(v) => if (field == 1) { lo = v; found |= 1 } else { hi = v; found |= 2 }
-            case None =>
+          if (typed && (field == 1 || field == 2) && bound(kinds(k), payloadEnd)) {
+            if (field == 1) { lo = boundRead; found |= 1 } else { hi = boundRead; found |= 2 }
           }
           pos = payloadEnd
           items -= 1
@@ -116,13 +115,16 @@ final class PartBounds(ids: Array[Int], types: Array[DataType]) {
     } finally data = null
   }
 
-  /** The key of the bound payload ending at `end`, None if it does not decode as the column's type. */
-  private def bound(kind: Kind, end: Int): Option[Long] =
+  /** The key [[bound]] read last: a field, not an Option, so a million parts box no bound. */
+  private var boundRead = 0L
+
+  /** Reads the key of the bound payload ending at `end` into [[boundRead]]; false if it does not decode as the column's type. */
+  private def bound(kind: Kind, end: Int): Boolean =
     try {
-      val v = readBound(kind, end)
-      if (pos == end) Some(v) else None
+      boundRead = readBound(kind, end)
+      pos == end
     } catch {
-      case Damaged => None
+      case Damaged => false
     }
 
   private def readBound(kind: Kind, end: Int): Long = kind match {

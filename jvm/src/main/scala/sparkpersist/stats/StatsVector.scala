@@ -27,13 +27,16 @@ final class StatsVector private (private[stats] val data: Array[Byte], offsets: 
 
 object StatsVector {
 
-  /** Collects the bytes of parts one after another, from part `first` on. */
+  /**
+   * Collects the bytes of parts one after another, from part `first` on: `expectedParts` of them,
+   * as a rollup's segment holds, so the offsets are allocated once (more may be added); nothing
+   * is allocated per part.
+   */
   final class Builder(expectedParts: Int, first: Int = 0) {
     private var data = new Array[Byte](math.max(64, expectedParts * 16))
-    private val offsets = Array.newBuilder[Int]
+    private var offsets = new Array[Int](expectedParts + 1)
+    private var parts = 0
     private var end = 0
-    offsets.sizeHint(expectedParts + 1)
-    offsets += 0
 
     /** The next part's bytes: `length` bytes of `bytes` from `from` (0 for none). */
     def add(bytes: Array[Byte], from: Int, length: Int): this.type = {
@@ -42,16 +45,19 @@ object StatsVector {
         require(grown <= Int.MaxValue - 8, "a column's stats of one rollup exceed 2 GB")
         data = java.util.Arrays.copyOf(data, grown.toInt)
       }
+      if (parts + 1 == offsets.length) offsets = java.util.Arrays.copyOf(offsets, offsets.length * 2)
       System.arraycopy(bytes, from, data, end, length)
       end += length
-      offsets += end
+      parts += 1
+      offsets(parts) = end
       this
     }
 
     /** The next part has no stats for the column. */
     def addNone(): this.type = add(Array.emptyByteArray, 0, 0)
 
-    def result(): StatsVector = new StatsVector(java.util.Arrays.copyOf(data, end), offsets.result(), first)
+    def result(): StatsVector = new StatsVector(if (end == data.length) data else java.util.Arrays.copyOf(data, end),
+      if (parts + 1 == offsets.length) offsets else java.util.Arrays.copyOf(offsets, parts + 1), first)
   }
 
   /** `parts` parts from part `first` on, none with stats (a column whose bytes cannot be read). */
