@@ -245,6 +245,18 @@ object PersistConf {
   val CompactGc = bool(Prefix + "compact.gc", false,
     "Run garbage collection of the shard after each compaction (manual or automatic).")
 
+  val StatementMaxRebases = long(Prefix + "statement.maxRebases", 20L,
+    "A DELETE, UPDATE, MERGE or overwrite whose shard moved on while it ran (appends, streaming " +
+      "micro-batches, compactions, statements on other parts) commits after them without reading " +
+      "again, as long as none conflicts with it (isolation level, docs/dml.md); it gives up with " +
+      "ConcurrentShardUpdate once it lost the race for the next state version this many times more.",
+    min = 0)
+
+  val CommitUserMetadata = register(Entry[Option[String]](Prefix + "commit.userMetadata", None,
+    "Text recorded with each batch this session's statements and writes commit (as Delta Lake's " +
+      "commitInfo.userMetadata): who or what committed it, shown by the shard's history.",
+    s => Option(s).filter(_.nonEmpty)))
+
   val GcKeepVersions = long(Prefix + "gc.keepVersions", 10L,
     "Garbage collection keeps the parts of the newest this many state versions (and of every " +
       "version younger than gc.graceMs), so readers that opened the shard earlier keep their files.",

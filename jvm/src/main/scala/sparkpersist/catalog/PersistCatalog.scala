@@ -15,6 +15,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import sparkpersist.PersistConf
 import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
+import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
@@ -84,7 +85,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           "since" -> state.since.toString,
           "upper" -> state.upper.toString) ++
           Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _) ++
-          Option(ClusterColumns.render(state.schema)).filter(_.nonEmpty).map(ClusterColumns.Property -> _)
+          Option(ClusterColumns.render(state.schema)).filter(_.nonEmpty).map(ClusterColumns.Property -> _) ++
+          state.schema.properties
         new PersistTable(shard, state.schema, view, tableName, properties)
     }
   }
@@ -117,13 +119,13 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
           s"'${PersistCatalog.OrderBy}' table property to sort them.")
     }
     val props = properties.asScala.toMap
-    val known = Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property)
+    val known = Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property)
     val unknown = props.keySet.filterNot(k => known(k) || PersistCatalog.SparkProperties(k))
     if (unknown.nonEmpty) {
       throw new IllegalArgumentException(
         s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
           s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
-          s"'${ClusterColumns.Property}' (comma-separated columns).")
+          s"'${ClusterColumns.Property}' (comma-separated columns), and '${IsolationLevel.Property}'.")
     }
     val context = s"Cannot create table $catalogName.$shard"
     val clustering = (clusterBy ++ props.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
@@ -142,7 +144,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
     val schema = ShardSchema.fromStruct(struct, orderBy, context)
     val indexed = IndexColumns.set(schema, props.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context)
-    store.create(shard, ClusterColumns.set(indexed, clustering, context))
+    val isolation = props.get(IsolationLevel.Property).map(IsolationLevel.parse(_, context))
+    store.create(shard, IsolationLevel.set(ClusterColumns.set(indexed, clustering, context), isolation))
     loadTable(ident)
   }
 

@@ -103,7 +103,7 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     val spark = SparkSession.active
     val state = shard.state
     DeleteWholeParts.of(ScanPlan.of(spark, shard, TableView.Snapshot, ScanRequest.latestOf(state, Some(Literal.TrueLiteral)))) match {
-      case Some(whole) => whole.commit()
+      case Some(whole) => whole.commit(spark)
       case None => OverwriteShard("TRUNCATE", shard, state, latestRelation(state), Literal.TrueLiteral, None).commit(spark)
     }
     true

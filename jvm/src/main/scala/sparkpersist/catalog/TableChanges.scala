@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.StructField
 
 import sparkpersist.cluster.ClusterColumns
 import sparkpersist.index.IndexColumns
+import sparkpersist.isolation.IsolationLevel
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
 
 /**
@@ -13,7 +14,8 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
  * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
  * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened, and any level inside a
  * column (struct field, array element, map value) may lose its NOT NULL; their other changes,
- * column defaults and table properties but [[IndexColumns.Property]] and [[ClusterColumns.Property]] are
+ * column defaults and table properties but [[IndexColumns.Property]], [[ClusterColumns.Property]] and
+ * [[IsolationLevel.Property]] are
  * refused with what to do instead. `CLUSTER BY (columns)` / `CLUSTER BY NONE` set the clustering columns.
  */
 object TableChanges {
@@ -64,11 +66,15 @@ object TableChanges {
       ClusterColumns.set(schema, ClusterColumns.parse(set.value()), context)
     case unset: TableChange.RemoveProperty if unset.property() == ClusterColumns.Property =>
       ClusterColumns.set(schema, Nil, context)
+    case set: TableChange.SetProperty if set.property() == IsolationLevel.Property =>
+      IsolationLevel.set(schema, Some(IsolationLevel.parse(set.value(), context)))
+    case unset: TableChange.RemoveProperty if unset.property() == IsolationLevel.Property =>
+      IsolationLevel.set(schema, None)
     case other =>
       refuse(context, s"${other.getClass.getSimpleName} is not supported. A persist table accepts ADD COLUMN(S), " +
         "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT, FIRST/AFTER and CLUSTER BY; " +
-        s"its properties are '${PersistCatalog.OrderBy}', set at creation, '${IndexColumns.Property}' and " +
-        s"'${ClusterColumns.Property}'")
+        s"its properties are '${PersistCatalog.OrderBy}', set at creation, '${IndexColumns.Property}', " +
+        s"'${ClusterColumns.Property}' and '${IsolationLevel.Property}'")
   }
 
   private def clusterBy(schema: ShardSchema, columns: Seq[NamedReference], context: String): ShardSchema =

@@ -7,8 +7,9 @@ import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression}
 import org.apache.spark.sql.execution.command.LeafRunnableCommand
 
 import sparkpersist.interpret.PartDecision
-import sparkpersist.plan.{PushdownMode, ScanPlan, ScanRequest}
-import sparkpersist.shard.{BatchMeta, PartMeta, ShardHandle, ShardState}
+import sparkpersist.isolation.{StatementReads, StatementRebase}
+import sparkpersist.plan.{PushdownMode, ScanPlan}
+import sparkpersist.shard.{BatchMeta, CommitInfo, PartMeta, ShardHandle, ShardState}
 import sparkpersist.write.BatchCommit
 
 /**
@@ -24,20 +25,25 @@ import sparkpersist.write.BatchCommit
  * parts it is proven true on, which hold no retraction; so each such row's count in the
  * snapshot is its count in those parts, and negating them removes it and nothing else.
  */
-final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, condition: Expression, parts: Seq[PartMeta])
-  extends LeafRunnableCommand {
+final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, condition: Expression, parts: Seq[PartMeta],
+    reads: StatementReads) extends LeafRunnableCommand {
 
   override def output: Seq[Attribute] = Nil
 
   override def run(spark: SparkSession): Seq[Row] = {
-    commit()
+    commit(spark)
     Nil
   }
 
-  /** Commits the batch of negations, against `state`'s upper ([[BatchCommit.commitNegations]]). */
-  def commit(): BatchMeta = {
-    val batch = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, "the commit time", state.schema)
-    ConcurrentShardUpdate.onConflict(shard.name, "DELETE")(batch.commitNegations(parts, BatchCommit.commitTime(state.upper)))
+  /**
+   * Commits the batch of negations after `state` ([[BatchCommit.commitNegations]]), and after what
+   * others committed since unless that conflicts with the parts it deletes ([[StatementRebase]]).
+   */
+  def commit(spark: SparkSession): BatchMeta = {
+    val batch = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, "the commit time", state.schema,
+      rebase = Some(StatementRebase.of(spark, shard, "DELETE", state, reads)),
+      info = Some(CommitInfo.inSession(spark.sessionState.conf, "DELETE", Some(state.upper))))
+    batch.commitNegations(parts, BatchCommit.commitTime(state.upper))
   }
 
   override def simpleString(maxFields: Int): String =
@@ -47,7 +53,7 @@ final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, conditi
 object DeleteWholeParts {
   /**
    * The whole-part `DELETE` of `plan`'s condition (a plan of the snapshot of the state the
-   * statement read, as of its latest time, [[ScanRequest.latestOf]]), when every part is decided
+   * statement read, as of its latest time, `ScanRequest.latestOf`), when every part is decided
    * as above and some part is deleted; else `None` (the statement reads rows, by the same plan).
    * Decided with pushdown `on` only: other modes read every part.
    */
@@ -58,5 +64,9 @@ object DeleteWholeParts {
       if decisions.forall(_ != PartDecision.Undecided)
       deleted = plan.candidates.indices.filter(i => decisions(i) == PartDecision.ProvenTrue).map(plan.candidates)
       if deleted.nonEmpty && deleted.forall(p => !p.hasRetractions)
-    } yield DeleteWholeParts(plan.shard, plan.state, condition, deleted)
+    } yield {
+      val reads = new StatementReads
+      reads.record(plan)
+      DeleteWholeParts(plan.shard, plan.state, condition, deleted, reads)
+    }
 }

@@ -8,7 +8,8 @@ import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.sparkpersist.DataFrames
 
 import sparkpersist.schema.ReservedColumns
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
+import sparkpersist.isolation.{StatementReads, StatementRebase}
+import sparkpersist.shard.{BatchMeta, CommitInfo, ShardHandle, ShardState}
 import sparkpersist.write.{BatchCommit, ShardWriter, WriteInput, WriteOptions}
 
 /**
@@ -16,7 +17,8 @@ import sparkpersist.write.{BatchCommit, ShardWriter, WriteInput, WriteOptions}
  * condition, DataFrameWriterV2 `overwrite(condition)`, `overwritePartitions()` and `replace()`,
  * `CREATE OR REPLACE TABLE … AS SELECT` of the same columns), as one batch at one new time: every
  * row of the snapshot of `state` on which `condition` holds, retracted (diff -1, each copy), and
- * every row of `query`, inserted (diff +1), committed with one compare-and-set on `state`'s upper.
+ * every row of `query`, inserted (diff +1), committed after `state` (and after what others committed
+ * since, unless that retracted rows of the shard: [[StatementRebase]]).
  * Nothing is deleted: the shard reads as before the overwrite as of any earlier time, until
  * compaction drops what was retracted.
  *
@@ -46,9 +48,9 @@ final case class OverwriteShard(statement: String, shard: ShardHandle, state: Sh
       .select(names.map(n => col(WriteInput.quote(n))) :+ time :+ lit(diff).as(ReservedColumns.Diff): _*)
     val retracted = updates(Filter(condition, target), -1L)
     val all = query.fold(retracted)(q => retracted.unionAll(updates(q, 1L)))
-    ConcurrentShardUpdate.onConflict(shard.name, statement) {
-      ShardWriter.write(all, shard, options.copy(timeCol = Some(ReservedColumns.Time), diffCol = Some(ReservedColumns.Diff)), state)
-    }
+    ShardWriter.write(all, shard, options.copy(timeCol = Some(ReservedColumns.Time), diffCol = Some(ReservedColumns.Diff)),
+      state, rebase = Some(StatementRebase.of(spark, shard, statement, state, StatementReads.everything)),
+      info = Some(CommitInfo.inSession(spark.sessionState.conf, statement, Some(state.upper))))
   }
 
   override def simpleString(maxFields: Int): String =

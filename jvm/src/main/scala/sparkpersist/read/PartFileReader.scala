@@ -13,7 +13,8 @@ import org.apache.spark.sql.sources.Filter
 import org.apache.spark.sql.vectorized.ColumnarBatch
 import org.apache.spark.util.SerializableConfiguration
 import org.apache.spark.sql.internal.SQLConf
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector
+import org.apache.spark.sql.types.{LongType, StructField, StructType}
 
 import sparkpersist.positional.DroppedPositions
 import sparkpersist.schema.{NestedFieldIds, ReservedColumns, ShardSchema}
@@ -32,12 +33,15 @@ import sparkpersist.shard.PartMeta
  * `constantDiff` is every update's diff when the time is constant: +1, or -1 for a negated part
  * ([[PartMeta.negated]]), which reads its original's file. A snapshot read applying positional
  * retractions ([[sparkpersist.positional.PositionalSnapshot]]) leaves out the rows at `dropped`
- * and, when `insertsOnly`, every update whose diff is not positive.
+ * and, when `insertsOnly`, every update whose diff is not positive. `restampTime` is the time of
+ * every update of a rebased part ([[PartMeta.rebasedFrom]]), whose file holds another: its diffs
+ * are read from the file, its times are not.
  */
 final case class PartFile(path: String, bytes: Long, maxTime: Long, verify: Boolean = false,
     constantTime: Option[Long] = None, key: String = "", start: Long = 0L, length: Long = Long.MaxValue,
     minTime: Long = Long.MinValue, provenTrue: Boolean = false, constantDiff: Long = 1L, retracts: Boolean = false,
-    dropped: DroppedPositions = DroppedPositions.None, insertsOnly: Boolean = false) {
+    dropped: DroppedPositions = DroppedPositions.None, insertsOnly: Boolean = false,
+    restampTime: Option[Long] = None) {
   /** The bytes of the file this read covers. */
   def splitBytes: Long = math.min(length, bytes - start)
 
@@ -65,7 +69,8 @@ object PartFile {
       (!part.hasRetractions && (part.minTime == part.maxTime || visibleAsOf.exists(part.maxTime <= _)))
     PartFile(path, part.bytes, part.maxTime, verify, if (constant) Some(part.maxTime) else None, part.key,
       minTime = part.minTime, provenTrue = provenTrue, constantDiff = if (part.negated) -1L else 1L,
-      retracts = part.hasRetractions && !insertsOnly, dropped = dropped, insertsOnly = insertsOnly)
+      retracts = part.hasRetractions && !insertsOnly, dropped = dropped, insertsOnly = insertsOnly,
+      restampTime = part.rebasedFrom.filter(_ => !constant).map(_ => part.minTime))
   }
 }
 
@@ -151,10 +156,12 @@ final class PartFileReader private (
       Array.empty[String], 0L, file.bytes)
     UnreadablePart.guard(file.path) {
       val positions = positionOrdinal >= 0 && (positionsOfEveryPart || !file.dropped.isEmpty)
+      // A rebased part's times are set batch by batch: its rows are read as batches, then split.
+      val asBatches = batches || (file.restampTime.isDefined && vectorized.isDefined)
       val opened = (vectorized, fallback) match {
         case (Some(opener), _) =>
           val (requested, constants) = if (file.constantTime.isDefined) (dataJson, reserved) else (fullJson, StructType(Nil))
-          if (positionOrdinal < 0) opener.open(split, requested, constants, filters, batches, open.stats)
+          if (positionOrdinal < 0) opener.open(split, requested, constants, filters, asBatches, open.stats)
           else opener.open(split, requested, constants, filters, batches = true, open.stats,
             Some(positionOrdinal).filter(_ => positions))
         case (None, Some((all, data))) =>
@@ -166,9 +173,28 @@ final class PartFileReader private (
         case c: AutoCloseable => open.register(c)
         case _ =>
       }
-      keptOf(file, positioned(opened, positions, batches), batches)
+      val read = file.restampTime.fold(positioned(opened, positions, asBatches))(restamped(positioned(opened, positions,
+        asBatches), _, asBatches))
+      val out = if (asBatches && !batches) read.flatMap(_.asInstanceOf[ColumnarBatch].rowIterator().asScala) else read
+      keptOf(file, out, batches)
     }
   }
+
+  /** The batches (or rows) read, every update's time set to `time` (of a rebased part). */
+  private def restamped(read: Iterator[AnyRef], time: Long, batches: Boolean): Iterator[AnyRef] =
+    if (batches) read.map { b =>
+      val batch = b.asInstanceOf[ColumnarBatch]
+      val columns = Array.tabulate[org.apache.spark.sql.vectorized.ColumnVector](batch.numCols())(batch.column)
+      val times = new ConstantColumnVector(batch.numRows(), LongType)
+      times.setLong(time)
+      columns(timeOrdinal) = times
+      new ColumnarBatch(columns, batch.numRows())
+    }
+    else read.map { r =>
+      val row = r.asInstanceOf[InternalRow]
+      row.setLong(timeOrdinal, time)
+      row
+    }
 
   /**
    * What a file opened as batches (rows without positions) reads as: its batches or rows, with

@@ -35,7 +35,9 @@ import sparkpersist.shard.{PartMeta, ShardHandle}
  * it for its micro-batch stream ([[MicroBatchStreams]]; the `options` are the stream's read options).
  */
 final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: StructType, request: ScanRequest,
-    options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty())
+    options: CaseInsensitiveStringMap = CaseInsensitiveStringMap.empty(),
+    /** Told the plan of the scan built (a statement's write follows what its scans read). */
+    onPlan: ScanPlan => Unit = _ => ())
   extends ScanBuilder with SupportsPushDownRequiredColumns with SupportsPushDownV2Filters {
 
   private var required: StructType = schema
@@ -61,6 +63,7 @@ final class PersistScanBuilder(shard: ShardHandle, view: TableView, schema: Stru
   override def build(): Scan = {
     val spark = SparkSession.active
     val plan = request.planned.getOrElse(ScanPlan.of(spark, shard, view, request))
+    onPlan(plan)
     // The columns the query's filter constrains: the evidence of automatic clustering (FilterWorkload).
     val filterColumns = request.condition.toSeq.flatMap(ConstrainedColumns.of).flatMap(plan.state.schema.column).map(_.id).toSet
     new PersistScan(spark, plan, required, pushed.map(_._2).toSeq,

@@ -49,10 +49,11 @@ final case class ColumnDef(
  * gave a column or a field inside one, dropped ones included ([[SchemaEvolution]]): a new column
  * never reuses an id, so it never shows the data of a dropped one. `clusterAuto` says the table
  * is clustered by the columns its queries' filters constrain (`sparkpersist.clusterBy = 'auto'`),
- * chosen at each compaction; no column is then flagged `clustered`.
+ * chosen at each compaction; no column is then flagged `clustered`. `properties` holds the table
+ * properties that are not about columns (the isolation level of its statements, say), by name.
  */
 final case class ShardSchema(columns: IndexedSeq[ColumnDef], orderBy: Seq[String], maxColumnId: Int = 0,
-    clusterAuto: Boolean = false) {
+    clusterAuto: Boolean = false, properties: Map[String, String] = Map.empty) {
   require({ val ids = columns.flatMap(_.allIds); ids.distinct.size == ids.size },
     "column and field ids must be unique")
 

@@ -28,9 +28,10 @@ import sparkpersist.stats.{BinaryStatsCodec, EncodedStats, PartStats, StatsSegme
  * {{{
  *   batch_id: string?, batch_lower, batch_upper, batch_committed_ms, batch_appends: long?,
  *   batch_epochs: string? (JSON [{queryId, epochId}]), batch_clustered_by: string? (column ids,
- *   comma-separated; format version 8 on), run: int?,
+ *   comma-separated; format version 8 on), batch_commit: string? (JSON [[CommitInfo]]), run: int?,
  *   key: string?, rows, bytes, min_time, max_time: long?, retractions: boolean?,
  *   positions: string? (the part's [[PartMeta.positions]]; format version 9 on),
+ *   rebased_from: long? (the part's [[PartMeta.rebasedFrom]]; format version 10 on),
  *   stats_rows, stats_bytes: long?, stats_trimmed: string? (column ids, comma-separated),
  *   s<id>: binary? for each shard column: that column's stats bytes
  * }}}
@@ -230,10 +231,11 @@ private[shard] object ColumnarRollup {
       .optional(INT64).named("batch_lower").optional(INT64).named("batch_upper")
       .optional(INT64).named("batch_committed_ms").optional(INT64).named("batch_appends")
       .optional(BINARY).as(string).named("batch_epochs").optional(BINARY).as(string).named("batch_clustered_by")
+      .optional(BINARY).as(string).named("batch_commit")
       .optional(INT32).named("run")
       .optional(BINARY).as(string).named("key").optional(INT64).named("rows").optional(INT64).named("bytes")
       .optional(INT64).named("min_time").optional(INT64).named("max_time").optional(BOOLEAN).named("retractions")
-      .optional(BINARY).as(string).named("positions")
+      .optional(BINARY).as(string).named("positions").optional(INT64).named("rebased_from")
       .optional(INT64).named("stats_rows").optional(INT64).named("stats_bytes")
       .optional(BINARY).as(string).named("stats_trimmed")
     ids.foldLeft(b)((m, id) => m.optional(BINARY).named(statsColumn(id))).named("rollup")
@@ -254,6 +256,7 @@ private[shard] object ColumnarRollup {
         g.add("batch_epochs", Json.mapper.writeValueAsString(epochs))
       }
       if (b.clusteredBy.nonEmpty) g.add("batch_clustered_by", b.clusteredBy.mkString(","))
+      b.commit.foreach(c => g.add("batch_commit", Json.mapper.writeValueAsString(StateCodec.commitJson(c))))
     }
     if (row.startsRun) g.add("run", row.run)
     row.part.foreach { p =>
@@ -264,6 +267,7 @@ private[shard] object ColumnarRollup {
       g.add("max_time", p.maxTime)
       g.add("retractions", p.hasRetractions)
       p.positions.foreach(g.add("positions", _))
+      p.rebasedFrom.foreach(g.add("rebased_from", _))
       p.stats.foreach { s =>
         g.add("stats_rows", s.rowCount)
         g.add("stats_bytes", s.bytes)
@@ -328,11 +332,12 @@ private[shard] object ColumnarRollup {
     private val startsRun = new Array[Boolean](n)
     private val batchId = new Array[String](n)
     private val batchLower, batchUpper, batchCommitted, batchAppends = new Array[Long](n)
-    private val batchEpochs, batchClusteredBy = new Array[String](n)
+    private val batchEpochs, batchClusteredBy, batchCommit = new Array[String](n)
     private val key = new Array[String](n)
     private val rows, bytes, minTime, maxTime, statsRows, statsBytes = new Array[Long](n)
     private val retractions, hasStats = new Array[Boolean](n)
     private val trimmed, positions = new Array[String](n)
+    private val rebasedFrom = new Array[java.lang.Long](n)
     private var at = 0
 
     /** How many rows of each segment of `segmentParts` rows hold stats. */
@@ -362,6 +367,7 @@ private[shard] object ColumnarRollup {
       if (present("batch_clustered_by")) {
         perBatch("batch_clustered_by")((c, i) => if (c.present) batchClusteredBy(i) = c.string() else c.skip())
       }
+      if (present("batch_commit")) perBatch("batch_commit")((c, i) => if (c.present) batchCommit(i) = c.string() else c.skip())
       each("run")((c, i) => if (c.present) { startsRun(i) = true; run(i) = c.int() } else c.skip())
       each("key")((c, i) => if (c.present) key(i) = c.string() else c.skip())
       def partLong(name: String, to: Array[Long]): Unit =
@@ -372,6 +378,7 @@ private[shard] object ColumnarRollup {
       partLong("max_time", maxTime)
       each("retractions")((c, i) => if (key(i) != null) retractions(i) = c.boolean() else c.skip())
       if (present("positions")) each("positions")((c, i) => if (c.present) positions(i) = c.string() else c.skip())
+      if (present("rebased_from")) each("rebased_from")((c, i) => if (c.present) rebasedFrom(i) = c.long() else c.skip())
       each("stats_rows")((c, i) => if (c.present) { hasStats(i) = true; statsRows(i) = c.long() } else c.skip())
       each("stats_bytes")((c, i) => if (hasStats(i)) statsBytes(i) = c.long() else c.skip())
       each("stats_trimmed")((c, i) => if (c.present) trimmed(i) = c.string() else c.skip())
@@ -410,7 +417,7 @@ private[shard] object ColumnarRollup {
           }
         }
         out += BatchMeta(batchId(first), batchLower(first), batchUpper(first), runs.result(), batchCommitted(first),
-          batchAppends(first), epochs(batchEpochs(first)), clusteredBy(batchClusteredBy(first)))
+          batchAppends(first), epochs(batchEpochs(first)), clusteredBy(batchClusteredBy(first)), commit(batchCommit(first)))
       }
       out.result()
     }
@@ -420,7 +427,8 @@ private[shard] object ColumnarRollup {
       val partStats =
         if (!hasStats(i) || statsRows(i) != rows(i)) None
         else Some(stats.part(i, statsRows(i), statsBytes(i), trimmedIds(trimmed(i))))
-      PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats, Option(positions(i)))
+      PartMeta(key(i), rows(i), bytes(i), minTime(i), maxTime(i), retractions(i), partStats, Option(positions(i)),
+        Option(rebasedFrom(i)).map(_.longValue))
     }
   }
 
@@ -429,6 +437,9 @@ private[shard] object ColumnarRollup {
 
   private def trimmedIds(s: String): Set[Int] =
     if (s == null || s.isEmpty) Set.empty else s.split(',').iterator.map(_.toInt).toSet
+
+  private def commit(json: String): Option[CommitInfo] =
+    Option(json).map(j => JsonReader.read(j.getBytes(StandardCharsets.UTF_8))(StateCodec.commitFrom))
 
   private def epochs(json: String): IndexedSeq[StreamEpoch] =
     if (json == null) IndexedSeq.empty

@@ -71,24 +71,32 @@ final class FsStateLog(
     writeVersion(0L, StateCodec.encodeDiff(0L, created, created.schema))
   }
 
-  def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState = append(expectedUpper, batch, None)
+  def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState =
+    appendWith(None, None)(expecting(expectedUpper, batch))
 
   def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
       alteredFrom: Option[ShardSchema]): ShardState =
-    append(expectedUpper, batch, Some(writtenUnder), alteredFrom)
+    appendWith(Some(writtenUnder), alteredFrom)(expecting(expectedUpper, batch))
 
-  private def append(expectedUpper: Long, batch: BatchMeta, writtenUnder: Option[ShardSchema],
-      alteredFrom: Option[ShardSchema] = None): ShardState = {
+  def appendOnto(writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema])(onto: ShardState => BatchMeta): ShardState =
+    appendWith(Some(writtenUnder), alteredFrom)(onto)
+
+  /** `batch` if the shard is still at `expectedUpper`, else [[UpperMismatch]]. */
+  private def expecting(expectedUpper: Long, batch: BatchMeta): ShardState => BatchMeta = {
     Check.arg(batch.lower == expectedUpper,
       s"Batch '${batch.id}' has lower ${batch.lower} but the append expects upper $expectedUpper: " +
         "a batch must start at the upper it expects.")
+    state => if (state.upper != expectedUpper) throw new UpperMismatch(shard, expectedUpper, state.upper) else batch
+  }
+
+  private def appendWith(writtenUnder: Option[ShardSchema], alteredFrom: Option[ShardSchema])(
+      onto: ShardState => BatchMeta): ShardState =
     commit { state =>
       val alters = alteredFrom.contains(state.schema) && !writtenUnder.contains(state.schema)
       if (!alters && writtenUnder.exists(_ != state.schema)) throw new SchemaChanged(shard)
-      if (state.upper != expectedUpper) throw new UpperMismatch(shard, expectedUpper, state.upper)
+      val batch = onto(state)
       Some(if (alters) AlterSchema(writtenUnder.get, Some(batch)) else AppendBatch(batch))
     }
-  }
 
   def alterSchema(change: ShardSchema => ShardSchema): ShardState =
     commit { state =>

@@ -18,6 +18,11 @@ import sparkpersist.stats.PartStats
  * [[sparkpersist.dml.RetractedPositions]]), the part and row position of the row each of its
  * retractions retracts: a snapshot read may then leave out those rows and those retractions
  * without comparing values.
+ *
+ * A **rebased** part (`rebasedFrom`) is one whose updates all have one time, which a commit moved
+ * to a later one when it rebased its batch over batches committed since its write began
+ * ([[BatchMeta.rebased]]): its file holds the time `rebasedFrom`, its updates have the time
+ * `minTime`, and readers take the time from here, never from the file.
  */
 final case class PartMeta(
     key: String,
@@ -27,7 +32,8 @@ final case class PartMeta(
     maxTime: Long,
     hasRetractions: Boolean,
     stats: Option[PartStats],
-    positions: Option[String] = None) {
+    positions: Option[String] = None,
+    rebasedFrom: Option[Long] = None) {
 
   /** Whether this part retracts, at its one time, every row of the file of [[fileKey]]. */
   def negated: Boolean = key.endsWith(PartMeta.NegatedSuffix)
@@ -39,6 +45,16 @@ final case class PartMeta(
   def negation(time: Long): PartMeta = {
     require(!hasRetractions && !negated, s"only an insert-only part can be negated whole, not $key")
     copy(key = key + PartMeta.NegatedSuffix, minTime = time, maxTime = time, hasRetractions = true)
+  }
+
+  /**
+   * This part of one time, its updates moved to `time` (no earlier than theirs): a negation holds
+   * its time here only; another part records the time its file holds ([[rebasedFrom]]).
+   */
+  def at(time: Long): PartMeta = {
+    require(minTime == maxTime && time >= minTime, s"part $key of times [$minTime, $maxTime] cannot move to $time")
+    if (time == minTime) this
+    else copy(minTime = time, maxTime = time, rebasedFrom = if (negated) None else rebasedFrom.orElse(Some(minTime)))
   }
 }
 
@@ -64,12 +80,27 @@ object StreamEpoch {
 }
 
 /**
+ * What wrote a batch, as the committing session knew it: the `operation` (`DELETE`, `UPDATE`,
+ * `MERGE`, an overwrite, ...), for a statement the upper of the state it read (`readUpper`: its
+ * snapshot is as of `readUpper - 1`; below the batch's lower when the commit was rebased over
+ * batches committed meanwhile), and the session's `spark.sparkpersist.commit.userMetadata`.
+ */
+final case class CommitInfo(operation: String, readUpper: Option[Long] = None, userMetadata: Option[String] = None)
+
+object CommitInfo {
+  /** What `operation` (of a statement that read the shard at `readUpper`) commits in a session of `conf`. */
+  def inSession(conf: org.apache.spark.sql.internal.SQLConf, operation: String, readUpper: Option[Long] = None): CommitInfo =
+    CommitInfo(operation, readUpper, sparkpersist.PersistConf.CommitUserMetadata.get(conf))
+}
+
+/**
  * The updates of one append, or of several adjacent appends a compaction merged: every update
  * has `lower <= time < upper`. `appends` counts the appended batches it holds (1 for an append).
  * `epochs` names the streaming micro-batches that wrote it (one for a batch a streaming sink
  * committed; a merged batch keeps the newest epoch of each query it holds). `clusteredBy` holds
  * the ids of the columns a clustering compaction laid its rows out by (empty for any other batch):
  * each of its runs is one part, covering a narrow range of the curve along those columns.
+ * `commit` says what wrote it, when its writer said ([[CommitInfo]]; a merged batch has none).
  */
 final case class BatchMeta(
     id: String,
@@ -79,7 +110,8 @@ final case class BatchMeta(
     committedAtMs: Long,
     appends: Long = 1L,
     epochs: IndexedSeq[StreamEpoch] = IndexedSeq.empty,
-    clusteredBy: IndexedSeq[Int] = IndexedSeq.empty) {
+    clusteredBy: IndexedSeq[Int] = IndexedSeq.empty,
+    commit: Option[CommitInfo] = None) {
   def parts: Iterator[PartMeta] = runs.iterator.flatMap(_.parts)
 
   def partCount: Int = runs.iterator.map(_.parts.size).sum
@@ -89,6 +121,20 @@ final case class BatchMeta(
   def bytes: Long = parts.map(_.bytes).sum
 
   def hasRetractions: Boolean = parts.exists(_.hasRetractions)
+
+  /** Whether every update of this batch has one time (a statement's batch), so it can be [[rebased]]. */
+  def oneTime: Boolean = parts.forall(p => p.minTime == p.maxTime) && parts.map(_.minTime).distinct.size <= 1
+
+  /**
+   * This batch of [[oneTime]], committed at `newLower` (a later upper of the shard) instead: its
+   * updates moved to `time` (at least `newLower`, and no earlier than theirs), its parts rebased
+   * ([[PartMeta.at]]), no file rewritten.
+   */
+  def rebased(newLower: Long, time: Long): BatchMeta = {
+    require(oneTime, s"batch $id holds updates of several times and cannot be rebased")
+    require(time >= newLower && newLower >= lower, s"batch $id cannot move from $lower to $newLower at time $time")
+    copy(lower = newLower, upper = time + 1, runs = runs.map(r => RunMeta(r.parts.map(_.at(time)))))
+  }
 }
 
 /**
@@ -171,12 +217,27 @@ object ShardState {
   val PositionalRetractionsFormatVersion = 9
 
   /**
+   * The format version of a state file holding a rebased part ([[PartMeta.rebasedFrom]]): a reader
+   * older than rebasing would take the time of its updates from its file, so it refuses the file
+   * as too new.
+   */
+  val RebasedPartsFormatVersion = 10
+
+  /**
+   * The format version of a state file whose schema holds table properties
+   * ([[sparkpersist.schema.ShardSchema.properties]]): a reader older than them would drop them on
+   * its next schema change, so it refuses the file as too new.
+   */
+  val TablePropertiesFormatVersion = 11
+
+  /**
    * The format version of a file holding `schema` and `batches`, else `base`: the newest a feature
    * of either needs.
    */
   def versionFor(schema: ShardSchema, base: Int, batches: Iterable[BatchMeta] = Nil): Int =
     versionOfBatches(
-      if (schema.clusters) math.max(base, ClusteringFormatVersion)
+      if (schema.properties.nonEmpty) math.max(base, TablePropertiesFormatVersion)
+      else if (schema.clusters) math.max(base, ClusteringFormatVersion)
       else if (schema.indexedIds.nonEmpty) math.max(base, IndexColumnsFormatVersion)
       else if (schema.hasFieldIds) math.max(base, NestedFieldIdsFormatVersion)
       else base,
@@ -184,7 +245,8 @@ object ShardState {
 
   /** The format version of a file holding `batches`, else `base`: the newest a feature of theirs needs. */
   def versionOfBatches(base: Int, batches: Iterable[BatchMeta]): Int =
-    if (batches.exists(_.parts.exists(_.positions.nonEmpty))) math.max(base, PositionalRetractionsFormatVersion)
+    if (batches.exists(_.parts.exists(_.rebasedFrom.nonEmpty))) math.max(base, RebasedPartsFormatVersion)
+    else if (batches.exists(_.parts.exists(_.positions.nonEmpty))) math.max(base, PositionalRetractionsFormatVersion)
     else if (batches.exists(_.clusteredBy.nonEmpty)) math.max(base, ClusteringFormatVersion)
     else base
 }

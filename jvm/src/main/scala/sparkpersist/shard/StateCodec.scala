@@ -24,7 +24,9 @@ import sparkpersist.stats.legacy.JsonPartStatsReader
  * [[ShardState.NestedFieldIdsFormatVersion]] when it holds ids of fields inside structs or a batch,
  * as do a "create" and a rollup whose schema holds such ids; at [[ShardState.IndexColumnsFormatVersion]]
  * when the schema marks index columns; at [[ShardState.PositionalRetractionsFormatVersion]] when a
- * batch holds parts with positions), every other file at
+ * batch holds parts with positions, at [[ShardState.RebasedPartsFormatVersion]] when it holds a
+ * rebased part, at [[ShardState.TablePropertiesFormatVersion]] when its schema holds table
+ * properties), every other file at
  * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
@@ -32,12 +34,13 @@ import sparkpersist.stats.legacy.JsonPartStatsReader
 private[shard] object StateCodec {
   private val FormatVersion = ShardState.FormatVersion
   /** The newest format version this code reads. */
-  private val ReadsUpTo = ShardState.PositionalRetractionsFormatVersion
+  private val ReadsUpTo = ShardState.TablePropertiesFormatVersion
 
   def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
     val node = diff match {
       case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
-      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusters || batch.isDefined =>
+      case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusters || s.properties.nonEmpty ||
+          batch.isDefined =>
         header(seqNo, ShardState.versionFor(s, ShardState.NestedFieldIdsFormatVersion, batch))
       case ReplaceBatches(replacements) =>
         header(seqNo, ShardState.versionFor(schema, ShardState.CompactionFormatVersion, replacements.map(_.batch)))
@@ -216,6 +219,10 @@ private[shard] object StateCodec {
     // Written only once a column was dropped above the others: older states never hold it.
     if (schema.recordsDroppedId) node.put("maxColumnId", schema.maxColumnId)
     if (schema.clusterAuto) node.put("clusterAuto", true) // the file then has format version 8
+    if (schema.properties.nonEmpty) { // the file then has format version 11
+      val properties = node.putObject("properties")
+      schema.properties.toSeq.sorted.foreach { case (k, v) => properties.put(k, v) }
+    }
     node
   }
 
@@ -224,14 +231,17 @@ private[shard] object StateCodec {
     var orderBy: Option[Vector[String]] = None
     var maxColumnId = 0
     var clusterAuto = false
+    val properties = Map.newBuilder[String, String]
     r.readObject("schema") {
       case "columns" => columns = Some(r.readArray("columns")(columnFrom(r)))
       case "orderBy" => orderBy = Some(r.readArray("orderBy")(r.string("an orderBy column")))
       case "maxColumnId" => maxColumnId = r.int("maxColumnId")
       case "clusterAuto" => clusterAuto = r.bool("clusterAuto")
+      case "properties" => r.readObject("properties")(name => properties += name -> r.string(name))
       case _ => r.skip()
     }
-    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"), maxColumnId, clusterAuto)
+    ShardSchema(JsonReader.required(columns, "columns"), JsonReader.required(orderBy, "orderBy"), maxColumnId, clusterAuto,
+      properties.result())
   }
 
   private def columnFrom(r: JsonReader): ColumnDef = {
@@ -296,6 +306,8 @@ private[shard] object StateCodec {
       val ids = node.putArray("clusteredBy")
       batch.clusteredBy.foreach(ids.add)
     }
+    // Written only for batches whose writer said what wrote them; older readers skip the field.
+    batch.commit.foreach(c => node.set[JsonNode]("commit", commitJson(c)))
     val runs = node.putArray("runs")
     batch.runs.foreach { run =>
       val parts = runs.addArray()
@@ -310,6 +322,7 @@ private[shard] object StateCodec {
     var appends = 1L
     var epochs: Vector[StreamEpoch] = Vector.empty
     var clusteredBy: Vector[Int] = Vector.empty
+    var commit: Option[CommitInfo] = None
     var runs: Option[Vector[RunMeta]] = None
     r.readObject("batch") {
       case "id" => id = Some(r.string("id"))
@@ -319,12 +332,33 @@ private[shard] object StateCodec {
       case "appends" => appends = r.long("appends")
       case "epochs" => epochs = r.readArray("epochs")(epochFrom(r))
       case "clusteredBy" => clusteredBy = r.readArray("clusteredBy")(r.int("a clustering column id"))
+      case "commit" => commit = Some(commitFrom(r))
       case "runs" => runs = Some(r.readArray("runs")(RunMeta(r.readArray("run")(partFrom(r, codec)))))
       case _ => r.skip()
     }
     BatchMeta(JsonReader.required(id, "id"), JsonReader.required(lower, "lower"),
       JsonReader.required(upper, "upper"), JsonReader.required(runs, "runs"),
-      JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs, clusteredBy)
+      JsonReader.required(committedAtMs, "committedAtMs"), appends, epochs, clusteredBy, commit)
+  }
+
+  private[shard] def commitJson(commit: CommitInfo): ObjectNode = {
+    val node = Json.obj().put("operation", commit.operation)
+    commit.readUpper.foreach(node.put("readUpper", _))
+    commit.userMetadata.foreach(node.put("userMetadata", _))
+    node
+  }
+
+  private[shard] def commitFrom(r: JsonReader): CommitInfo = {
+    var operation: Option[String] = None
+    var readUpper: Option[Long] = None
+    var userMetadata: Option[String] = None
+    r.readObject("commit") {
+      case "operation" => operation = Some(r.string("operation"))
+      case "readUpper" => readUpper = Some(r.long("readUpper"))
+      case "userMetadata" => userMetadata = Some(r.string("userMetadata"))
+      case _ => r.skip()
+    }
+    CommitInfo(JsonReader.required(operation, "operation"), readUpper, userMetadata)
   }
 
   private[shard] def epochFrom(r: JsonReader): StreamEpoch = {
@@ -359,6 +393,8 @@ private[shard] object StateCodec {
       .put("retractions", part.hasRetractions)
     // Written only for parts of a row-level operation's run: the file then has format version 9.
     part.positions.foreach(node.put("positions", _))
+    // Written only for rebased parts: the file then has format version 10.
+    part.rebasedFrom.foreach(node.put("rebasedFrom", _))
     part.stats.foreach(s => node.put("binStats", codec.encode(s)))
     node
   }
@@ -369,6 +405,7 @@ private[shard] object StateCodec {
     var retractions: Option[Boolean] = None
     var stats: Option[PartStats] = None
     var positions: Option[String] = None
+    var rebasedFrom: Option[Long] = None
     r.readObject("part") {
       case "key" => key = Some(r.string("key"))
       case "rows" => rows = Some(r.long("rows"))
@@ -377,6 +414,7 @@ private[shard] object StateCodec {
       case "maxTime" => maxTime = Some(r.long("maxTime"))
       case "retractions" => retractions = Some(r.bool("retractions"))
       case "positions" => positions = Some(r.string("positions"))
+      case "rebasedFrom" => rebasedFrom = Some(r.long("rebasedFrom"))
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
       case "stats" => stats = r.recovering(codec.legacy.read(r))
       case "binStats" => stats = r.recovering(codec.binary.decode(r.binary("binStats")))
@@ -387,7 +425,7 @@ private[shard] object StateCodec {
     PartMeta(JsonReader.required(key, "key"), rowCount,
       JsonReader.required(bytes, "bytes"), JsonReader.required(minTime, "minTime"),
       JsonReader.required(maxTime, "maxTime"), JsonReader.required(retractions, "retractions"),
-      stats.filter(_.rowCount == rowCount), positions)
+      stats.filter(_.rowCount == rowCount), positions, rebasedFrom)
   }
 
   /**

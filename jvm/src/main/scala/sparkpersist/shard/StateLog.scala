@@ -29,6 +29,14 @@ trait StateLog {
       alteredFrom: Option[ShardSchema] = None): ShardState
 
   /**
+   * Appends the batch `onto` picks for the newest state: `onto` sees the state the batch will
+   * follow and returns the batch (its lower that state's upper), or fails, and nothing is written.
+   * When another writer wins the race for the version, `onto` picks again for the newer state.
+   * `writtenUnder` and `alteredFrom` are checked as by [[compareAndAppend]], before `onto` runs.
+   */
+  def appendOnto(writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema])(onto: ShardState => BatchMeta): ShardState
+
+  /**
    * Changes the shard's schema to `change(current schema)` by compare-and-set ([[AlterSchema]]),
    * deciding again on the newest state if another writer committed first. Returns the new state
    * (the current one, unchanged, when `change` returns the same schema).

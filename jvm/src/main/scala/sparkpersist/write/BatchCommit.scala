@@ -5,7 +5,7 @@ import scala.util.control.NonFatal
 import org.apache.hadoop.fs.Path
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, SchemaChanged, ShardHandle, StreamEpoch}
+import sparkpersist.shard.{BatchMeta, CommitInfo, PartMeta, RunMeta, SchemaChanged, ShardHandle, ShardState, StreamEpoch}
 
 /**
  * The driver side of every commit of a batch ([[ShardWriter]], the DSv2 [[PersistBatchWrite]],
@@ -19,9 +19,14 @@ import sparkpersist.shard.{BatchMeta, PartMeta, RunMeta, SchemaChanged, ShardHan
  *                      [[sparkpersist.shard.SchemaChanged]] if the shard's schema changed meanwhile
  * @param alteredFrom   for a write that merges its schema ([[SchemaMerge]]): the shard's schema
  *                      before, which the batch changes to `writtenUnder` as it commits, at once
+ * @param rebase        for a statement's batch: how it follows commits that landed after the state
+ *                      it read ([[Rebase]]); without one, any commit that moved the upper fails
+ *                      this one with [[sparkpersist.shard.UpperMismatch]]
+ * @param info          what writes the batch ([[CommitInfo]]), recorded with it
  */
 final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String,
-    writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema] = None) {
+    writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema] = None, rebase: Option[Rebase] = None,
+    info: Option[CommitInfo] = None) {
 
   /** The directory holding this batch's parts, and nothing else. */
   val batchDir: Path = shard.newPartPath(batchId).getParent
@@ -54,7 +59,8 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
           throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
             s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
         }
-        append(BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(), epochs = epochs))
+        append(BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(), epochs = epochs,
+          commit = info))
       }
     }
 
@@ -65,14 +71,28 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
   def commitNegations(parts: Seq[PartMeta], time: Long): BatchMeta = {
     require(time >= expectedUpper, s"a negation at $time is below the shard's upper $expectedUpper")
     append(BatchMeta(batchId, expectedUpper, time + 1, IndexedSeq(RunMeta(parts.map(_.negation(time)).toIndexedSeq)),
-      System.currentTimeMillis()))
+      System.currentTimeMillis(), commit = info))
   }
 
-  /** The one commit of every batch: compare-and-set on the expected upper, then the commit hooks. */
+  /**
+   * The one commit of every batch: compare-and-set on the expected upper (or, with a [[Rebase]],
+   * onto the newest state, as the rebase moves it), then the commit hooks. Returns the batch committed.
+   */
   private def append(batch: BatchMeta): BatchMeta = {
-    shard.log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
-    CommitHook.afterCommit(shard, batch)
-    batch
+    val committed = rebase match {
+      case None =>
+        shard.log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
+        batch
+      case Some(r) =>
+        var onto = batch
+        shard.log.appendOnto(writtenUnder, alteredFrom) { newest =>
+          onto = r.onto(batch, newest)
+          onto
+        }
+        onto
+    }
+    CommitHook.afterCommit(shard, committed)
+    committed
   }
 
   /**
@@ -120,6 +140,18 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
       fs.listStatus(batchDir).filterNot(s => kept(s.getPath.getName)).foreach(s => fs.delete(s.getPath, true))
     }
   }
+}
+
+/**
+ * How a statement's batch follows commits that landed after the state the statement read: the
+ * batch is written for that state's upper (its lower), and the newest state may have moved on.
+ */
+trait Rebase {
+  /**
+   * `batch`, to follow `newest` (its lower `newest.upper`, its updates at a time no lower), or a
+   * failure saying which commit in between conflicts with it: then nothing is written.
+   */
+  def onto(batch: BatchMeta, newest: ShardState): BatchMeta
 }
 
 object BatchCommit {

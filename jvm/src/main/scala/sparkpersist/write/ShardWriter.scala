@@ -7,7 +7,7 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.catalyst.InternalRow
 
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, ShardHandle, ShardState}
+import sparkpersist.shard.{BatchMeta, CommitInfo, ShardHandle, ShardState}
 
 /**
  * Writes a DataFrame to a shard as one batch.
@@ -35,15 +35,17 @@ object ShardWriter {
 
   /**
    * Writes against a state read earlier: the batch commits only if `state.upper` is still the
-   * upper. With `alteredFrom`, `state.schema` is not yet the shard's: the batch's commit changes the
-   * shard's schema from `alteredFrom` to it ([[BatchCommit]]).
+   * upper, or, with `rebase`, after the commits that moved it as the rebase decides. With
+   * `alteredFrom`, `state.schema` is not yet the shard's: the batch's commit changes the shard's
+   * schema from `alteredFrom` to it ([[BatchCommit]]). `info` is recorded with the batch.
    */
   private[sparkpersist] def write(df: DataFrame, shard: ShardHandle, options: WriteOptions, state: ShardState,
-      alteredFrom: Option[ShardSchema] = None): BatchMeta = {
+      alteredFrom: Option[ShardSchema] = None, rebase: Option[Rebase] = None, info: Option[CommitInfo] = None): BatchMeta = {
     val commitTime = BatchCommit.commitTime(state.upper)
     val input = WriteInput.prepare(df, shard.name, state.schema, options, commitTime)
     val timeSource = options.timeCol.fold(s"the commit time $commitTime")(c => s"the time column '$c'")
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema, alteredFrom)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema, alteredFrom,
+      rebase, info)
     val spec = RunSpec.forWrite(df.sparkSession, shard.name, state.schema, commit.batchDir, options,
       WriteInput.stampTime(options, commitTime))
     val runs = commit.onFailureDelete {

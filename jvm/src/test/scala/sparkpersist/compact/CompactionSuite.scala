@@ -145,6 +145,8 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     override def compareAndAppend(expectedUpper: Long, batch: BatchMeta, writtenUnder: ShardSchema,
         alteredFrom: Option[ShardSchema]): ShardState =
       inner.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom)
+    override def appendOnto(writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema])(
+        onto: ShardState => BatchMeta): ShardState = inner.appendOnto(writtenUnder, alteredFrom)(onto)
     override def alterSchema(change: ShardSchema => ShardSchema): ShardState = inner.alterSchema(change)
     override def downgradeSince(newSince: Long): ShardState = inner.downgradeSince(newSince)
     override def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement]) = {

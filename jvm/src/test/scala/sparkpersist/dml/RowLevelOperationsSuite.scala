@@ -260,69 +260,9 @@ class RowLevelOperationsSuite extends PersistSparkSession {
     intercept[Exception](sql("DELETE FROM persist.upd8.updates WHERE id = 1"))
   }
 
-  /**
-   * Moves the upper of shard `table` by one, as another writer's commit of no rows would: the
-   * commit a statement raced with.
-   */
-  private def commitElsewhere(table: String): Unit = Race.commit(root.toURI.toString, table)
-
   /** The files under the shard's parts directory. */
   private def partFiles(table: String): Seq[java.io.File] = {
     def walk(f: java.io.File): Seq[java.io.File] = if (f.isDirectory) f.listFiles().toSeq.flatMap(walk) else Seq(f)
     walk(new java.io.File(root, s"$table/parts"))
-  }
-
-  test("a statement that lost the race to another commit fails, writes nothing and says to run it again") {
-    create("race")
-    val before = shardRows("race")
-    val files = partFiles("race").toSet
-    // The condition commits elsewhere while the statement reads: its commit then loses the race.
-    Race.root = root.toURI.toString
-    spark.udf.register("commit_elsewhere", (_: Int) => Race.once("race"))
-    for (statement <- Seq("DELETE FROM persist.race WHERE commit_elsewhere(id) AND id = 1",
-        "UPDATE persist.race SET bal = 0.0 WHERE commit_elsewhere(id)",
-        "MERGE INTO persist.race t USING (SELECT 1 AS id) s ON t.id = s.id AND commit_elsewhere(t.id) " +
-          "WHEN MATCHED THEN DELETE")) {
-      Race.raced.set(false)
-      val e = intercept[Exception](sql(statement).collect())
-      val conflict = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null).collectFirst {
-        case c: ConcurrentShardUpdate => c
-      }
-      assert(conflict.exists(_.getMessage.contains("run the statement again")), e)
-      assert(shardRows("race") === before && partFiles("race").toSet === files, statement)
-    }
-    // An overwrite planned on a state another commit has since moved past.
-    val stale = store.open("race").state
-    commitElsewhere("race")
-    val target = org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation.create(
-      spark.table("persist.race").queryExecution.analyzed.collectFirst {
-        case r: org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation => r.table
-      }.get, None, None)
-    val e = intercept[ConcurrentShardUpdate] {
-      OverwriteShard("INSERT OVERWRITE", store.open("race"), stale, target,
-        org.apache.spark.sql.catalyst.expressions.Literal.TrueLiteral, None).commit(spark)
-    }
-    assert(e.getMessage.contains("INSERT OVERWRITE on shard 'race' conflicted with a concurrent commit"))
-    assert(shardRows("race") === before && partFiles("race").toSet === files)
-  }
-}
-
-/** A commit by another writer, made once from inside a statement (a UDF in its condition). */
-private object Race {
-  val raced = new java.util.concurrent.atomic.AtomicBoolean(false)
-  @volatile var root: String = _
-
-  /** True; the first call after `raced` was reset commits elsewhere to `table`. */
-  def once(table: String): Boolean = {
-    if (raced.compareAndSet(false, true)) commit(root, table)
-    true
-  }
-
-  /** Moves the shard's upper by one, as a commit of no rows does. */
-  def commit(root: String, table: String): Unit = {
-    val shard = new sparkpersist.shard.ShardStore(root, new org.apache.hadoop.conf.Configuration()).open(table)
-    val upper = shard.state.upper
-    shard.log.compareAndAppend(upper, sparkpersist.shard.BatchMeta(java.util.UUID.randomUUID().toString, upper,
-      upper + 1, IndexedSeq.empty, System.currentTimeMillis()))
   }
 }

@@ -78,6 +78,9 @@ object CrashingWriter {
         alteredFrom: Option[ShardSchema]): ShardState =
       halting(log.compareAndAppend(expectedUpper, batch, writtenUnder, alteredFrom))
 
+    def appendOnto(writtenUnder: ShardSchema, alteredFrom: Option[ShardSchema])(onto: ShardState => BatchMeta): ShardState =
+      halting(log.appendOnto(writtenUnder, alteredFrom)(onto))
+
     /** Halts at `step` of the commit `append` makes (or makes it). */
     private def halting(append: => ShardState): ShardState = step match {
       case "commit" => halt()
