@@ -12,7 +12,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
-import sparkpersist.shard.{PartFormat, ShardHandle, ShardState, StreamEpoch}
+import sparkpersist.shard.{CommitInfo, PartFormat, ShardHandle, ShardState, StreamEpoch}
 import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
 
 /**
@@ -39,7 +39,8 @@ final class ShardStreamingWrite(shard: ShardHandle, state: ShardState, info: Log
 
   private val commitTime = BatchCommit.commitTime(state.upper)
   private val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper,
-    if (updates) "the time column" else s"the commit time $commitTime", schema)
+    if (updates) "the time column" else s"the commit time $commitTime", schema,
+    info = Some(CommitInfo.inSession(SparkSession.active.sessionState.conf, "STREAMING UPDATE")))
   private val spec = RunSpec.forWrite(SparkSession.active, shard.name, schema, commit.batchDir,
     DataSourceWriteOptions.parse(shard.name, info.options(), streaming = true), if (updates) None else Some(commitTime))
 

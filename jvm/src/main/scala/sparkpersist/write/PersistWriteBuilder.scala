@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.write._
 import org.apache.spark.sql.connector.write.streaming.StreamingWrite
 
 import sparkpersist.schema.ReservedColumns
-import sparkpersist.shard.ShardHandle
+import sparkpersist.shard.{CommitInfo, ShardHandle}
 
 /**
  * DSv2 write for SQL `INSERT INTO persist.x SELECT ...` and `df.writeTo(...)`: an append, every
@@ -57,7 +57,8 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
   override def toBatch: BatchWrite = {
     val commitTime = BatchCommit.commitTime(state.upper)
     val timeSource = if (updates) s"the '${ReservedColumns.Time}' column" else s"the commit time $commitTime"
-    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema)
+    val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema,
+      info = Some(CommitInfo.inSession(SparkSession.active.sessionState.conf, "WRITE")))
     val options = DataSourceWriteOptions.parse(shard.name, info.options(), streaming = false)
     val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, commit.batchDir, options,
       if (updates) None else Some(commitTime))

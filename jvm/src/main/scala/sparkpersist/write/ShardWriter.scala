@@ -27,11 +27,13 @@ import sparkpersist.shard.{BatchMeta, CommitInfo, ShardHandle, ShardState}
 object ShardWriter {
 
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
-  def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta =
+  def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta = {
+    val info = Some(CommitInfo.inSession(df.sparkSession.sessionState.conf, "WRITE"))
     if (options.mergeSchema) {
       val merge = SchemaMerge(df, shard, options)
-      write(merge.df, shard, options, merge.state, merge.alteredFrom)
-    } else write(df, shard, options, shard.state)
+      write(merge.df, shard, options, merge.state, merge.alteredFrom, info = info)
+    } else write(df, shard, options, shard.state, info = info)
+  }
 
   /**
    * Writes against a state read earlier: the batch commits only if `state.upper` is still the
