@@ -14,6 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import sparkpersist.catalog.{PersistCatalog, PersistTable}
 import sparkpersist.dml.OverwriteShard
 import sparkpersist.plan.TableView
+import sparkpersist.shard.ShardState
 import sparkpersist.write.DataSourceWriteOptions
 
 /**
@@ -51,8 +52,18 @@ object PersistOverwrites extends Rule[LogicalPlan] {
       query: LogicalPlan, options: Map[String, String]): LogicalPlan = {
     if (t.view != TableView.Snapshot || t.travel.isDefined) return r // the table refuses the write when planned
     val state = t.shard.state
-    OverwriteShard(statement, t.shard, state, r.copy(table = t.latestOf(state)), condition, Some(query),
+    OverwriteShard(statement, t.shard, state, r.copy(table = t.latestOf(state)), condition, Some(readingAt(query, t, state)),
       writeOptions(t, options))
+  }
+
+  /**
+   * `query` with its snapshot reads of `t`'s shard reading `state`, the state the overwrite
+   * replaces the rows of: a statement reads its table at one state, however late its query runs
+   * and whatever others commit meanwhile (its batch then follows them, [[OverwriteShard]]).
+   */
+  private def readingAt(query: LogicalPlan, t: PersistTable, state: ShardState): LogicalPlan = query.transformUp {
+    case PersistRelation(r, read) if read.shard.dir == t.shard.dir && read.view == TableView.Snapshot &&
+        read.travel.isEmpty => r.copy(table = read.latestOf(state))
   }
 
   /** A replace of `t` by the rows of `rtas.query`, which must have `t`'s columns (matched by name). */
@@ -71,7 +82,8 @@ object PersistOverwrites extends Rule[LogicalPlan] {
     }
     val state = t.shard.state
     OverwriteShard("REPLACE TABLE", t.shard, state, t.latestRelation(state), Literal.TrueLiteral,
-      Some(Project(columns.map(c => byName(c.toLowerCase(Locale.ROOT))), rtas.query)), writeOptions(t, rtas.writeOptions))
+      Some(Project(columns.map(c => byName(c.toLowerCase(Locale.ROOT))), readingAt(rtas.query, t, state))),
+      writeOptions(t, rtas.writeOptions))
   }
 
   /** The statement's write options, as a write to `t` takes them ([[DataSourceWriteOptions]]). */

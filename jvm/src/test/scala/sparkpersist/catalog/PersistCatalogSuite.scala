@@ -100,7 +100,8 @@ class PersistCatalogSuite extends SharedSparkSession {
     val props = intercept[IllegalArgumentException](
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (sort = 'id')"))
     assert(props.getMessage === "Unsupported table properties for persist.events: sort. The persist table " +
-      "properties are 'order_by', 'sparkpersist.indexColumns' and 'sparkpersist.clusterBy' (comma-separated columns).")
+      "properties are 'order_by', 'sparkpersist.indexColumns' and 'sparkpersist.clusterBy' (comma-separated columns), " +
+        "and 'sparkpersist.isolationLevel'.")
     val reserved = intercept[IllegalArgumentException](sql("CREATE TABLE persist.events (time BIGINT)"))
     assert(reserved.getMessage.startsWith("Column 'time' is reserved by sparkpersist"))
     val order = intercept[IllegalArgumentException](

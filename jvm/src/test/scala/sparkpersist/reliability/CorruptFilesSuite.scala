@@ -266,7 +266,7 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
     Files.write(file.toPath, Json.write(json))
     val m = messages(intercept[Exception](rows(name)))
     assert(m.contains(s"$name/state/${file.getName} has formatVersion 99, but this sparkpersist reads formatVersion up to " +
-      s"${ShardState.PositionalRetractionsFormatVersion}. " +
+      s"${ShardState.TablePropertiesFormatVersion}. " +
       "Upgrade sparkpersist to read this shard."), m)
   }
 

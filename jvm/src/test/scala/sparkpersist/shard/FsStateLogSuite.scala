@@ -289,7 +289,7 @@ class FsStateLogSuite extends AnyFunSuite {
     withShard() { (store, stateDir) =>
       def refused(file: String) = intercept[UnsupportedStateFormat](freshLog(store).current()).getMessage ===
         s"State file $file has formatVersion 99, but this sparkpersist reads formatVersion up to " +
-          s"${ShardState.PositionalRetractionsFormatVersion}. Upgrade sparkpersist to read this shard."
+          s"${ShardState.TablePropertiesFormatVersion}. Upgrade sparkpersist to read this shard."
       val version = writeStateFile(stateDir, FsStateLog.versionName(1),
         """{"formatVersion":99,"seqNo":1,"kind":"append","batch":{}}""")
       assert(refused(version))
