@@ -20,7 +20,8 @@ class ShardExistsError(SparkPersistError):
 
 
 class UpperMismatchError(SparkPersistError):
-    """Another writer committed first; nothing was written. Retry the write."""
+    """Another writer committed first and the write, whose rows carry their own times below the
+    new upper, cannot follow it; nothing was written. Retry the write with later times."""
 
 
 class InvalidInputError(SparkPersistError, ValueError):

@@ -15,7 +15,10 @@ import sparkpersist.shard.{ShardHandle, ShardState}
  * `persist.<shard>.batches`: one row per batch of the shard's current state, oldest first: its
  * time bounds `[lower, upper)`, how many appended batches it holds (more than one once compaction
  * merged them), its runs, parts, rows and bytes, and the range of its update times (null for a
- * batch whose updates all cancelled). With `persist.<shard>.parts` it shows what compaction did.
+ * batch whose updates all cancelled), and what wrote it where the batch records it
+ * ([[sparkpersist.shard.CommitInfo]]: the operation, the upper of the state a statement read —
+ * below `lower` when its commit followed others' — and the session's user metadata). With
+ * `persist.<shard>.parts` it shows what compaction did.
  */
 final class BatchesTable(shard: ShardHandle, tableName: String) extends Table with SupportsRead {
 
@@ -47,7 +50,10 @@ object BatchesTable {
     StructField("min_time", LongType),
     StructField("max_time", LongType),
     StructField("has_retractions", BooleanType, nullable = false),
-    StructField("committed_at_ms", LongType, nullable = false)))
+    StructField("committed_at_ms", LongType, nullable = false),
+    StructField("operation", StringType),
+    StructField("read_upper", LongType),
+    StructField("user_metadata", StringType)))
 
   def rows(state: ShardState): Array[InternalRow] = state.batches.map { b =>
     val parts = b.parts.toSeq
@@ -55,6 +61,7 @@ object BatchesTable {
     InternalRow(
       UTF8String.fromString(b.id), b.lower, b.upper, b.appends, b.runs.size, parts.size,
       b.rowCount, b.bytes, time(_.min, parts.map(_.minTime)), time(_.max, parts.map(_.maxTime)),
-      b.hasRetractions, b.committedAtMs)
+      b.hasRetractions, b.committedAtMs, b.commit.map(c => UTF8String.fromString(c.operation)).orNull,
+      b.commit.flatMap(_.readUpper).map(Long.box).orNull, b.commit.flatMap(_.userMetadata).map(UTF8String.fromString).orNull)
   }.toArray
 }

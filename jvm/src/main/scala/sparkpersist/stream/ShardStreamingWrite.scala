@@ -13,7 +13,7 @@ import org.apache.spark.sql.types.StructType
 
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
 import sparkpersist.shard.{CommitInfo, PartFormat, ShardHandle, ShardState, StreamEpoch}
-import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
+import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, Rebase, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
 
 /**
  * The write of one micro-batch of a streaming query to a shard (`df.writeStream.toTable(...)`),
@@ -40,6 +40,7 @@ final class ShardStreamingWrite(shard: ShardHandle, state: ShardState, info: Log
   private val commitTime = BatchCommit.commitTime(state.upper)
   private val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper,
     if (updates) "the time column" else s"the commit time $commitTime", schema,
+    rebase = if (updates) None else Some(Rebase.BlindAppend),
     info = Some(CommitInfo.inSession(SparkSession.active.sessionState.conf, "STREAMING UPDATE")))
   private val spec = RunSpec.forWrite(SparkSession.active, shard.name, schema, commit.batchDir,
     DataSourceWriteOptions.parse(shard.name, info.options(), streaming = true), if (updates) None else Some(commitTime))

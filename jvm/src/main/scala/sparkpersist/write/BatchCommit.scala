@@ -19,9 +19,9 @@ import sparkpersist.shard.{BatchMeta, CommitInfo, PartMeta, RunMeta, SchemaChang
  *                      [[sparkpersist.shard.SchemaChanged]] if the shard's schema changed meanwhile
  * @param alteredFrom   for a write that merges its schema ([[SchemaMerge]]): the shard's schema
  *                      before, which the batch changes to `writtenUnder` as it commits, at once
- * @param rebase        for a statement's batch: how it follows commits that landed after the state
- *                      it read ([[Rebase]]); without one, any commit that moved the upper fails
- *                      this one with [[sparkpersist.shard.UpperMismatch]]
+ * @param rebase        how the batch follows commits that landed after `expectedUpper` ([[Rebase]]:
+ *                      a statement's, a blind append's); without one, any commit that moved the
+ *                      upper fails this one with [[sparkpersist.shard.UpperMismatch]]
  * @param info          what writes the batch ([[CommitInfo]]), recorded with it
  */
 final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpper: Long, timeSource: String,
@@ -143,8 +143,8 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
 }
 
 /**
- * How a statement's batch follows commits that landed after the state the statement read: the
- * batch is written for that state's upper (its lower), and the newest state may have moved on.
+ * How a batch follows commits that landed after the state its writer read: the batch is written
+ * for that state's upper (its lower), and the newest state may have moved on.
  */
 trait Rebase {
   /**
@@ -152,6 +152,16 @@ trait Rebase {
    * failure saying which commit in between conflicts with it: then nothing is written.
    */
   def onto(batch: BatchMeta, newest: ShardState): BatchMeta
+}
+
+object Rebase {
+  /**
+   * The rebase of a blind append: a batch of inserts stamped with its commit time, which read
+   * nothing, so no commit can conflict with it. Committed after others, it moves to their upper.
+   */
+  val BlindAppend: Rebase = (batch: BatchMeta, newest: ShardState) =>
+    if (newest.upper == batch.lower) batch
+    else batch.rebased(newest.upper, math.max(batch.upper - 1, BatchCommit.commitTime(newest.upper)))
 }
 
 object BatchCommit {

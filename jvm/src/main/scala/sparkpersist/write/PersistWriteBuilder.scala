@@ -58,6 +58,7 @@ final class PersistWrite(shard: ShardHandle, info: LogicalWriteInfo) extends Req
     val commitTime = BatchCommit.commitTime(state.upper)
     val timeSource = if (updates) s"the '${ReservedColumns.Time}' column" else s"the commit time $commitTime"
     val commit = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, timeSource, state.schema,
+      rebase = if (updates) None else Some(Rebase.BlindAppend),
       info = Some(CommitInfo.inSession(SparkSession.active.sessionState.conf, "WRITE")))
     val options = DataSourceWriteOptions.parse(shard.name, info.options(), streaming = false)
     val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, commit.batchDir, options,

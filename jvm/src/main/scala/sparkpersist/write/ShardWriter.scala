@@ -17,9 +17,10 @@ import sparkpersist.shard.{BatchMeta, CommitInfo, ShardHandle, ShardState}
  * task per input partition: sort the partition, write it as one run of parts rolling over at
  * `maxRowsPerPart`, computing each part's stats while writing it. Back on the driver: check every
  * time is >= the expected upper and commit the batch `[expected upper, max time + 1)` with
- * compare-and-set ([[BatchCommit]]). If anything fails, including losing the race to another
- * writer ([[sparkpersist.shard.UpperMismatch]]), the written parts are deleted and the error
- * rethrown: nothing is written.
+ * compare-and-set ([[BatchCommit]]). A blind append (rows stamped with the commit time) that
+ * lost the race to another writer commits after it ([[Rebase.BlindAppend]]); one whose rows carry
+ * their own times then fails with [[sparkpersist.shard.UpperMismatch]]. If anything fails, the
+ * written parts are deleted and the error rethrown: nothing is written.
  *
  * A DataFrame with no rows commits nothing (the upper does not move): the returned batch has no
  * runs and `lower == upper ==` the shard's upper.
@@ -29,10 +30,11 @@ object ShardWriter {
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
   def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta = {
     val info = Some(CommitInfo.inSession(df.sparkSession.sessionState.conf, "WRITE"))
+    val rebase = Some(Rebase.BlindAppend).filter(_ => WriteInput.stampTime(options, 0L).isDefined)
     if (options.mergeSchema) {
       val merge = SchemaMerge(df, shard, options)
-      write(merge.df, shard, options, merge.state, merge.alteredFrom, info = info)
-    } else write(df, shard, options, shard.state, info = info)
+      write(merge.df, shard, options, merge.state, merge.alteredFrom, rebase, info)
+    } else write(df, shard, options, shard.state, rebase = rebase, info = info)
   }
 
   /**
