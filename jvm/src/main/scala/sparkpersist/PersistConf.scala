@@ -264,7 +264,8 @@ object PersistConf {
 
   val GcGraceMs = long(Prefix + "gc.graceMs", 86400000L,
     "Garbage collection deletes only files older than this (ms): a part no state version refers " +
-      "to may belong to a write still running. Also keeps every state version younger than this.",
+      "to may belong to a write still running. Also keeps every state version that was the newest " +
+      "less than this ago, and its parts: a reader or statement that runs for less never loses a part.",
     min = 0)
 
   val RenameSchemes = names(Prefix + "commit.renameSchemes", "hdfs",

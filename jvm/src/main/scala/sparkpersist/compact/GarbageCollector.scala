@@ -12,7 +12,7 @@ import sparkpersist.shard.{ShardHandle, StateListing}
 
 /**
  * Which state versions garbage collection keeps live: the newest `keepVersions`, and every
- * version committed less than `graceMs` ago. `graceMs` also shields files no version refers to
+ * version that was still the newest less than `graceMs` ago. `graceMs` also shields files no version refers to
  * yet (a write or compaction still running).
  */
 final case class GcSettings(keepVersions: Int, graceMs: Long) {
@@ -49,8 +49,9 @@ final case class GcResult(
  * Garbage collection of one shard (Delta's VACUUM and Iceberg's expire_snapshots plus
  * remove_orphan_files, in one):
  *
- *  1. **Live versions**: the newest `keepVersions` state versions and every version younger than
- *     `graceMs`. A reader that opened the shard at a live version keeps its files.
+ *  1. **Live versions**: the newest `keepVersions` state versions and every version that was still
+ *     the newest less than `graceMs` ago. A reader (or a statement) that opened the shard at a live
+ *     version keeps its files, so one that runs for less than the grace never loses a part.
  *  2. **Parts**: a file under `parts/` that no live version refers to and that is older than
  *     `graceMs` is deleted: parts that compaction replaced, and orphans left by crashed writers
  *     (written, never committed). A part younger than the grace may belong to a write or
@@ -89,16 +90,20 @@ object GarbageCollector {
   }
 
   /**
-   * The oldest version that is among the newest `keepVersions` or younger than the grace. Only
-   * the unbroken run of versions ending at the newest counts: a version an earlier collection
-   * left behind a gap (version 0) cannot be replayed and holds no reader's files.
+   * The oldest version that is among the newest `keepVersions` or was still the newest less than
+   * the grace ago (the version after it is younger than the grace): a reader or a statement that
+   * opened the shard then may still read it, however old the version itself. Only the unbroken run
+   * of versions ending at the newest counts: a version an earlier collection left behind a gap
+   * (version 0) cannot be replayed and holds no reader's files.
    */
   private[compact] def oldestLiveVersion(listing: StateListing, settings: GcSettings, nowMs: Long): Long = {
     val newest = listing.newest
     val unbroken = listing.versions.reverseIterator.zipWithIndex
-      .takeWhile { case (v, i) => v.seqNo == newest - i }.map(_._1)
-    unbroken.filter(v => v.seqNo > newest - settings.keepVersions || v.modifiedMs > nowMs - settings.graceMs)
-      .map(_.seqNo).minOption.getOrElse(newest)
+      .takeWhile { case (v, i) => v.seqNo == newest - i }.map(_._1).toVector
+    val newestUntil = None +: unbroken.map(v => Option(v.modifiedMs)) // when each was succeeded, newest first
+    unbroken.zip(newestUntil).filter { case (v, succeeded) =>
+      v.seqNo > newest - settings.keepVersions || succeeded.forall(_ > nowMs - settings.graceMs)
+    }.map(_._1.seqNo).minOption.getOrElse(newest)
   }
 
   /**

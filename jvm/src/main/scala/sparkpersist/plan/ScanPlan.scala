@@ -32,31 +32,31 @@ final class ScanPlan private (
      * a streaming read). A snapshot view then reads inserts only: its parts must hold no retraction.
      */
     val from: Long,
-    /** The decisions of the same candidates made already (by the plan this one answers parts of). */
-    decided: Option[PartDecisions],
+    /** The plan this one answers parts of: its candidates' decisions and positions are this one's too. */
+    answers: Option[ScanPlan],
     /** The keys of the parts whose share of the query was answered from their statistics: not read. */
     val answered: Set[String]) {
 
   /** The visible parts, run after run. */
-  val visible: IndexedSeq[IndexedSeq[PartMeta]] = asOf match {
-    case None => IndexedSeq.empty
+  val visible: IndexedSeq[IndexedSeq[PartMeta]] = answers.fold(asOf match {
+    case None => IndexedSeq.empty[IndexedSeq[PartMeta]]
     case Some(t) => ScanPlan.withoutCancelled(view, from, state.batches.flatMap(_.runs)
       .map(_.parts.filter(p => p.minTime <= t && p.maxTime >= from)))
-  }
+  })(_.visible)
 
   /** The visible parts, in run order: what the filter decides, by position. */
-  val candidates: IndexedSeq[PartMeta] = visible.flatten
+  val candidates: IndexedSeq[PartMeta] = answers.fold(visible.flatten)(_.candidates)
 
   /** The decision of every candidate, by position: made when the plan is, once. */
-  val decisions: PartDecisions = decided.getOrElse(
-    selection.decideAmong(candidates, PersistConf.ParallelDecisionParts.get(spark.sessionState.conf)))
+  val decisions: PartDecisions = answers.fold(
+    selection.decideAmong(candidates, PersistConf.ParallelDecisionParts.get(spark.sessionState.conf)))(_.decisions)
 
   /** The decision of the candidate at position `i`. */
   def decision(i: Int): PartDecision = decisions(i)
 
-  /** This plan with the parts of `keys` answered from their statistics, its decisions shared. */
+  /** This plan with the parts of `keys` answered from their statistics, its decisions and positions shared. */
   def answering(keys: Set[String]): ScanPlan =
-    new ScanPlan(spark, shard, state, view, asOf, selection, from, Some(decisions), answered ++ keys)
+    new ScanPlan(spark, shard, state, view, asOf, selection, from, Some(this), answered ++ keys)
 
   /** The positions of the candidates answered from their statistics. */
   lazy val answeredPositions: java.util.BitSet = {
@@ -76,13 +76,15 @@ final class ScanPlan private (
    * The positions a snapshot read leaves out ([[PositionalSnapshot]]), when every retraction
    * visible was written with the position of the row it retracts ([[PersistConf.PositionalReads]]).
    */
-  lazy val positional: Option[PositionalSnapshot] =
+  lazy val positional: Option[PositionalSnapshot] = answers.fold(positionalOfCandidates)(_.positional)
+
+  private def positionalOfCandidates: Option[PositionalSnapshot] =
     if (view != TableView.Snapshot || from != Long.MinValue || !PersistConf.PositionalReads.get(spark.sessionState.conf) ||
       !readsPositions) None
     else PositionalSnapshot.of(shard, candidates)
 
   /** Whether a reader of this plan could read rows' positions ([[PartFileReader.readsPositions]]). */
-  lazy val readsPositions: Boolean = PartFileReader.readsPositions(spark, state.schema)
+  lazy val readsPositions: Boolean = answers.fold(PartFileReader.readsPositions(spark, state.schema))(_.readsPositions)
 
   /** Read mode, fixed by the parts the plan's own filter keeps (a runtime filter keeps a subset of them). */
   lazy val mode: ReadMode = view match {

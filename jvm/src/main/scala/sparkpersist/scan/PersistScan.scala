@@ -102,13 +102,16 @@ final class PersistScan(
   private val softMode: Boolean = PushdownMode.of(spark.sessionState.conf) == PushdownMode.Soft
 
   /**
-   * The reading of `decisions`, each the positions a decision ruled out and the mode it was made in:
-   * in mode `on` they are skipped, in mode `soft` read and verified.
+   * The reading of the plan (its skipped parts, [[ScanPlan.skipped]]; in mode `soft`, those its
+   * filter ruled out read and verified) and of a runtime filter's decision, if one arrived: the
+   * positions it ruled out, skipped in mode `on`, read and verified in mode `soft`.
    */
-  private def readingOf(decisions: Seq[(java.util.BitSet, PushdownMode)], runtimePruned: Long,
+  private def readingOf(runtime: Option[(java.util.BitSet, PushdownMode)], runtimePruned: Long,
       narrows: Option[PartReading] = None): PartReading = {
-    val (skipped, verify) = (plan.answeredPositions.clone().asInstanceOf[java.util.BitSet], new java.util.BitSet)
-    decisions.foreach {
+    val skipped = plan.skipped.clone().asInstanceOf[java.util.BitSet]
+    val verify = if (selection.mode == PushdownMode.Soft) ruledOut.clone().asInstanceOf[java.util.BitSet]
+      else new java.util.BitSet
+    runtime.foreach {
       case (out, PushdownMode.On) => skipped.or(out)
       case (out, PushdownMode.Soft) => verify.or(out)
       case _ =>
@@ -120,7 +123,7 @@ final class PersistScan(
   private def ruledOut: java.util.BitSet = plan.decisions.ruledOut
 
   /** What the scan's own filter decided. */
-  private val decided: PartReading = readingOf(Seq(ruledOut -> selection.mode), 0)
+  private val decided: PartReading = readingOf(None, 0)
 
   /** What the scan reads now: [[decided]], narrowed by runtime filters once they arrived. */
   @volatile private var reading: PartReading = decided
@@ -169,7 +172,7 @@ final class PersistScan(
         .decideAmong(kept.map(candidates), PersistConf.ParallelDecisionParts.get(conf)).ruledOut
       val out = new java.util.BitSet
       runtimeOut.stream().forEach(j => out.set(kept(j)))
-      reading = readingOf(Seq(ruledOut -> selection.mode, out -> runtimeMode), out.cardinality, Some(decided))
+      reading = readingOf(Some(out -> runtimeMode), out.cardinality, Some(decided))
       runtime.complete = reading.parts.size == candidates.size
       if (runtimeMode == PushdownMode.Soft && !out.isEmpty) {
         // Parts proven true are proven for the scan's own filter only.

@@ -85,8 +85,25 @@ class GarbageCollectionSuite extends AnyFunSuite {
       (0 to 3).foreach(v => new File(dir, s"state/${versionName(v)}").setLastModified(now - 3 * Hour))
       new File(dir, "parts").listFiles().foreach(_.listFiles().foreach(_.setLastModified(now - 3 * Hour)))
       val result = GarbageCollector.collect(shard, GcSettings(keepVersions = 1, graceMs = 90 * 60000L), now)
-      // Version 4 (committed an hour ago) holds b0..b3: nothing of theirs may go.
-      assert((result.oldestLiveVersion, result.partsDeleted, result.stateFilesDeleted) === (4L, Nil, Nil))
+      // Version 4 (committed an hour ago) holds b0..b3: nothing of theirs may go; version 3 was the
+      // newest until then, within the grace, so it is live too.
+      assert((result.oldestLiveVersion, result.partsDeleted, result.stateFilesDeleted) === (3L, Nil, Nil))
+    }
+  }
+
+  test("a version that was still the newest within the grace is live however old: a statement that read it keeps its parts") {
+    withCompactedShard { (shard, dir) =>
+      val now = later
+      // Versions 0..6 were committed long ago; the compaction (version 7) half an hour ago.
+      (0 to 6).foreach(v => new File(dir, s"state/${versionName(v)}").setLastModified(now - 5 * Hour))
+      new File(dir, s"state/${versionName(7)}").setLastModified(now - Hour / 2)
+      new File(dir, "parts").listFiles().foreach(_.listFiles().foreach(_.setLastModified(now - 5 * Hour)))
+      val result = GarbageCollector.collect(shard, GcSettings(keepVersions = 1, graceMs = Hour), now)
+      // Version 6 was the newest until half an hour ago: a statement may have read it since, and
+      // still read the parts the compaction replaced.
+      assert((result.oldestLiveVersion, result.partsDeleted) === (6L, Nil))
+      val after = GarbageCollector.collect(shard, GcSettings(keepVersions = 1, graceMs = Hour / 4), now)
+      assert(after.oldestLiveVersion === 7L && after.partsDeleted.size === 4)
     }
   }
 
