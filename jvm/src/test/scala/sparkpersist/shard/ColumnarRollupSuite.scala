@@ -33,8 +33,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     times <- Gen.zip(Gen.long, Gen.long)
     retractions <- Gen.oneOf(true, false)
     positions <- Gen.option(Gen.identifier.map(k => s"parts/$k/positions-00000-a0.bin"))
+    rebasedFrom <- Gen.frequency(3 -> Gen.const(None), 1 -> Gen.long.map(Some(_)))
   } yield PartMeta(s"parts/$key.parquet", stats.map(_.rowCount).getOrElse(rows), bytes,
-    times._1 min times._2, times._1 max times._2, retractions, stats, positions.filter(_ => retractions))
+    times._1 min times._2, times._1 max times._2, retractions, stats, positions.filter(_ => retractions), rebasedFrom)
 
   /** Batches of 0 to 3 runs of 0 to 4 parts (runs and batches without parts included), with epochs, some clustered. */
   private val batch: Gen[BatchMeta] = for {
@@ -45,8 +46,10 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     appends <- Gen.choose(1L, 5L)
     epochs <- Gen.choose(0, 2).flatMap(n => Gen.listOfN(n, Gen.zip(Gen.uuid, Gen.choose(0L, Long.MaxValue))))
     clusteredBy <- Gen.choose(0, 3).flatMap(Gen.listOfN(_, Gen.choose(1, 40)))
+    commit <- Gen.option(Gen.zip(Gen.oneOf("WRITE", "DELETE", "MERGE \"quoted\""), Gen.option(Gen.long),
+      Gen.option(Gen.asciiPrintableStr)).map { case (op, read, meta) => CommitInfo(op, read, meta) })
   } yield BatchMeta(id, bounds._1 min bounds._2, bounds._1 max bounds._2, runs.map(ps => RunMeta(ps.toVector)).toVector,
-    committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector, clusteredBy.toVector)
+    committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector, clusteredBy.toVector, commit)
 
   private val states: Gen[ShardState] = for {
     batches <- Gen.choose(0, 5).flatMap(Gen.listOfN(_, batch))
@@ -54,8 +57,10 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     seqNo <- Gen.choose(1L, Long.MaxValue)
     indexed <- Gen.listOfN(schema.columns.size, Gen.oneOf(true, false)) // the table properties' flags
     clustered <- Gen.listOfN(schema.columns.size, Gen.frequency(4 -> false, 1 -> true))
+    properties <- Gen.mapOf(Gen.zip(Gen.identifier, Gen.asciiPrintableStr))
   } yield ShardState("events", "0d5c6a8e-0000-4000-8000-000000000001", ShardState.FormatVersion,
-    schema.copy(columns = schema.columns.zip(indexed.zip(clustered)).map { case (c, (i, k)) => c.copy(indexed = i, clustered = k) }),
+    schema.copy(columns = schema.columns.zip(indexed.zip(clustered)).map { case (c, (i, k)) => c.copy(indexed = i, clustered = k) },
+      properties = properties),
     since, since + 1000, seqNo, batches.toVector)
 
   test("every state and stats shape round-trips exactly through a columnar rollup, and again from one") {
@@ -67,6 +72,8 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
       assert(read.parts.flatMap(_.stats).forall(_.columns.isInstanceOf[EncodedColumns]))
       // Stats read from a rollup are written again as they were read, not decoded.
       assert(StateCodec.decodeRollup("r", StateCodec.encodeRollup(read), state.seqNo) === state)
+      // And through the JSON form, which state versions use.
+      assert(StateCodec.decodeRollup("r", StateCodec.encodeJsonRollup(state), state.seqNo) === state)
     }
   }
 
