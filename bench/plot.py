@@ -110,10 +110,9 @@ def dml(doc, ax_time, ax_bytes):
 def streaming_statements(doc, ax_ours, ax_delta):
     """Each engine's micro-batch durations over time, the statements' commits marked, their phase shaded."""
     batches, statements, failures = (doc["tables"][i]["rows"] for i in (2, 3, 4))
-    batches = [b for b in batches if b["phase"] != "start-up"]
-    top = max(b["durationMs"] for b in batches)
     for ax, engine in ((ax_ours, "ours"), (ax_delta, "delta")):
-        mine = [b for b in batches if b["engine"] == engine]
+        mine = [b for b in batches if b["engine"] == engine and b["phase"] != "start-up"]
+        top = max(b["durationMs"] for b in mine)
         ax.plot([b["t"] for b in mine], [b["durationMs"] for b in mine], ".-", lw=0.6, ms=3, label="micro-batch")
         ran = [s for s in statements if s["engine"] == engine]
         if ran:
