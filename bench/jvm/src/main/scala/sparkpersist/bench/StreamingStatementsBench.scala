@@ -320,7 +320,7 @@ object StreamingStatementsBench {
         Column("stream failures", "streamFailures")),
       rows,
       Seq("batch ms: StreamingQueryProgress durationMs(triggerExecution) of each micro-batch after the query's first " +
-        "(its start-up); Spark's FIFO scheduler, the stream's jobs queue behind the statements' tasks.",
+        "(its start-up); the stream's and the statements' jobs share the cores under Spark's default FIFO scheduler.",
         "stream failures: the query failed and was restarted from its checkpoint (the restart's time is in no batch).") ++
         runs.map { run =>
           val r = ratio(orNaN(run.durations(WithStatements))(median), orNaN(run.durations(Alone))(median))
