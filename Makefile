@@ -128,6 +128,7 @@ INCUMBENTS ?= 200 5000 5
 JOIN       ?= 10000000 200 1000 5
 AGGREGATES ?= 360,10000 900000 5
 DML        ?= 10000000 100
+STREAMSTATEMENTS ?= 10000000 300 10 1000 0.01
 PLANNING   ?= 1000,10000,100000,1000000
 SCANPLAN   ?= 100000,1000000 5
 WRITE      ?= 2000000 8 3
@@ -153,6 +154,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.JoinBench $(JOIN)" \
 	  "bench/runMain sparkpersist.bench.AggregateBench $(AGGREGATES)" \
 	  "bench/runMain sparkpersist.bench.DmlBench $(DML)" \
+	  "bench/runMain sparkpersist.bench.StreamingStatementsBench $(STREAMSTATEMENTS)" \
 	  "bench/runMain sparkpersist.bench.PlanningBench $(PLANNING)" \
 	  "bench/runMain sparkpersist.bench.ScanPlanningBench $(SCANPLAN)" \
 	  "bench/runMain sparkpersist.bench.WriteBench $(WRITE)" \

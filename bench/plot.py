@@ -107,6 +107,34 @@ def dml(doc, ax_time, ax_bytes):
     ax_bytes.set_yscale("log")
 
 
+def streaming_statements(doc, ax_ours, ax_delta):
+    """Each engine's micro-batch durations over time, the statements' commits marked, their phase shaded."""
+    batches, statements, failures = (doc["tables"][i]["rows"] for i in (2, 3, 4))
+    for ax, engine in ((ax_ours, "ours"), (ax_delta, "delta")):
+        mine = [b for b in batches if b["engine"] == engine and b["phase"] != "start-up"]
+        top = max(b["durationMs"] for b in mine)
+        ax.plot([b["t"] for b in mine], [b["durationMs"] for b in mine], ".-", lw=0.6, ms=3, label="micro-batch")
+        ran = [s for s in statements if s["engine"] == engine]
+        if ran:
+            ax.axvspan(min(s["start"] for s in ran), max(s["end"] for s in ran), color="gold", alpha=0.15,
+                       label="statements running")
+        for kind, color in (("MERGE", "tab:green"), ("DELETE", "tab:purple")):
+            ends = [(s["end"], s["error"] is None) for s in statements
+                    if s["engine"] == engine and s["statement"] == kind]
+            for i, t in enumerate(t for t, ok in ends if ok):
+                ax.axvline(t, color=color, lw=0.8, alpha=0.6, label=f"{kind} committed" if i == 0 else None)
+            failed = [t for t, ok in ends if not ok]
+            if failed:
+                ax.plot(failed, [top] * len(failed), "x", color=color, label=f"{kind} failed")
+        restarts = [f["t"] for f in failures if f["engine"] == engine]
+        if restarts:
+            ax.plot(restarts, [top] * len(restarts), "v", color="red", label="stream failed (restarted)")
+        ax.set_yscale("log")
+        ax.set_ylim(top=top * 1.5)
+        ax.set(xlabel="s since the stream's first micro-batch", ylabel="micro-batch ms (triggerExecution)",
+               title=f"{engine}: stream alone, then with a MERGE and a DELETE every {doc['params']['intervalS']} s")
+
+
 def planning(doc, ax_decide, ax_open):
     rs = rows(doc)
     parts = [r["parts"] for r in rs]
@@ -197,7 +225,8 @@ def cluster(doc, ax_parts, ax_bytes):
 
 
 PLOTS = {"history": history, "incumbents": incumbents, "join": join, "aggregates": aggregates, "dml": dml, "planning": planning, "write": write,
-         "compaction": compaction, "consolidated_read": reads, "restart": restart, "cluster": cluster}
+         "compaction": compaction, "consolidated_read": reads, "restart": restart, "cluster": cluster,
+         "streaming-statements": streaming_statements}
 
 
 def main():

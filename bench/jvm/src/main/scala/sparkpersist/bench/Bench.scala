@@ -19,6 +19,13 @@ object Bench {
     xs.sorted.apply(xs.size / 2)
   }
 
+  /** The `p` quantile of `xs` (0 < p <= 1) by nearest rank: the smallest value at or above a share `p` of them. */
+  def percentile(xs: Seq[Double], p: Double): Double = {
+    require(xs.nonEmpty, "percentile of no values")
+    val sorted = xs.sorted
+    sorted(math.min(sorted.size - 1, math.max(0, math.ceil(p * sorted.size).toInt - 1)))
+  }
+
   /**
    * One untimed warm-up round (class loading, JIT, caches), then `runs` rounds; each round
    * measures every compared system/setting side by side (alternating). The results by key.
