@@ -137,7 +137,8 @@ object RaceOps {
       case 9 | 10 => Statement(id, merge)
       case 11 => Statement(id, if (random.nextInt(3) == 0) s"INSERT OVERWRITE {t} VALUES ${values(rows(3))}" else merge)
       case 12 => Maintenance(id, "CALL persist.system.compact(shard => '{shard}', fan_in => 2)")
-      case _ => Maintenance(id, "CALL persist.system.gc(shard => '{shard}', keep_versions => 1, grace_ms => 60000)")
+      // The grace keeps every version of the race: those the statements read, and those the oracle replays.
+      case _ => Maintenance(id, "CALL persist.system.gc(shard => '{shard}', keep_versions => 1, grace_ms => 600000)")
     }
   }
 }

@@ -274,7 +274,10 @@ class StatementRaceSuite extends PersistSparkSession {
       val ids = theirs.map(_.id).toSet
       val childOutcomes = child.lines.filter(_.startsWith("OUTCOME ")).map(Outcome.parse).filter(o => ids(o.id))
       (outcomes ++ childOutcomes, Await.result(streaming, 5.minutes))
-    } finally pool.shutdown()
+    } finally {
+      go.countDown()
+      pool.shutdown()
+    }
   }
 }
 
