@@ -2,6 +2,7 @@ package sparkpersist
 
 import java.io.{BufferedReader, File, InputStreamReader}
 import java.lang.management.ManagementFactory
+import java.nio.charset.StandardCharsets
 
 import scala.collection.mutable.ArrayBuffer
 import scala.jdk.CollectionConverters._
@@ -13,9 +14,13 @@ import scala.jdk.CollectionConverters._
  */
 final class ChildJvm private (val process: Process, stderr: File) {
   private val collected = ArrayBuffer.empty[String]
+  private var ended = false
   private val reader = new Thread(() => {
     val in = new BufferedReader(new InputStreamReader(process.getInputStream))
-    Iterator.continually(in.readLine()).takeWhile(_ != null).foreach(l => collected.synchronized(collected += l))
+    Iterator.continually(in.readLine()).takeWhile(_ != null).foreach { l =>
+      collected.synchronized { collected += l; collected.notifyAll() }
+    }
+    collected.synchronized { ended = true; collected.notifyAll() }
   })
   reader.setDaemon(true)
   reader.start()
@@ -25,6 +30,18 @@ final class ChildJvm private (val process: Process, stderr: File) {
 
   /** The numbers `i` of the lines `<prefix> <i> ...` printed so far. */
   def numbered(prefix: String): Seq[Int] = lines.filter(_.startsWith(prefix + " ")).map(_.split(' ')(1).toInt)
+
+  /** Waits until the process printed `line` (true) or closed its output without printing it (false). */
+  def awaitLine(line: String): Boolean = collected.synchronized {
+    while (!collected.contains(line) && !ended) collected.wait()
+    collected.contains(line)
+  }
+
+  /** Writes `line` to the process's standard input. */
+  def send(line: String): Unit = {
+    process.getOutputStream.write((line + "\n").getBytes(StandardCharsets.UTF_8))
+    process.getOutputStream.flush()
+  }
 
   /** Waits for the process to end (killed or not) and for its output; its exit value. */
   def await(): Int = {

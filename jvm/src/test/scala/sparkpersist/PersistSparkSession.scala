@@ -34,12 +34,7 @@ trait PersistSparkSession extends SharedSparkSession {
    * per mode, the scan reports.
    */
   protected def inEveryMode(query: String): (Seq[String], Map[String, Seq[ScanReport]]) = {
-    val runs = Seq("on", "soft", "off").map { mode =>
-      withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
-        val rows = sql(query).collect().map(_.toString).toSeq.sorted
-        mode -> (rows, ScanReports.last(spark))
-      }
-    }
+    val runs = Seq("on", "soft", "off").map(mode => mode -> inMode(mode, query))
     val results = runs.map(_._2._1).distinct
     assert(results.size === 1, s"modes disagree on $query: $runs")
     runs.foreach { case (mode, (_, reports)) =>
@@ -47,6 +42,12 @@ trait PersistSparkSession extends SharedSparkSession {
     }
     (results.head, runs.map { case (mode, (_, reports)) => mode -> reports }.toMap)
   }
+
+  /** The sorted rows of `query` with pushdown `mode` (`soft` failing on any violation), and its scan reports. */
+  protected def inMode(mode: String, query: String): (Seq[String], Seq[ScanReport]) =
+    withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
+      (sql(query).collect().map(_.toString).toSeq.sorted, ScanReports.last(spark))
+    }
 
   /** The catalog's own message in Spark's report of the `IllegalArgumentException` an ALTER TABLE
     * got from it: an unsupported table change, which Spark 4.3 wraps in its error class and SQLSTATE. */

@@ -1,8 +1,11 @@
 package sparkpersist.compact
 
-import scala.collection.mutable
+import java.io.IOException
 
-import org.apache.hadoop.fs.Path
+import scala.collection.mutable
+import scala.util.control.NonFatal
+
+import org.apache.hadoop.fs.{FileStatus, FileSystem, Path}
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 
@@ -70,10 +73,7 @@ object GarbageCollector {
     val fs = shard.fs
     // Files first, then the versions: every version that could refer to a listed file is replayed.
     val partsDir = new Path(shard.dir, ShardHandle.PartsDir)
-    val files = if (!fs.exists(partsDir)) Nil else {
-      val it = fs.listFiles(partsDir, true)
-      Iterator.continually(it).takeWhile(_.hasNext).map(_.next()).toSeq
-    }
+    val files = if (!fs.exists(partsDir)) Nil else filesUnder(fs, partsDir)
     val listing = shard.log.listing()
     val oldestLive = oldestLiveVersion(listing, settings, nowMs)
     val referenced = referencedParts(shard, oldestLive, listing.newest)
@@ -81,13 +81,35 @@ object GarbageCollector {
     val (kept, doomed) = files.partition(f => referenced(shard.relativeKey(f.getPath)) || f.getModificationTime > cutoff)
     doomed.foreach(f => fs.delete(f.getPath, false))
     doomed.map(_.getPath.getParent).distinct.foreach { dir =>
-      if (fs.exists(dir) && fs.listStatus(dir).isEmpty) fs.delete(dir, false)
+      if (fs.exists(dir) && contents(fs, dir).isEmpty) fs.delete(dir, false)
     }
     val truncatedBefore = listing.rollups.map(_.seqNo).filter(_ <= oldestLive).maxOption
     val stateDeleted = truncatedBefore.toSeq.flatMap(shard.log.truncateBefore)
     GcResult(shard.name, oldestLive, listing.newest, doomed.map(f => shard.relativeKey(f.getPath)).sorted,
       doomed.map(_.getLen).sum, kept.size, stateDeleted)
   }
+
+  /**
+   * The files under `dir`, by one recursive listing (a few requests on an object store). A write
+   * that fails deletes its parts, maybe while they are being listed, which fails a listing that
+   * descends directory by directory (on local disk, found by `StatementRaceSuite`): then by a walk
+   * that takes a directory gone meanwhile as empty.
+   */
+  private def filesUnder(fs: FileSystem, dir: Path): Seq[FileStatus] =
+    try {
+      val it = fs.listFiles(dir, true)
+      Iterator.continually(it).takeWhile(_.hasNext).map(_.next()).toList
+    } catch {
+      case NonFatal(_) => walk(fs, dir)
+    }
+
+  private def walk(fs: FileSystem, dir: Path): Seq[FileStatus] =
+    contents(fs, dir).flatMap(s => if (s.isDirectory) walk(fs, s.getPath) else Seq(s))
+
+  /** What directory `dir` holds: nothing once it is gone. */
+  private def contents(fs: FileSystem, dir: Path): Seq[FileStatus] =
+    try fs.listStatus(dir).toSeq
+    catch { case _: IOException if !fs.exists(dir) => Nil }
 
   /**
    * The oldest version that is among the newest `keepVersions` or was still the newest less than

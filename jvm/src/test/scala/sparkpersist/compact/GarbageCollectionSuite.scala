@@ -5,6 +5,8 @@ import java.nio.file.Files
 
 import scala.util.Random
 
+import org.apache.commons.io.FileUtils
+import org.apache.hadoop.fs.{FilterFileSystem, LocatedFileStatus, Path, RemoteIterator}
 import org.scalatest.funsuite.AnyFunSuite
 
 import sparkpersist.shard.{BatchMeta, BatchReplacement, PartMeta, RunMeta, ShardFixtures, ShardHandle, ShardStore}
@@ -118,6 +120,25 @@ class GarbageCollectionSuite extends AnyFunSuite {
       assert(result.partsDeleted === Seq("parts/crashed/part-00000-0000-a0.parquet"))
       assert(files(dir, "parts").contains("running/part-00000-0000-a0.parquet"))
       assert(!new File(dir, "parts/crashed").exists())
+    }
+  }
+
+  test("a write that fails while GC lists the parts deletes its own: GC collects without them") {
+    withCompactedShard { (shard, dir) =>
+      // A write that lost the race deletes its batch's directory just after GC listed the parts
+      // directory, before GC looked at that entry (found by StatementRaceSuite: the listing failed).
+      val lost = new File(dir, "parts/lost")
+      touch(new File(lost, "part-00000-0000-a0.parquet"))
+      val racing = new ShardHandle(shard.name, shard.dir, shard.log, new FilterFileSystem(shard.fs) {
+        override def listLocatedStatus(path: Path): RemoteIterator[LocatedFileStatus] = {
+          val listed = super.listLocatedStatus(path)
+          if (path.getName == ShardHandle.PartsDir) FileUtils.deleteDirectory(lost)
+          listed
+        }
+      })
+      val result = GarbageCollector.collect(racing, GcSettings(keepVersions = 1, graceMs = 0), later)
+      assert(result.partsDeleted === (0 until 4).map(i => s"parts/b$i/part-0.parquet"))
+      assert(new File(dir, "parts").list().sorted.toSeq === Seq("b4", "b5", "m"))
     }
   }
 
