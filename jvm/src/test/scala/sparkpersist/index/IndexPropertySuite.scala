@@ -147,7 +147,7 @@ class IndexPropertySuite extends PersistSparkSession {
     assert(property("typed") === Some("tags"))
 
     val other = refused("ALTER TABLE persist.typed SET TBLPROPERTIES ('color' = 'blue')")
-    assert(other.endsWith(s"its properties are 'order_by', set at creation, '${IndexColumns.Property}' and " +
-      "'sparkpersist.clusterBy'."))
+    assert(other.endsWith(s"its properties are 'order_by', set at creation, '${IndexColumns.Property}', " +
+      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'."))
   }
 }

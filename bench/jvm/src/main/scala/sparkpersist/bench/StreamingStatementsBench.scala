@@ -98,7 +98,9 @@ object StreamingStatementsBench {
       arg(args, 3, 1000)(_.toInt), arg(args, 4, 0.01)(_.toDouble))
     val root = Files.createTempDirectory("streaming-statements-bench").toFile
     val spark = Bench.persistAndDeltaSession("StreamingStatementsBench", new File(root, "shards"),
-      Map("spark.sql.streaming.numRecentProgressUpdates" -> "1000000"))
+      // The stream and the statements share the cores fairly (a pool each), as an application
+      // running both configures Spark: under FIFO a micro-batch waits for a MERGE's every task.
+      Map("spark.sql.streaming.numRecentProgressUpdates" -> "1000000", "spark.scheduler.mode" -> "FAIR"))
     try {
       val deltaVersion = Option(Class.forName("io.delta.tables.DeltaTable").getPackage.getImplementationVersion)
         .getOrElse("?")
@@ -201,7 +203,7 @@ object StreamingStatementsBench {
       .select((lit(cfg.rows) + col("value")).as("id"), (col("value") % 1000).cast("double").as("amount"),
         lit(0L).as("version"), col("timestamp").as("ts"))
     val checkpoint = new File(root, s"checkpoints/${engine.name}").toString
-    val stream = new SupervisedStream(() => engine.stream(source, checkpoint))
+    val stream = new SupervisedStream(() => inPool(spark, "stream")(engine.stream(source, checkpoint)))
     val aloneUntil = stream.warmMs + cfg.seconds * 1000L
     stream.watchUntil(System.currentTimeMillis() >= aloneUntil)
     val mark = engine.mark(spark)
@@ -246,7 +248,16 @@ object StreamingStatementsBench {
   }
 
   /** A MERGE and a DELETE at each tick of the interval from `from` until `until`, the same keys for every engine. */
-  private def runStatements(spark: SparkSession, engine: Engine, cfg: Config, from: Long, until: Long): Seq[Statement] = {
+  private def runStatements(spark: SparkSession, engine: Engine, cfg: Config, from: Long, until: Long): Seq[Statement] =
+    inPool(spark, "statements")(statementsFrom(spark, engine, cfg, from, until))
+
+  /** `body`, its jobs (and those of a streaming query it starts) in the fair scheduler pool `pool`. */
+  private def inPool[T](spark: SparkSession, pool: String)(body: => T): T = {
+    spark.sparkContext.setLocalProperty("spark.scheduler.pool", pool)
+    try body finally spark.sparkContext.setLocalProperty("spark.scheduler.pool", null)
+  }
+
+  private def statementsFrom(spark: SparkSession, engine: Engine, cfg: Config, from: Long, until: Long): Seq[Statement] = {
     val random = new Random(Seed)
     val intervalMs = cfg.intervalS * 1000L
     val out = ArrayBuffer.empty[Statement]
@@ -320,7 +331,7 @@ object StreamingStatementsBench {
         Column("stream failures", "streamFailures")),
       rows,
       Seq("batch ms: StreamingQueryProgress durationMs(triggerExecution) of each micro-batch after the query's first " +
-        "(its start-up); the stream's and the statements' jobs share the cores under Spark's default FIFO scheduler.",
+        "(its start-up); the stream's and the statements' jobs share the cores under Spark's FAIR scheduler, a pool each.",
         "stream failures: the query failed and was restarted from its checkpoint (the restart's time is in no batch).") ++
         runs.map { run =>
           val r = ratio(orNaN(run.durations(WithStatements))(median), orNaN(run.durations(Alone))(median))
