@@ -1,7 +1,7 @@
 package sparkpersist.isolation
 
 import org.apache.spark.SparkConf
-import org.apache.spark.sql.execution.{CommandExecutionMode, QueryExecution}
+import org.apache.spark.sql.execution.{CommandExecutionMode, QueryExecution, SQLExecution}
 
 import sparkpersist.{PersistConf, PersistSparkSession}
 import sparkpersist.shard.BatchMeta
@@ -25,7 +25,8 @@ class ConcurrentStatementsSuite extends PersistSparkSession {
       mode = CommandExecutionMode.SKIP)
     planned.executedPlan // its scans are planned here: the state it read and the parts it reads are fixed
     meanwhile
-    planned.executedPlan.executeCollect()
+    // Run as a Dataset action runs it (its metrics set up on the driver, as Spark 4.1's MERGE needs).
+    SQLExecution.withNewExecutionId(planned)(planned.executedPlan.executeCollect())
   }
 
   /** Runs `statement` (over `{t}`) on the oracle only. */
