@@ -15,8 +15,8 @@ import sparkpersist.shard.{ShardHandle, StateListing}
 
 /**
  * Which state versions garbage collection keeps live: the newest `keepVersions`, and every
- * version that was still the newest less than `graceMs` ago. `graceMs` also shields files no version refers to
- * yet (a write or compaction still running).
+ * version that was still the newest less than `graceMs` ago. `graceMs` also shields files no
+ * version refers to yet (a write or compaction still running).
  */
 final case class GcSettings(keepVersions: Int, graceMs: Long) {
   Check.arg(keepVersions >= 1, s"keepVersions must be at least 1, got $keepVersions")

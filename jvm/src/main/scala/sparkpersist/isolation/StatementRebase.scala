@@ -2,10 +2,8 @@ package sparkpersist.isolation
 
 import scala.util.control.NonFatal
 
-import org.apache.hadoop.fs.Path
-
 import sparkpersist.PersistConf
-import sparkpersist.positional.RetractedPositions
+import sparkpersist.positional.PositionalSnapshot
 import sparkpersist.shard.{BatchMeta, PartMeta, ShardHandle, ShardState}
 import sparkpersist.write.{BatchCommit, Rebase}
 
@@ -22,9 +20,9 @@ import sparkpersist.write.{BatchCommit, Rebase}
  *    into the parts it wrote, so those count as read from then on; one that left no part where
  *    such rows were (`drop_batch`) conflicts: the rows the statement retracts are gone;
  *  - an appended batch conflicts if it retracts a row of a file the statement read: a part of it
- *    negated whole, a row named by position ([[RetractedPositions]]), or any retraction by value
- *    (which names no part); under [[IsolationLevel.Serializable]], also if the statement's
- *    condition does not rule out one of its parts;
+ *    negated whole, a row named by position ([[sparkpersist.positional.RetractedPositions]]), or
+ *    any retraction by value (which names no part); under [[IsolationLevel.Serializable]], also
+ *    if the statement's condition does not rule out one of its parts;
  *  - a moved `since` changes nothing; a changed schema fails the commit before this runs.
  * Versions of the log that garbage collection already deleted cannot be looked at: then the
  * statement conflicts, naming the grace period that keeps them.
@@ -87,11 +85,10 @@ final class StatementRebase(shard: ShardHandle, statement: String, read: ShardSt
       })
       if (level == IsolationLevel.Serializable) {
         val parts = appended.parts.filterNot(_.negated).toIndexedSeq
-        val matched = reads.selections.map(_.decideAmong(parts, Long.MaxValue).ruledOut)
-          .foldLeft(new java.util.BitSet)((out, ruledOut) => { out.or(flip(ruledOut, parts.size)); out })
-        if (!matched.isEmpty) {
-          conflict(after, appended, s"it appended part '${parts(matched.nextSetBit(0)).key}', whose rows this " +
-            s"statement's condition may match, and the shard's isolation level is ${IsolationLevel.Serializable}")
+        val ruledOut = reads.selections.map(_.decideAmong(parts, Long.MaxValue).ruledOut)
+        parts.indices.find(i => ruledOut.exists(!_.get(i))).foreach { i =>
+          conflict(after, appended, s"it appended part '${parts(i).key}', whose rows this statement's condition " +
+            s"may match, and the shard's isolation level is ${IsolationLevel.Serializable}")
         }
       }
     }
@@ -101,15 +98,9 @@ final class StatementRebase(shard: ShardHandle, statement: String, read: ShardSt
   private def retracted(part: PartMeta): Option[String] =
     if (part.negated) Some(part.fileKey).filter(files)
     else part.positions match {
-      case Some(key) => RetractedPositions.read(shard.fs, new Path(shard.dir, key)).targets.keys.find(files)
+      case Some(key) => PositionalSnapshot.positionsFile(shard, key).targets.keys.find(files)
       case None => files.headOption.map(_ => "any, by value (without positions)")
     }
-
-  private def flip(ruledOut: java.util.BitSet, size: Int): java.util.BitSet = {
-    val kept = ruledOut.clone().asInstanceOf[java.util.BitSet]
-    kept.flip(0, size)
-    kept
-  }
 
   private def conflict(after: ShardState, batch: BatchMeta, why: String): Nothing = {
     val what = batch.commit.fold("")(c => s"${c.operation}, ")

@@ -53,6 +53,9 @@ object PositionalSnapshot {
     }
   }
 
+  /** The positions file at `key` (relative to the shard), read once per driver ([[Cache]]). */
+  def positionsFile(shard: ShardHandle, key: String): RetractedPositions = load(shard, Seq(key))(key)
+
   /** The positions files at `keys` (relative to the shard), read in parallel, each once per driver ([[Cache]]). */
   private def load(shard: ShardHandle, keys: Seq[String]): Map[String, RetractedPositions] = {
     val path = (key: String) => new Path(shard.dir, key)

@@ -173,8 +173,8 @@ final class PartFileReader private (
         case c: AutoCloseable => open.register(c)
         case _ =>
       }
-      val read = file.restampTime.fold(positioned(opened, positions, asBatches))(restamped(positioned(opened, positions,
-        asBatches), _, asBatches))
+      val positionedRead = positioned(opened, positions, asBatches)
+      val read = file.restampTime.fold(positionedRead)(restamped(positionedRead, _, asBatches))
       val out = if (asBatches && !batches) read.flatMap(_.asInstanceOf[ColumnarBatch].rowIterator().asScala) else read
       keptOf(file, out, batches)
     }

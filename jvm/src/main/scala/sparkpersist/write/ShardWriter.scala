@@ -30,7 +30,7 @@ object ShardWriter {
   /** Writes df as one batch of `shard` and commits it; returns the committed batch. */
   def write(df: DataFrame, shard: ShardHandle, options: WriteOptions): BatchMeta = {
     val info = Some(CommitInfo.inSession(df.sparkSession.sessionState.conf, "WRITE"))
-    val rebase = Some(Rebase.BlindAppend).filter(_ => WriteInput.stampTime(options, 0L).isDefined)
+    val rebase = Some(Rebase.BlindAppend).filter(_ => WriteInput.stamped(options))
     if (options.mergeSchema) {
       val merge = SchemaMerge(df, shard, options)
       write(merge.df, shard, options, merge.state, merge.alteredFrom, rebase, info)

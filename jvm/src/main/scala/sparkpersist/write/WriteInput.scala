@@ -213,7 +213,10 @@ object WriteInput {
 
   /** The time write tasks stamp on rows of a pure append (no time, no diff column), if it is one. */
   def stampTime(options: WriteOptions, commitTime: Long): Option[Long] =
-    if (options.timeCol.isEmpty && options.diffCol.isEmpty) Some(commitTime) else None
+    if (stamped(options)) Some(commitTime) else None
+
+  /** Whether a write with `options` stamps its rows with its commit time: they carry no time or diff of their own. */
+  def stamped(options: WriteOptions): Boolean = options.timeCol.isEmpty && options.diffCol.isEmpty
 
   /** Within-part sort keys, as column names of the part layout (see the object's doc). */
   def sortKeys(schema: ShardSchema, timeVaries: Boolean, update: Boolean): Seq[String] = {
