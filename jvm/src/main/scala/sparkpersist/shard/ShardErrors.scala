@@ -1,8 +1,11 @@
 package sparkpersist.shard
 
-/** No shard of this name exists under the store's root. */
-final class NoSuchShard(val shard: String, val root: String, val existing: Seq[String])
-  extends NoSuchElementException(NoSuchShard.message(shard, root, existing))
+/** No shard of this name exists under the store's root (or at a location: `existing` is then empty). */
+final class NoSuchShard(val shard: String, val root: String, val existing: Seq[String], message: String)
+  extends NoSuchElementException(message) {
+  def this(shard: String, root: String, existing: Seq[String]) =
+    this(shard, root, existing, NoSuchShard.message(shard, root, existing))
+}
 
 private object NoSuchShard {
   def message(shard: String, root: String, existing: Seq[String]): String = {

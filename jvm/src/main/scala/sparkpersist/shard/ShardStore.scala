@@ -1,8 +1,5 @@
 package sparkpersist.shard
 
-import java.io.FileNotFoundException
-import java.util.UUID
-
 import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
@@ -21,7 +18,8 @@ import sparkpersist.schema.ShardSchema
  * before anything is written.
  *
  * With `openShards` > 0 the store keeps that many shards open between `open` calls
- * ([[OpenShards]]): opening one again reads only the state versions committed since.
+ * ([[OpenShards]]): opening one again reads only the state versions committed since. A shard at
+ * any other directory (a path table) is reached through [[locations]], which shares that cache.
  */
 final class ShardStore(
     val root: String,
@@ -33,7 +31,9 @@ final class ShardStore(
   private val rootPath: Path = new Path(root)
   private val fs: FileSystem = rootPath.getFileSystem(hadoopConf)
   private val qualifiedRoot: Path = fs.makeQualified(rootPath)
-  private val kept = new OpenShards(openShards)
+
+  /** The shards at locations of their own (path tables); this store keeps its named shards through them too. */
+  val locations: ShardLocations = new ShardLocations(hadoopConf, rollupEvery, openShards)
 
   /** Creates shard `name` with `schema` at state version 0 (since = upper = 0, no batches). */
   def create(name: String, schema: ShardSchema): ShardHandle = {
@@ -44,25 +44,18 @@ final class ShardStore(
         s"case from the existing shard '$other', and on case-insensitive file systems they would be one " +
         "directory. Choose another name, or open the existing shard.")
     }
-    val log = stateLog(name)
-    if (!log.create(CreateShard(name, UUID.randomUUID().toString, schema))) {
-      throw new ShardAlreadyExists(name, qualifiedRoot.toString)
-    }
-    new ShardHandle(name, new Path(qualifiedRoot, name), log, fs)
+    locations.create(dirOf(name), name, schema, qualifiedRoot.toString)
   }
 
   /** Opens shard `name`; [[NoSuchShard]] (listing the existing shards) if it does not exist. */
   def open(name: String): ShardHandle = {
     validateName(name)
-    val created =
-      try fs.getFileStatus(versionZero(name))
-      catch { case _: FileNotFoundException => throw new NoSuchShard(name, qualifiedRoot.toString, list()) }
-    kept(name, OpenShards.created(created))(handle(name))
+    locations.open(dirOf(name), name, new NoSuchShard(name, qualifiedRoot.toString, list()))
   }
 
   def exists(name: String): Boolean = {
     validateName(name)
-    fs.exists(versionZero(name))
+    locations.exists(dirOf(name))
   }
 
   /** The names of all shards under the root, sorted. */
@@ -81,28 +74,22 @@ final class ShardStore(
    * renamed aside (atomic on local disk and HDFS), so the shard disappears at once. Writers
    * still appending to a dropped shard fail; stop them first.
    */
-  def drop(name: String): Boolean =
-    exists(name) && {
-      kept.remove(name)
-      val aside = new Path(qualifiedRoot, s".dropped-$name-${UUID.randomUUID()}")
-      fs.rename(new Path(qualifiedRoot, name), aside) && fs.delete(aside, true)
-    }
+  def drop(name: String): Boolean = {
+    validateName(name)
+    locations.drop(dirOf(name))
+  }
 
   /**
    * Drops shard `name` only if nothing was ever committed to it (its state is still version 0):
    * for undoing a creation whose first write failed, while another writer that found the new
    * shard and committed to it keeps its batch. False if the shard was kept or did not exist.
    */
-  def dropIfUnwritten(name: String): Boolean =
-    exists(name) && handle(name).log.current().seqNo == 0L && drop(name)
+  def dropIfUnwritten(name: String): Boolean = {
+    validateName(name)
+    locations.dropIfUnwritten(dirOf(name))
+  }
 
-  private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
-
-  private def versionZero(name: String): Path = new Path(stateDirOf(name), FsStateLog.versionName(0))
-
-  private def stateLog(name: String): FsStateLog = new FsStateLog(name, stateDirOf(name), hadoopConf, rollupEvery)
-
-  private def handle(name: String): ShardHandle = new ShardHandle(name, new Path(qualifiedRoot, name), stateLog(name), fs)
+  private def dirOf(name: String): Path = new Path(qualifiedRoot, name)
 
   override def toString: String = s"ShardStore($qualifiedRoot)"
 }
