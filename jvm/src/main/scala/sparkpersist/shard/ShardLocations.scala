@@ -4,7 +4,7 @@ import java.io.FileNotFoundException
 import java.util.UUID
 
 import org.apache.hadoop.conf.Configuration
-import org.apache.hadoop.fs.Path
+import org.apache.hadoop.fs.{FileContext, Options, Path}
 
 import sparkpersist.PersistConf
 import sparkpersist.schema.ShardSchema
@@ -81,6 +81,35 @@ final class ShardLocations(
     handle(at, at.toString).log.current().seqNo == 0L && drop(at)
   }
 
+  /**
+   * Moves the shard at `from` to `to` with one rename of its directory, on stores whose rename is
+   * atomic: local disk and the schemes of [[PersistConf.RenameSchemes]] (HDFS), where the rename
+   * refuses to overwrite. Elsewhere (object stores copy every file) it is refused with an
+   * UnsupportedOperationException before anything moves. Kept handles of `from` are forgotten; a
+   * process still holding one fails its next commit (the directory is gone), as after a drop.
+   */
+  def move(from: Path, to: Path): Unit = {
+    val (src, dst) = (qualified(from), qualified(to))
+    val fs = src.getFileSystem(hadoopConf)
+    val scheme = fs.getScheme.toLowerCase(java.util.Locale.ROOT)
+    if (!ShardLocations.atomicRename(scheme, hadoopConf)) {
+      throw new UnsupportedOperationException(s"Cannot rename shard $src to $dst: renaming a directory on " +
+        s"'$scheme' is not atomic (it copies every file), so readers and writers could see half a shard. Renames " +
+        s"are done where the store renames atomically (local disk, HDFS; ${PersistConf.RenameSchemes.key}). " +
+        "Create the new table and copy the rows with INSERT INTO ... SELECT instead, then drop the old one.")
+    }
+    if (src.toUri.getScheme != dst.toUri.getScheme || src.toUri.getAuthority != dst.toUri.getAuthority) {
+      throw new UnsupportedOperationException(s"Cannot rename shard $src to $dst: they are on different file " +
+        "systems, and a rename moves a directory within one. Copy the rows with INSERT INTO ... SELECT instead.")
+    }
+    if (fs.exists(dst)) {
+      throw new ShardAlreadyExists(dst.toString, parentOf(dst))
+    }
+    forget(src)
+    fs.mkdirs(dst.getParent)
+    FileContext.getFileContext(fs.getUri, hadoopConf).rename(src, dst, Options.Rename.NONE)
+  }
+
   /** `dir` made absolute on its file system (scheme and authority filled in). */
   def qualified(dir: Path): Path = dir.getFileSystem(hadoopConf).makeQualified(dir)
 
@@ -113,4 +142,10 @@ final class ShardLocations(
     new ShardHandle(name, dir, log, dir.getFileSystem(hadoopConf))
 
   private def handle(dir: Path, name: String): ShardHandle = handle(dir, name, stateLog(dir, name))
+}
+
+object ShardLocations {
+  /** True if directories on `scheme` rename atomically and refuse to overwrite (local disk, [[PersistConf.RenameSchemes]]). */
+  def atomicRename(scheme: String, hadoopConf: Configuration): Boolean =
+    scheme == "file" || PersistConf.RenameSchemes.get(hadoopConf).split(",").map(_.trim).contains(scheme)
 }
