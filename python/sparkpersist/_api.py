@@ -40,7 +40,8 @@ def write(df: DataFrame, shard: str, *, time_col: Optional[str] = None, diff_col
 
     Args:
         df: the rows; its columns (minus ``time_col``/``diff_col``) must match the shard's.
-        shard: the shard's name (letters, digits and underscores).
+        shard: the shard: its name (letters, digits and underscores; ``sales.orders`` for
+            ``orders`` in the namespace ``sales``) or its location (``/data/t``, ``s3a://bucket/t``).
         time_col: a bigint (epoch ms) or timestamp column giving each update's time.
         diff_col: a bigint column giving each update's multiplicity (+1 insert, -1 retract).
         max_rows_per_part: split a write task's output into parts of at most this many rows.
@@ -106,7 +107,8 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
 
     Args:
         spark: the session.
-        shard: the shard's name; it must exist (write to it or ``CREATE TABLE`` it first).
+        shard: the shard's name (``sales.orders`` in a namespace) or location; it must exist
+            (write to it or ``CREATE TABLE`` it first).
         columns: integer, date, timestamp, float, double, decimal or (UTF8_BINARY) string columns, or arrays
             of them; ``None`` or ``[]`` clears the property.
 
@@ -133,7 +135,7 @@ def set_cluster_by(spark: SparkSession, shard: str, columns: Optional[Sequence[s
 
     Args:
         spark: the session.
-        shard: the shard's name; it must exist.
+        shard: the shard's name (``sales.orders`` in a namespace) or location; it must exist.
         columns: up to 4 boolean, number, date, timestamp, (UTF8_BINARY) string or binary columns;
             ``None`` or ``[]`` stops clustering (``CLUSTER BY NONE``).
 
@@ -226,7 +228,7 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
 
     Args:
         spark: a classic session with the persist catalog (:func:`sparkpersist.session`).
-        shard: the shard's name.
+        shard: the shard's name (``sales.orders`` in a namespace) or location.
         retention_ms: update-time history kept readable below the upper; default
             ``spark.sparkpersist.retentionMs`` (unset: ``since`` does not move).
         fan_in: batches of one size tier merged into one (>= 2); default ``spark.sparkpersist.compact.fanIn``.
@@ -275,7 +277,7 @@ def gc(spark: SparkSession, shard: str, *, keep_versions: Optional[int] = None,
 
     Args:
         spark: a classic session with the persist catalog.
-        shard: the shard's name.
+        shard: the shard's name (``sales.orders`` in a namespace) or location.
         keep_versions: default ``spark.sparkpersist.gc.keepVersions`` (10).
         grace_ms: default ``spark.sparkpersist.gc.graceMs`` (one day); must exceed the longest write.
 
@@ -303,7 +305,7 @@ def drop_batch(spark: SparkSession, shard: str, batch: str) -> dict[str, Any]:
 
     Args:
         spark: a classic session with the persist catalog.
-        shard: the shard's name.
+        shard: the shard's name (``sales.orders`` in a namespace) or location.
         batch: the batch's id (``persist.<shard>.batches``), or the path of one of its parts as the
             read error names it.
 

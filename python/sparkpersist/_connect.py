@@ -7,6 +7,7 @@ the lifecycle through ``CALL persist.system.<procedure>``, the scan reports thro
 """
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any, Optional, Sequence
 
@@ -21,8 +22,18 @@ def quote(name: str) -> str:
 
 
 def table(shard: str, view: Optional[str] = None) -> str:
-    """The SQL name of ``shard``'s table (or of one of its views, e.g. ``updates``)."""
-    return ".".join(["persist", quote(shard)] + ([view] if view else []))
+    """The SQL name of ``shard``'s table (or of one of its views, e.g. ``updates``).
+
+    ``shard`` is a name (``events``, ``sales.orders`` in the namespace ``sales``) or a location
+    (``/data/t``, ``s3a://bucket/t``), which is one quoted identifier: ``persist.`/data/t```.
+    """
+    parts = [shard] if _is_location(shard) else shard.split(".")
+    return ".".join(["persist"] + [quote(p) for p in parts] + ([view] if view else []))
+
+
+def _is_location(shard: str) -> bool:
+    """True for an absolute path or a URI, as the JVM's ``ShardStore.isLocation`` decides."""
+    return shard.startswith("/") or re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", shard) is not None
 
 
 def _literal(value: Any) -> str:
@@ -48,7 +59,7 @@ def call(spark: SparkSession, procedure: str, **args: Any) -> list[dict[str, Any
 
 
 def _require(spark: SparkSession, shard: str) -> None:
-    if not spark.catalog.tableExists(f"persist.{quote(shard)}"):
+    if not spark.catalog.tableExists(table(shard)):
         raise ShardNotFoundError(f"No shard '{shard}' under the session's root: write to it or CREATE TABLE it first.")
 
 

@@ -3,7 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
-import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
+import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts, RefuseAnalyze}
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -15,7 +15,8 @@ import sparkpersist.stream.StreamFilters
  * strategy for the answers that need no read, [[StatsAnswerStrategy]]), and the one that
  * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
  * that deletes whole parts without reading them ([[DeleteWholePartsRule]]), and the one that reads
- * only the target rows a small MERGE source can match ([[FilterMergeTarget]]).
+ * only the target rows a small MERGE source can match ([[FilterMergeTarget]]), and the check that
+ * refuses `ANALYZE TABLE` on a persist table with the reason ([[RefuseAnalyze]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -28,5 +29,6 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(_ => StreamFilters)
     extensions.injectPostHocResolutionRule(_ => PersistOverwrites)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)
+    extensions.injectCheckRule(_ => RefuseAnalyze)
   }
 }
