@@ -65,3 +65,75 @@ class ShardLocationsSuite extends AnyFunSuite {
     }
   }
 }
+
+class ShardStoreNamespacesSuite extends AnyFunSuite {
+
+  test("namespaces: nested directories with their properties; shards named <namespace>.<name>; drop restrict and cascade") {
+    withTempDir { tmp =>
+      val store = new ShardStore(tmp.toURI.toString, hadoopConf)
+      assert(store.namespaceExists(Nil) && !store.namespaceExists(Seq("sales")))
+      store.createNamespace(Seq("sales"), Map("comment" -> "orders: the = and : kept"))
+      store.createNamespace(Seq("sales", "eu"), Map.empty)
+      intercept[NamespaceAlreadyExists](store.createNamespace(Seq("sales"), Map.empty))
+      val orphan = intercept[NoSuchNamespace](store.createNamespace(Seq("nope", "x"), Map.empty))
+      assert(orphan.getMessage === s"Namespace 'nope' does not exist under ${store.dirOf("x").getParent}. Create it " +
+        "first (CREATE NAMESPACE persist.nope), or check the name.")
+      assert(store.namespaceProperties(Seq("sales")) === Map("comment" -> "orders: the = and : kept"))
+      assert(store.listNamespaces(Nil) === Seq(Seq("sales")) && store.listNamespaces(Seq("sales")) === Seq(Seq("sales", "eu")))
+      store.create("sales.orders", eventSchema)
+      store.create("sales.eu.orders", eventSchema)
+      assert(new File(tmp, "sales/eu/orders/state/00000000000000000000.json").isFile)
+      assert(store.list() === Nil && store.list(Seq("sales")) === Seq("orders"))
+      assert(store.open("sales.eu.orders").name === "sales.eu.orders")
+      intercept[NoSuchNamespace](store.create("other.orders", eventSchema))
+      val missing = intercept[NoSuchShard](store.open("sales.nope"))
+      assert(missing.existing === Seq("sales.orders"))
+      // A name is a shard's or a namespace's, never both.
+      store.create("events", eventSchema)
+      assert(intercept[IllegalArgumentException](store.createNamespace(Seq("events"), Map.empty)).getMessage
+        .startsWith("Cannot create namespace 'events': a shard of that name exists"))
+      assert(intercept[IllegalArgumentException](store.create("sales.eu", eventSchema)).getMessage
+        .startsWith("Cannot create shard 'sales.eu': a namespace of that name exists"))
+      val restrict = intercept[NamespaceNotEmpty](store.dropNamespace(Seq("sales"), cascade = false))
+      assert(restrict.getMessage === "Namespace 'sales' is not empty (shards: sales.orders; namespaces: sales.eu). " +
+        "Drop them first, or drop it with CASCADE to drop every shard in it.")
+      assert(store.exists("sales.eu.orders"))
+      assert(store.dropNamespace(Seq("sales"), cascade = true))
+      assert(!store.dropNamespace(Seq("sales"), cascade = true))
+      assert(tmp.list().toSeq === Seq("events"))
+    }
+  }
+
+  test("dotted names are checked part by part") {
+    val rule = "A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: a letter or '_', then up to 127 letters, digits or '_'."
+    Seq("sales..orders" -> "character '.' at position 6 is not allowed",
+      "sales.orders." -> "character '.' at position 12 is not allowed",
+      "sales.1x" -> "it starts with a digit",
+      "sales.or-ders" -> "character '-' at position 8 is not allowed").foreach { case (name, why) =>
+      assert(intercept[IllegalArgumentException](ShardStore.validateQualifiedName(name)).getMessage ===
+        s"Invalid shard name '$name': $why. $rule")
+    }
+    assert(ShardStore.isLocation("/data/t") && ShardStore.isLocation("s3a://b/t") && ShardStore.isLocation("file:/t"))
+    assert(!ShardStore.isLocation("sales.orders") && !ShardStore.isLocation("events"))
+  }
+
+  test("rename moves a shard's directory, across namespaces and to a path; it refuses a taken name and non-atomic stores") {
+    withTempDir { tmp =>
+      val store = new ShardStore(new File(tmp, "root").toURI.toString, hadoopConf, openShards = 4)
+      val h = store.create("h", eventSchema)
+      h.log.compareAndAppend(0L, eventBatch("b1", 0L, 10L, 1, new scala.util.Random(1)))
+      store.open("h")
+      store.createNamespace(Seq("archive"), Map.empty)
+      store.rename("h", "archive.h2")
+      assert(!store.exists("h") && store.open("archive.h2").state.batches.map(_.id) === Seq("b1"))
+      val elsewhere = new File(tmp, "elsewhere/h3").toURI.toString
+      store.rename("archive.h2", elsewhere)
+      assert(store.open(elsewhere).state.batches.map(_.id) === Seq("b1"))
+      store.create("taken", eventSchema)
+      intercept[ShardAlreadyExists](store.rename(elsewhere, "taken"))
+      intercept[NoSuchShard](store.rename("gone", "other"))
+      assert(ShardLocations.atomicRename("file", hadoopConf) && ShardLocations.atomicRename("hdfs", hadoopConf))
+      assert(!ShardLocations.atomicRename("s3a", hadoopConf) && !ShardLocations.atomicRename("gs", hadoopConf))
+    }
+  }
+}
