@@ -3,7 +3,7 @@ package sparkpersist
 import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
-import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts, RefuseAnalyze}
+import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts, RefuseAnalyze, ReportMissingShards}
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -16,7 +16,8 @@ import sparkpersist.stream.StreamFilters
  * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
  * that deletes whole parts without reading them ([[DeleteWholePartsRule]]), and the one that reads
  * only the target rows a small MERGE source can match ([[FilterMergeTarget]]), and the check that
- * refuses `ANALYZE TABLE` on a persist table with the reason ([[RefuseAnalyze]]).
+ * refuses `ANALYZE TABLE` on a persist table with the reason ([[RefuseAnalyze]]), and the one that
+ * reports `persist.<missing>` as a missing table rather than a file query ([[ReportMissingShards]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
@@ -30,5 +31,6 @@ class PersistExtensions extends (SparkSessionExtensions => Unit) {
     extensions.injectPostHocResolutionRule(_ => PersistOverwrites)
     extensions.injectPostHocResolutionRule(_ => PinQueryTime)
     extensions.injectCheckRule(_ => RefuseAnalyze)
+    extensions.injectHintResolutionRule(session => ReportMissingShards(session))
   }
 }

@@ -96,6 +96,9 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
     }
   }
 
+  /** Whether the shard `ident` names (or whose view it names) exists, without reading its state. */
+  override def tableExists(ident: Identifier): Boolean = store.exists(parse(ident).shard)
+
   /** `FROM persist.t VERSION AS OF n` ([[TimeTravel]]). */
   override def loadTable(ident: Identifier, version: String): Table =
     travelled(ident, "VERSION AS OF")(TimeTravel.ofVersion(_, version))

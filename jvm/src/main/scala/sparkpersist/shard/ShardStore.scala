@@ -53,10 +53,10 @@ final class ShardStore(
           s"$where, and a directory is a namespace or a shard, never both. Choose another name.")
       }
       // On a case-insensitive file system (macOS, Windows) the two would be one directory.
-      (list(namespace) ++ namespaces.children(where)).find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
+      list(namespace).find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
         throw new IllegalArgumentException(s"Cannot create shard '$shard' under $where: it differs only in " +
-          s"case from the existing name '$other', and on case-insensitive file systems they would be one " +
-          "directory. Choose another name, or open the existing shard.")
+          s"case from the existing shard '${qualify(namespace, other)}', and on case-insensitive file systems they " +
+          "would be one directory. Choose another name, or open the existing shard.")
       }
       locations.create(new Path(where, name), shard, schema, where.toString)
   }

@@ -119,4 +119,14 @@ class NamespacesSuite extends PersistSparkSession {
       sql("DROP TABLE IF EXISTS persist.h2")
     }
   }
+
+  test("a two-part name of no shard is TABLE_OR_VIEW_NOT_FOUND, not a query on files of the data source persist") {
+    val queries: Seq[() => Any] = Seq(() => sql("SELECT * FROM persist.nope"), () => sql("SELECT * FROM persist.`/no/shard`"),
+      () => spark.table("persist.nope"), () => spark.readStream.table("persist.nope"),
+      () => sql("SELECT 1 WHERE 1 IN (SELECT 1 FROM persist.nope)"), () => sql("SELECT * FROM persist.nope VERSION AS OF 1"))
+    queries.zipWithIndex.foreach { case (query, i) =>
+      val e = intercept[AnalysisException](query())
+      assert(e.getCondition === "TABLE_OR_VIEW_NOT_FOUND" && e.getMessage.contains("`persist`."), s"query $i: ${e.getMessage}")
+    }
+  }
 }

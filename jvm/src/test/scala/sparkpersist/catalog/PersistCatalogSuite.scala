@@ -78,10 +78,10 @@ class PersistCatalogSuite extends SharedSparkSession {
       val e = intercept[AnalysisException](sql(s"SELECT * FROM $name"))
       assert(e.getCondition === "TABLE_OR_VIEW_NOT_FOUND", name)
     }
-    // A two-part name the catalog does not resolve is then tried by Spark as a direct query on
-    // files of the data source `persist` (format("persist")), which refuses it by that name.
-    val direct = intercept[AnalysisException](sql("SELECT * FROM persist.nope"))
-    assert(direct.getCondition === "UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY")
+    // This session has the catalog without the extension: Spark takes the two-part persist.nope for
+    // a query on files of the data source `persist` (with the extension, NamespacesSuite).
+    assert(intercept[AnalysisException](sql("SELECT * FROM persist.nope")).getCondition ===
+      "UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY")
     intercept[NoSuchTableException](catalog.loadTable(Identifier.of(Array.empty, "nope")))
     assert(!catalog.dropTable(Identifier.of(Array.empty, "nope")))
   }

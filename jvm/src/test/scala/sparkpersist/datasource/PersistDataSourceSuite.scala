@@ -53,10 +53,8 @@ class PersistDataSourceSuite extends PersistSparkSession {
     assert(sql(s"SELECT * FROM persist.`$path`.parts").count() >= 1)
     sql(s"DROP TABLE persist.`$uri`")
     assert(!new File(elsewhere, "t").exists())
-    // Spark tries a two-part name the catalog does not resolve as a direct query on files of the
-    // data source `persist`, which refuses it by that name.
     val missing = intercept[AnalysisException](sql(s"SELECT * FROM persist.`$path`"))
-    assert(missing.getCondition === "UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY")
+    assert(missing.getCondition === "TABLE_OR_VIEW_NOT_FOUND")
     assert(intercept[AnalysisException](sql(s"SELECT * FROM persist.`$path`.parts")).getCondition === "TABLE_OR_VIEW_NOT_FOUND")
   }
 

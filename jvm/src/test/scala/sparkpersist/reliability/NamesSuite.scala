@@ -17,8 +17,10 @@ import sparkpersist.shard.ShardFixtures.{hadoopConf, withTempDir}
  */
 class NamesSuite extends AnyFunSuite {
 
-  private val hostile = Seq("..", ".", "../outside", "a/b", "/abs", "a\\b", "..\\outside", "a\u0000b", "a%2Fb",
-    "%2e%2e", "a%5Cb", "file:x", "a b", "a.b", ".hidden", ".dropped-x", "\uff41dmin" /* fullwidth a */,
+  // An absolute path or a URI ("/abs", "file:x") is no name but a location (a path table), and
+  // "a.b" the shard b of namespace a: the suites of ShardLocations and namespaces cover them.
+  private val hostile = Seq("..", ".", "../outside", "a/b", "a\\b", "..\\outside", "a\u0000b", "a%2Fb",
+    "%2e%2e", "a%5Cb", "a b", "a..b", ".a", "a.", ".hidden", ".dropped-x", "\uff41dmin" /* fullwidth a */,
     "\u0435vents" /* Cyrillic e */, "events\u200b" /* zero-width space */, "e\u0301vents", "", "1st", "x" * 129)
 
   test("hostile shard names are refused by every operation before anything is touched") {
