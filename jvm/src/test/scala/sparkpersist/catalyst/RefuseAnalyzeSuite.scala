@@ -1,10 +1,10 @@
 package sparkpersist.catalyst
 
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.{QueryTest, Row}
 
 import sparkpersist.PersistSparkSession
 
-class RefuseAnalyzeSuite extends PersistSparkSession {
+class RefuseAnalyzeSuite extends QueryTest with PersistSparkSession {
 
   test("ANALYZE TABLE on a persist table is refused with the reason; the plan's statistics come from the parts") {
     sql("CREATE TABLE persist.h (id BIGINT)")
