@@ -17,11 +17,17 @@ import sparkpersist.plan.TableView
  * The data source `persist`, which makes `USING persist` a table provider Spark knows: with it, a
  * `CREATE TABLE db.t ... USING persist` in the session catalog reaches [[PersistSessionCatalog]] as a
  * DataSource V2 table. Given a path (a metastore entry's location, `spark.read.format("persist").load(dir)`),
- * it reads the shard there, its schema the shard's own; without one it says which catalog to configure.
+ * it reads the shard there, its schema the shard's own.
  */
 class PersistSource extends TableProvider with DataSourceRegister {
 
-  override def shortName(): String = PersistSource.ShortName
+  /**
+   * `persist` in a session whose session catalog keeps persist tables, else a name no one writes. Spark
+   * takes a two-part table name it cannot resolve, such as `persist.<missing shard>`, for a query on the
+   * files of the data source its first part names: without a session catalog that needs the provider,
+   * `persist.<name>` stays a name of the persist catalog alone, and a missing shard is TABLE_OR_VIEW_NOT_FOUND.
+   */
+  override def shortName(): String = if (PersistSource.inUse) PersistSource.ShortName else "sparkpersist.metastore"
 
   override def inferSchema(options: CaseInsensitiveStringMap): StructType = table(options).schema()
 
@@ -33,10 +39,7 @@ class PersistSource extends TableProvider with DataSourceRegister {
 
   private def table(options: CaseInsensitiveStringMap): PersistTable = {
     val path = Option(options.get("path")).filter(_.nonEmpty).getOrElse(throw new IllegalArgumentException(
-      s"A persist table lives in a catalog that keeps its shard: set spark.sql.catalog.spark_catalog=" +
-        s"${classOf[PersistSessionCatalog].getName} for persist tables in the metastore (CREATE TABLE db.t ... " +
-        s"USING persist), or use the persist catalog (spark.sql.catalog.persist=sparkpersist.catalog.PersistCatalog). " +
-        "spark.read.format(\"persist\").load(directory) reads the shard in a directory."))
+      "The data source persist reads the shard in a directory: spark.read.format(\"persist\").load(directory)."))
     val location = new Path(path).toUri
     val shard = new ShardAtLocation(location, SparkSession.active.sessionState.newHadoopConf()).open()
     ShardTables.data(shard, TableView.Snapshot, s"persist.`$path`")
@@ -46,6 +49,12 @@ class PersistSource extends TableProvider with DataSourceRegister {
 object PersistSource {
   /** The provider name of persist tables: `USING persist`. */
   val ShortName = "persist"
+
+  /** Whether the active session's session catalog is [[PersistSessionCatalog]]. */
+  private def inUse: Boolean = SparkSession.getActiveSession.exists(
+    _.conf.getOption(SessionCatalogKey).contains(classOf[PersistSessionCatalog].getName))
+
+  private val SessionCatalogKey = "spark.sql.catalog.spark_catalog"
 
   /** Whether `provider` (a CREATE TABLE's or a metastore entry's) names persist tables. */
   def names(provider: String): Boolean = provider != null && provider.equalsIgnoreCase(ShortName)
