@@ -126,7 +126,7 @@ def check_client(out: dict) -> None:
     assert out["events"] == out["events_oracle"] == [[1, "a"], [2, "b"], [3, "a"], [4, "c"]]
     assert out["after_delete"] == out["after_delete_oracle"] == [[2, "b"], [4, "c"]]
     assert out["created"] == [[10, "x"], [11, "y"]]
-    assert out["created_properties"] == {"provider": "persist", "order_by": "id"}
+    assert (out["created_provider"], out["created_order_by"]) == ("persist", "id")
     assert out["tables_after_drop"] == ["events", "events_parquet"]
 
 
@@ -148,7 +148,7 @@ def connect_url(thrift_outputs: dict[str, str], state: Path) -> Iterator[str]:
              "spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2", **run_conf()}
     command = [spark_script("spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
                "--master", "local[2]", "--jars", sparkpersist.jar_path(),
-               "--driver-java-options", f"-Dderby.system.home={state}"]
+               "--driver-class-path", sparkpersist.jar_path(), "--driver-java-options", f"-Dderby.system.home={state}"]
     for key, value in confs.items():
         command += ["--conf", f"{key}={value}"]
     log_path = state.parent / "session_catalog_connect.log"

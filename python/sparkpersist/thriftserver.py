@@ -112,6 +112,9 @@ def thriftserver_command(root: str, state_dir: str, *, port: int = DEFAULT_PORT,
     }
     command = [spark_script("spark-submit"), "--class", SERVER_CLASS, "--name", "sparkpersist Thrift server",
                "--master", master, "--jars", jar_path(),
+               # Also on the driver's class path: the server opens a client's session (and so loads the
+               # session catalog, --session-catalog) in a thread whose class loader does not see --jars.
+               "--driver-class-path", jar_path(),
                "--driver-java-options", f"-Dderby.system.home={state_dir}"]
     for key, value in confs.items():
         command += ["--conf", f"{key}={value}"]

@@ -53,7 +53,11 @@ def main(mode: str, target: str) -> None:
     for table, provider in (("events", "persist"), ("events_parquet", "parquet")):
         spark.sql(f"CREATE TABLE {db}.{table} (id BIGINT, kind STRING) USING {provider}")
         spark.sql(f"INSERT INTO {db}.{table} VALUES (1, 'a'), (2, 'b'), (3, 'a')")
-        spark.createDataFrame([(4, "c")], "id long, kind string").writeTo(f"{db}.{table}").append()
+        more = spark.createDataFrame([(4, "c")], "id long, kind string")
+        if provider == "persist":
+            more.writeTo(f"{db}.{table}").append()  # DataFrameWriterV2: a DataSource V2 table
+        else:
+            more.write.insertInto(f"{db}.{table}")  # Spark writes its V1 tables under a session catalog extension so
     out["events"] = rows(spark.table(f"{db}.events"))
     out["events_oracle"] = parquet_rows(spark, f"SELECT * FROM {db}.events_parquet")
     spark.sql(f"DELETE FROM {db}.events WHERE kind = 'a'")
@@ -62,9 +66,10 @@ def main(mode: str, target: str) -> None:
     spark.createDataFrame([(10, "x"), (11, "y")], "id long, kind string") \
         .writeTo(f"{db}.created").using("persist").tableProperty("order_by", "id").create()
     out["created"] = rows(spark.table(f"{db}.created"))
-    out["created_properties"] = {r.key: r.value for r in spark.sql(f"SHOW TBLPROPERTIES {db}.created").collect()
-                                 if r.key in ("provider", "order_by")}
-    location = spark.sql(f"DESCRIBE TABLE EXTENDED {db}.created").where("col_name = 'Location'").collect()[0][1]
+    out["created_order_by"] = spark.sql(f"SHOW TBLPROPERTIES {db}.created ('order_by')").collect()[0].value
+    described = {r.col_name: r.data_type for r in spark.sql(f"DESCRIBE TABLE EXTENDED {db}.created").collect()}
+    out["created_provider"] = described["Provider"]
+    location = described["Location"]
     spark.sql(f"DROP TABLE {db}.created")
     out["dropped_location_exists"] = os.path.exists(location.removeprefix("file:")) if mode == "classic" else None
     out["tables_after_drop"] = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {db}").collect())
