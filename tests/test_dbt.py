@@ -47,10 +47,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy
 
 
-def dbt(project: Path, port: int, *args: str) -> str:
+def run_dbt(project: Path, port: int, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DBT_SPARK_PORT": str(port), "DBT_SCHEMA": SCHEMA, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"}
-    done = subprocess.run([str(DBT), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+    return subprocess.run([str(DBT), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
                           cwd=project, env=env, capture_output=True, text=True, timeout=900)
+
+
+def dbt(project: Path, port: int, *args: str) -> str:
+    done = run_dbt(project, port, *args)
     assert done.returncode == 0, f"dbt {' '.join(args)} failed:\n{done.stdout[-6000:]}\n{done.stderr[-2000:]}"
     return done.stdout
 
@@ -78,8 +82,8 @@ def check_models(port: int, batch: int) -> None:
         ours, expected = rows(port, [f"SELECT * FROM {SCHEMA}.{model}", oracle.format(s=SCHEMA, b=batch)],
                               [HEADERS[model], HEADERS[model]])
         assert ours == expected, model
-        [provider] = rows(port, [f"SHOW TBLPROPERTIES {SCHEMA}.{model} ('provider')"], ["key,value"])
-        assert provider == [["provider", "persist"]], model
+        [described] = rows(port, [f"DESCRIBE TABLE EXTENDED {SCHEMA}.{model}"], ["col_name,data_type,comment"])
+        assert ["Provider", "persist", ""] in described, model
 
 
 def test_the_project_runs_twice_and_incremental_models_add_only_new_rows(server: int, project: Path) -> None:
@@ -96,3 +100,13 @@ def test_the_project_runs_twice_and_incremental_models_add_only_new_rows(server:
     [view] = rows(server, [f"SHOW TABLE EXTENDED IN {SCHEMA} LIKE 'stg_orders'"],
                   ["namespace,tableName,isTemporary,information"])
     assert "Type: VIEW" in view[0][3]
+
+
+def test_without_the_macro_override_dbt_spark_refuses_persist_for_incremental_models(
+        server: int, project: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "project"
+    shutil.copytree(project, bare, ignore=shutil.ignore_patterns("target", "logs"))
+    (bare / "macros" / "persist_file_format.sql").unlink()
+    done = run_dbt(bare, server, "run", "--select", "orders_appended", "--vars", "{batch: 2}")
+    assert done.returncode != 0
+    assert "Invalid file format provided: persist" in done.stdout
