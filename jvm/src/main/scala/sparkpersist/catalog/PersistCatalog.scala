@@ -4,12 +4,11 @@ import java.util
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.catalyst.analysis.{NoSuchNamespaceException, NoSuchTableException, TableAlreadyExistsException}
+import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException, NoSuchTableException, NonEmptyNamespaceException, TableAlreadyExistsException}
 import org.apache.spark.sql.classic.SparkSession
-import org.apache.spark.sql.connector.catalog.{Column, Identifier, ProcedureCatalog, Table, TableCatalog, TableChange}
+import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChange, ProcedureCatalog, SupportsNamespaces, Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
-import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform}
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
@@ -18,7 +17,7 @@ import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
+import sparkpersist.shard.{NamespaceAlreadyExists, NamespaceNotEmpty, NoSuchNamespace, NoSuchShard, ShardAlreadyExists, ShardHandle, ShardStore}
 
 /**
  * The catalog that shows persist shards to SQL. Register it with
@@ -38,9 +37,14 @@ import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
  *  - `CALL persist.system.<procedure>(...)`: the [[SystemProcedures]] (compaction, GC).
  *    `ALTER TABLE` changes the shard's schema ([[TableChanges]]).
- * Shards cannot be renamed.
+ *  - Namespaces (`CREATE NAMESPACE persist.sales`): nested directories under the root;
+ *    `persist.sales.orders` is shard `orders` in namespace `sales`, and how `persist.a.b` is read
+ *    (a shard's view, or a shard in a namespace) is [[PersistTableId]]'s rule.
+ *  - `persist.\`<path or URI>\``: the shard at that location (a path table).
+ * `ALTER TABLE ... RENAME TO` moves a shard's directory where the store renames atomically
+ * ([[sparkpersist.shard.ShardLocations.move]]); the new name may repeat the catalog's or not.
  */
-class PersistCatalog extends TableCatalog with ProcedureCatalog {
+class PersistCatalog extends TableCatalog with SupportsNamespaces with ProcedureCatalog {
 
   private var catalogName: String = _
   private var store: ShardStore = _
@@ -63,14 +67,14 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
   }
 
   override def listTables(namespace: Array[String]): Array[Identifier] = namespace.toSeq match {
-    case Seq() => store.list().sorted.map(PersistTableId.snapshotIdentifier).toArray
-    case Seq(shard) if store.exists(shard) =>
+    case ns if store.namespaceExists(ns) => store.list(ns).map(PersistTableId.snapshotIdentifier(ns, _)).toArray
+    case ns if store.exists(ns.mkString(".")) =>
       TableView.metadataViews.flatMap(_.suffix).map(v => Identifier.of(namespace, v)).toArray
     case _ => throw new NoSuchNamespaceException(namespace)
   }
 
   override def loadTable(ident: Identifier): Table = {
-    val id = PersistTableId.parse(ident, catalogName)
+    val id = parse(ident)
     val shard = try store.open(id.shard) catch { case _: NoSuchShard => throw new NoSuchTableException(ident) }
     ShardTables.load(shard, id.view, id.sqlName(catalogName))
   }
@@ -93,9 +97,12 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
       properties: util.Map[String, String]): Table = {
     val shard = snapshotShard(ident, "create")
     val schema = ShardTables.definition(s"$catalogName.$shard", columns, partitions, properties.asScala.toMap)
-    ShardStore.validateName(shard)
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
-    store.create(shard, schema)
+    try store.create(shard, schema)
+    catch {
+      case _: ShardAlreadyExists => throw new TableAlreadyExistsException(ident)
+      case e: NoSuchNamespace => throw new NoSuchNamespaceException(e.namespace.toArray)
+    }
     loadTable(ident)
   }
 
@@ -113,10 +120,56 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     loadTable(ident)
   }
 
-  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedOperationException(
-      s"Persist tables cannot be renamed (${oldIdent.name()}): create a new shard and copy the data " +
-        "with INSERT INTO ... SELECT.")
+  /**
+   * Moves the shard's directory ([[ShardStore.rename]]): atomic on local disk and HDFS, refused
+   * with the reason on object stores. As for Iceberg's catalogs the new name may leave the catalog
+   * out (`RENAME TO sales.orders2`); Spark hands `RENAME TO persist.h2` over as namespace `persist`,
+   * which names this catalog unless a namespace `persist` exists.
+   */
+  override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit = {
+    val from = snapshotShard(oldIdent, "rename")
+    val target = newIdent.namespace().toSeq match {
+      case first +: rest if first == catalogName && !store.namespaceExists(Seq(catalogName)) => Identifier.of(rest.toArray, newIdent.name())
+      case _ => newIdent
+    }
+    val to = snapshotShard(target, "rename to")
+    try store.rename(from, to)
+    catch {
+      case _: NoSuchShard => throw new NoSuchTableException(oldIdent)
+      case _: ShardAlreadyExists => throw new TableAlreadyExistsException(target)
+      case e: NoSuchNamespace => throw new NoSuchNamespaceException(e.namespace.toArray)
+    }
+  }
+
+  override def listNamespaces(): Array[Array[String]] = listNamespaces(Array.empty)
+
+  override def listNamespaces(namespace: Array[String]): Array[Array[String]] =
+    try store.listNamespaces(namespace.toSeq).map(_.toArray).toArray
+    catch { case _: NoSuchNamespace => throw new NoSuchNamespaceException(namespace) }
+
+  override def namespaceExists(namespace: Array[String]): Boolean =
+    namespace.forall(ShardStore.isName) && store.namespaceExists(namespace.toSeq)
+
+  override def loadNamespaceMetadata(namespace: Array[String]): util.Map[String, String] =
+    try store.namespaceProperties(namespace.toSeq).asJava
+    catch { case _: NoSuchNamespace => throw new NoSuchNamespaceException(namespace) }
+
+  /** Creates a namespace (a directory under the root) whose parent exists; its properties (`COMMENT`, `WITH DBPROPERTIES`) are kept in it. */
+  override def createNamespace(namespace: Array[String], metadata: util.Map[String, String]): Unit =
+    try store.createNamespace(namespace.toSeq, metadata.asScala.toMap)
+    catch {
+      case _: NamespaceAlreadyExists => throw new NamespaceAlreadyExistsException(namespace)
+      case e: NoSuchNamespace => throw new NoSuchNamespaceException(e.namespace.toArray)
+    }
+
+  override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
+    throw new UnsupportedOperationException(s"Namespace $catalogName.${namespace.mkString(".")} keeps the " +
+      "properties it was created with: drop it and create it again with other properties.")
+
+  /** Drops a namespace: RESTRICT refuses one holding shards or namespaces, CASCADE drops every shard in it. */
+  override def dropNamespace(namespace: Array[String], cascade: Boolean): Boolean =
+    try store.dropNamespace(namespace.toSeq, cascade)
+    catch { case e: NamespaceNotEmpty => throw new NonEmptyNamespaceException(namespace, e.getMessage, Some(e)) }
 
   override def loadProcedure(ident: Identifier): UnboundProcedure = SystemProcedures.load(ident, store)
 
@@ -124,7 +177,7 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
   /** The shard `ident` names as a table to `action`; only snapshot names qualify. */
   private def snapshotShard(ident: Identifier, action: String): String = {
-    val id = PersistTableId.parse(ident, catalogName)
+    val id = parse(ident)
     if (id.view != TableView.Snapshot) {
       throw new UnsupportedOperationException(
         s"Cannot $action ${id.sqlName(catalogName)}: it is a view of shard '${id.shard}'. " +
@@ -132,10 +185,11 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     }
     id.shard
   }
+
+  private def parse(ident: Identifier): PersistTableId = PersistTableId.parse(ident, catalogName, store.exists)
 }
 
 object PersistCatalog {
   /** Table property: the shard's order key, comma-separated column names. */
   val OrderBy = "order_by"
-
 }

@@ -33,17 +33,18 @@ import sparkpersist.write.PersistWriteBuilder
  * `request` carries the query's as-of and the filter over the scan; the pruning rule hands it
  * over on a copy of the table ([[withRequest]]) and the scan decides its parts from it. `travel`
  * is the as-of a `TIMESTAMP AS OF` or `VERSION AS OF` read asks for ([[TimeTravel]]), which the
- * query's own choice of time leaves as it is.
+ * query's own choice of time leaves as it is. Without `batchWrites` the table does not offer
+ * `BATCH_WRITE` ([[withoutBatchWrites]]).
  */
 final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, val view: TableView,
     tableName: String, tableProperties: Map[String, String], val request: ScanRequest = ScanRequest.Unset,
-    val travel: Option[Long] = None)
+    val travel: Option[Long] = None, batchWrites: Boolean = true)
   extends Table with SupportsRead with SupportsWrite with SupportsRowLevelOperations with SupportsMetadataColumns
   with TruncatableTable {
 
   /** This table, its scans serving `newRequest`. */
   def withRequest(newRequest: ScanRequest): PersistTable =
-    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest, travel)
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, newRequest, travel, batchWrites)
 
   /** This table read as of the latest complete time of `state`, for a statement that writes it. */
   def latestOf(state: ShardState): PersistTable = withRequest(ScanRequest.latestOf(state))
@@ -53,7 +54,16 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
 
   /** This table read as of `asOf` whatever the query's other reads ([[TimeTravel]]). */
   def travelledTo(asOf: Long): PersistTable =
-    new PersistTable(shard, shardSchema, view, tableName, tableProperties, ScanRequest(Some(asOf), None), Some(asOf))
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, ScanRequest(Some(asOf), None), Some(asOf), batchWrites)
+
+  /**
+   * This table without the `BATCH_WRITE` capability: the table `format("persist")` hands Spark, so
+   * that `DataFrameWriter.save` takes the data source's own path, which honors every save mode and
+   * creates the shard on its first write (`sparkpersist.datasource.PersistDataSource`). Reads, streams
+   * and statements are this table's.
+   */
+  def withoutBatchWrites: PersistTable =
+    new PersistTable(shard, shardSchema, view, tableName, tableProperties, request, travel, batchWrites = false)
 
   override def name(): String = tableName
 
@@ -66,13 +76,17 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
     case _ => shardSchema.dataSchema
   }
 
-  override def capabilities(): util.Set[TableCapability] = view match {
-    case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
-      TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
-    case TableView.Updates => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-      TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
-    case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
+  override def capabilities(): util.Set[TableCapability] = {
+    val all = view match {
+      case TableView.Snapshot => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+        TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE, TableCapability.TRUNCATE,
+        TableCapability.OVERWRITE_BY_FILTER, TableCapability.OVERWRITE_DYNAMIC)
+      case TableView.Updates => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+        TableCapability.MICRO_BATCH_READ, TableCapability.STREAMING_WRITE)
+      case _ => util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
+    }
+    if (!batchWrites) all.remove(TableCapability.BATCH_WRITE)
+    all
   }
 
   override def properties(): util.Map[String, String] = tableProperties.asJava

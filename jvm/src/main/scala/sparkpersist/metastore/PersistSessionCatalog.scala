@@ -17,9 +17,10 @@ import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.sparkpersist.MetastoreTables
 import org.apache.spark.sql.types.StructType
 
+import sparkpersist.PersistConf
 import sparkpersist.catalog.{ShardTables, TableChanges, TimeTravel}
 import sparkpersist.plan.TableView
-import sparkpersist.shard.ShardHandle
+import sparkpersist.shard.{ShardHandle, ShardLocations}
 
 /**
  * Spark's session catalog (`spark_catalog`) with persist tables in it: set
@@ -41,12 +42,16 @@ import sparkpersist.shard.ShardHandle
  */
 class PersistSessionCatalog extends DelegatingCatalogExtension {
 
+  /** The shards of the session's persist tables, at their locations. */
+  private lazy val shards: ShardLocations = new ShardLocations(session.sessionState.newHadoopConf(),
+    openShards = PersistConf.OpenShards.get(session.sessionState.conf).toInt)
+
   override def createTable(
       ident: Identifier,
       columns: Array[Column],
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table =
-    if (PersistSource.names(properties.get(TableCatalog.PROP_PROVIDER))) {
+    if (isPersist(properties.get(TableCatalog.PROP_PROVIDER))) {
       createShardTable(ident, columns, partitions, properties.asScala.toMap)
     } else {
       super.createTable(ident, columns, partitions, properties)
@@ -69,7 +74,7 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
 
   override def alterTable(ident: Identifier, changes: TableChange*): Table = persistEntry(ident) match {
     case Some(entry) =>
-      val shard = shardOf(entry).open()
+      val shard = shards.open(locationOf(entry))
       shard.log.alterSchema(TableChanges.applyAll(_, changes, s"Cannot alter table ${sqlName(entry)}"))
       val altered = ShardTables.data(shard, TableView.Snapshot, sqlName(entry))
       val sessionCatalog = session.sessionState.catalog
@@ -87,7 +92,7 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
   private def dropped(ident: Identifier, drop: Identifier => Boolean): Boolean = {
     val entry = persistEntry(ident)
     val done = drop(ident)
-    entry.filter(_.tableType == CatalogTableType.MANAGED).foreach(e => shardOf(e).drop())
+    entry.filter(_.tableType == CatalogTableType.MANAGED).foreach(e => shards.drop(locationOf(e)))
     done
   }
 
@@ -100,9 +105,9 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
     val external = properties.contains(TableCatalog.PROP_EXTERNAL) || (location.isDefined &&
       !properties.get(TableCatalog.PROP_IS_MANAGED_LOCATION).exists(_.equalsIgnoreCase("true")))
     val shardProperties = properties -- Seq(TableCatalog.PROP_LOCATION)
-    val existing = location.map(shardAt).filter(_ => external).filter(_.exists)
+    val existing = location.map(new Path(_)).filter(_ => external).filter(shards.exists)
     val (schema, newShard) = existing match {
-      case Some(at) => (adopted(name, at.open(), columns, partitions, shardProperties), None)
+      case Some(at) => (adopted(name, shards.open(at), columns, partitions, shardProperties), None)
       case None => (ShardTables.struct(columns), Some(ShardTables.definition(name, columns, partitions, shardProperties)))
     }
     location.filter(_ => existing.isEmpty).foreach(refuseOtherFiles(name, _))
@@ -111,11 +116,11 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
       tableType = if (external) CatalogTableType.EXTERNAL else CatalogTableType.MANAGED,
       storage = CatalogStorageFormat.empty.copy(locationUri = location),
       schema = schema,
-      provider = Some(PersistSource.ShortName),
+      provider = Some(PersistSessionCatalog.Provider),
       properties = shardProperties.filter { case (k, _) => ShardTables.ShardProperties(k) },
       comment = properties.get(TableCatalog.PROP_COMMENT)), ignoreIfExists = false, validateLocation = !external)
     newShard.foreach { shardSchema =>
-      try shardAt(sessionCatalog.getTableMetadata(id).location).create(shardSchema)
+      try shards.create(locationOf(sessionCatalog.getTableMetadata(id)), shardSchema)
       catch {
         case NonFatal(e) =>
           sessionCatalog.dropTable(id, ignoreIfNotExists = true, purge = true)
@@ -152,9 +157,9 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
   }
 
   private def table(entry: CatalogTable, view: TableView): Table =
-    ShardTables.load(shardOf(entry).open(), view, sqlName(entry) + view.suffix.map("." + _).getOrElse(""),
+    ShardTables.load(shards.open(locationOf(entry)), view, sqlName(entry) + view.suffix.map("." + _).getOrElse(""),
       Map(
-        TableCatalog.PROP_PROVIDER -> PersistSource.ShortName,
+        TableCatalog.PROP_PROVIDER -> PersistSessionCatalog.Provider,
         TableCatalog.PROP_LOCATION -> CatalogUtils.URIToString(entry.location),
         TableCatalog.PROP_TABLE_TYPE -> entry.tableType.name,
         TableCatalog.PROP_OWNER -> entry.owner) ++
@@ -176,12 +181,12 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
     case _ => None
   }
 
-  private def isPersist(entry: CatalogTable): Boolean = entry.provider.exists(PersistSource.names)
+  private def isPersist(entry: CatalogTable): Boolean = entry.provider.exists(isPersist)
 
-  private def shardOf(entry: CatalogTable): ShardAtLocation = shardAt(entry.location)
+  private def isPersist(provider: String): Boolean =
+    provider != null && provider.equalsIgnoreCase(PersistSessionCatalog.Provider)
 
-  private def shardAt(location: URI): ShardAtLocation =
-    new ShardAtLocation(location, session.sessionState.newHadoopConf())
+  private def locationOf(entry: CatalogTable): Path = new Path(entry.location)
 
   private def sqlName(entry: CatalogTable): String = s"${name()}.${entry.database}.${entry.identifier.table}"
 
@@ -192,4 +197,12 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
   }
 
   private def session: SparkSession = SparkSession.active
+}
+
+object PersistSessionCatalog {
+  /**
+   * The provider of persist tables, `USING persist`: the data source `persist`
+   * (`sparkpersist.datasource.PersistDataSource`), which makes Spark hand such tables to this catalog.
+   */
+  val Provider = "persist"
 }

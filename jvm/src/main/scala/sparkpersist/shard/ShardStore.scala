@@ -1,6 +1,5 @@
 package sparkpersist.shard
 
-import java.io.FileNotFoundException
 import java.util.UUID
 
 import org.apache.hadoop.conf.Configuration
@@ -21,7 +20,8 @@ import sparkpersist.schema.ShardSchema
  * before anything is written.
  *
  * With `openShards` > 0 the store keeps that many shards open between `open` calls
- * ([[OpenShards]]): opening one again reads only the state versions committed since.
+ * ([[OpenShards]]): opening one again reads only the state versions committed since. A shard at
+ * any other directory (a path table) is reached through [[locations]], which shares that cache.
  */
 final class ShardStore(
     val root: String,
@@ -33,76 +33,150 @@ final class ShardStore(
   private val rootPath: Path = new Path(root)
   private val fs: FileSystem = rootPath.getFileSystem(hadoopConf)
   private val qualifiedRoot: Path = fs.makeQualified(rootPath)
-  private val kept = new OpenShards(openShards)
+  private val namespaces = new ShardNamespaces(fs, hadoopConf)
 
-  /** Creates shard `name` with `schema` at state version 0 (since = upper = 0, no batches). */
-  def create(name: String, schema: ShardSchema): ShardHandle = {
-    validateName(name)
-    // On a case-insensitive file system (macOS, Windows) the two would be one directory.
-    list().find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
-      throw new IllegalArgumentException(s"Cannot create shard '$name' under $qualifiedRoot: it differs only in " +
-        s"case from the existing shard '$other', and on case-insensitive file systems they would be one " +
-        "directory. Choose another name, or open the existing shard.")
-    }
-    val log = stateLog(name)
-    if (!log.create(CreateShard(name, UUID.randomUUID().toString, schema))) {
-      throw new ShardAlreadyExists(name, qualifiedRoot.toString)
-    }
-    new ShardHandle(name, new Path(qualifiedRoot, name), log, fs)
-  }
-
-  /** Opens shard `name`; [[NoSuchShard]] (listing the existing shards) if it does not exist. */
-  def open(name: String): ShardHandle = {
-    validateName(name)
-    val created =
-      try fs.getFileStatus(versionZero(name))
-      catch { case _: FileNotFoundException => throw new NoSuchShard(name, qualifiedRoot.toString, list()) }
-    kept(name, OpenShards.created(created))(handle(name))
-  }
-
-  def exists(name: String): Boolean = {
-    validateName(name)
-    fs.exists(versionZero(name))
-  }
-
-  /** The names of all shards under the root, sorted. */
-  def list(): Seq[String] =
-    if (!fs.exists(qualifiedRoot)) Nil
-    else {
-      fs.listStatus(qualifiedRoot).toSeq
-        .filter(s => s.isDirectory && NamePattern.matches(s.getPath.getName))
-        .map(_.getPath.getName)
-        .filter(exists)
-        .sorted
-    }
+  /** The shards at locations of their own (path tables); this store keeps its named shards through them too. */
+  val locations: ShardLocations = new ShardLocations(hadoopConf, rollupEvery, openShards)
 
   /**
-   * Deletes shard `name` and all its parts; false if it did not exist. The directory is first
+   * Creates `shard` with `schema` at state version 0 (since = upper = 0, no batches). `shard` is
+   * a name under the root (`events`, or `sales.orders` in the namespace `sales`, which must exist)
+   * or a location ([[isLocation]]: `/data/t`, `s3a://bucket/t`).
+   */
+  def create(shard: String, schema: ShardSchema): ShardHandle = resolve(shard) match {
+    case Located(dir) => locations.create(dir, schema)
+    case Named(namespace, name) =>
+      val where = namespaceDir(namespace)
+      if (!namespaceExists(namespace)) throw new NoSuchNamespace(namespace, qualifiedRoot.toString)
+      if (namespaces.exists(new Path(where, name))) {
+        throw new IllegalArgumentException(s"Cannot create shard '$shard': a namespace of that name exists under " +
+          s"$where, and a directory is a namespace or a shard, never both. Choose another name.")
+      }
+      // On a case-insensitive file system (macOS, Windows) the two would be one directory.
+      (list(namespace) ++ namespaces.children(where)).find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
+        throw new IllegalArgumentException(s"Cannot create shard '$shard' under $where: it differs only in " +
+          s"case from the existing name '$other', and on case-insensitive file systems they would be one " +
+          "directory. Choose another name, or open the existing shard.")
+      }
+      locations.create(new Path(where, name), shard, schema, where.toString)
+  }
+
+  /** Opens `shard` (a name or a location); [[NoSuchShard]] (listing the shards of its namespace) if it does not exist. */
+  def open(shard: String): ShardHandle = resolve(shard) match {
+    case Located(dir) => locations.open(dir)
+    case Named(namespace, name) =>
+      locations.open(new Path(namespaceDir(namespace), name), shard,
+        new NoSuchShard(shard, namespaceDir(namespace).toString, list(namespace).map(qualify(namespace, _))))
+  }
+
+  def exists(shard: String): Boolean = locations.exists(dirOf(shard))
+
+  /** The names of all shards directly under the root, sorted. */
+  def list(): Seq[String] = list(Nil)
+
+  /** The names (last segments) of the shards directly in `namespace`, sorted; empty if it does not exist. */
+  def list(namespace: Seq[String]): Seq[String] = {
+    val dir = namespaceDir(namespace)
+    if (!fs.exists(dir)) Nil
+    else {
+      fs.listStatus(dir).toSeq
+        .filter(s => s.isDirectory && isName(s.getPath.getName))
+        .map(_.getPath.getName)
+        .filter(n => locations.exists(new Path(dir, n)))
+        .sorted
+    }
+  }
+
+  /**
+   * Deletes `shard` and all its parts; false if it did not exist. The directory is first
    * renamed aside (atomic on local disk and HDFS), so the shard disappears at once. Writers
    * still appending to a dropped shard fail; stop them first.
    */
-  def drop(name: String): Boolean =
-    exists(name) && {
-      kept.remove(name)
-      val aside = new Path(qualifiedRoot, s".dropped-$name-${UUID.randomUUID()}")
-      fs.rename(new Path(qualifiedRoot, name), aside) && fs.delete(aside, true)
-    }
+  def drop(shard: String): Boolean = locations.drop(dirOf(shard))
 
   /**
-   * Drops shard `name` only if nothing was ever committed to it (its state is still version 0):
+   * Drops `shard` only if nothing was ever committed to it (its state is still version 0):
    * for undoing a creation whose first write failed, while another writer that found the new
    * shard and committed to it keeps its batch. False if the shard was kept or did not exist.
    */
-  def dropIfUnwritten(name: String): Boolean =
-    exists(name) && handle(name).log.current().seqNo == 0L && drop(name)
+  def dropIfUnwritten(shard: String): Boolean = locations.dropIfUnwritten(dirOf(shard))
 
-  private def stateDirOf(name: String): Path = new Path(new Path(qualifiedRoot, name), StateDir)
+  /**
+   * Moves shard `from` to `to` (names or locations) by one rename of its directory, where renames
+   * are atomic ([[ShardLocations.move]]); a named target's namespace must exist. Writers still
+   * appending to `from` fail afterwards, as after a drop: stop them first.
+   */
+  def rename(from: String, to: String): Unit = {
+    resolve(to) match {
+      case Named(namespace, name) =>
+        if (!namespaceExists(namespace)) throw new NoSuchNamespace(namespace, qualifiedRoot.toString)
+        if (namespaces.exists(new Path(namespaceDir(namespace), name))) {
+          throw new IllegalArgumentException(s"Cannot rename shard '$from' to '$to': a namespace of that name exists.")
+        }
+      case Located(_) =>
+    }
+    if (!exists(from)) open(from) // throws NoSuchShard, naming the shards there
+    locations.move(dirOf(from), dirOf(to))
+  }
 
-  private def versionZero(name: String): Path = new Path(stateDirOf(name), FsStateLog.versionName(0))
+  /** True for the root (the empty namespace) and every namespace created under it. */
+  def namespaceExists(namespace: Seq[String]): Boolean = {
+    namespace.foreach(validateName)
+    namespace.isEmpty || namespaces.exists(namespaceDir(namespace))
+  }
 
-  private def stateLog(name: String): FsStateLog = new FsStateLog(name, stateDirOf(name), hadoopConf, rollupEvery)
+  /**
+   * Creates `namespace` (its parent must exist) holding `properties`; [[NamespaceAlreadyExists]]
+   * if it exists, an IllegalArgumentException if a shard has its name.
+   */
+  def createNamespace(namespace: Seq[String], properties: Map[String, String]): Unit = {
+    require(namespace.nonEmpty, "The root namespace always exists.")
+    val parent = namespace.init
+    if (!namespaceExists(parent)) throw new NoSuchNamespace(parent, qualifiedRoot.toString)
+    val dir = namespaceDir(namespace)
+    if (locations.exists(dir)) {
+      throw new IllegalArgumentException(s"Cannot create namespace '${namespace.mkString(".")}': a shard of that name " +
+        s"exists under ${namespaceDir(parent)}, and a directory is a namespace or a shard, never both. Choose another name.")
+    }
+    if (!namespaces.create(dir, properties)) throw new NamespaceAlreadyExists(namespace, qualifiedRoot.toString)
+  }
 
-  private def handle(name: String): ShardHandle = new ShardHandle(name, new Path(qualifiedRoot, name), stateLog(name), fs)
+  /** The properties `namespace` was created with; [[NoSuchNamespace]] if it does not exist. */
+  def namespaceProperties(namespace: Seq[String]): Map[String, String] =
+    if (namespace.isEmpty) Map.empty
+    else namespaces.properties(namespaceDir(namespace)).getOrElse(throw new NoSuchNamespace(namespace, qualifiedRoot.toString))
+
+  /** The namespaces directly in `parent`, sorted; [[NoSuchNamespace]] if `parent` does not exist. */
+  def listNamespaces(parent: Seq[String]): Seq[Seq[String]] = {
+    if (!namespaceExists(parent)) throw new NoSuchNamespace(parent, qualifiedRoot.toString)
+    namespaces.children(namespaceDir(parent)).map(parent :+ _)
+  }
+
+  /**
+   * Drops `namespace`; false if it does not exist. Unless `cascade`, one holding shards or
+   * namespaces is refused ([[NamespaceNotEmpty]]); with it, every shard in it (at any depth) is
+   * dropped first, then the directory.
+   */
+  def dropNamespace(namespace: Seq[String], cascade: Boolean): Boolean = namespace.nonEmpty && namespaceExists(namespace) && {
+    val shards = list(namespace)
+    val nested = namespaces.children(namespaceDir(namespace))
+    if (!cascade && (shards.nonEmpty || nested.nonEmpty)) {
+      throw new NamespaceNotEmpty(namespace, shards.map(qualify(namespace, _)), nested.map(qualify(namespace, _)))
+    }
+    nested.foreach(n => dropNamespace(namespace :+ n, cascade))
+    shards.foreach(n => drop(qualify(namespace, n)))
+    val dir = namespaceDir(namespace)
+    val aside = new Path(dir.getParent, s".dropped-${dir.getName}-${UUID.randomUUID()}")
+    fs.rename(dir, aside) && fs.delete(aside, true)
+  }
+
+  /** The directory of `shard`. */
+  def dirOf(shard: String): Path = resolve(shard) match {
+    case Located(dir) => locations.qualified(dir)
+    case Named(namespace, name) => new Path(namespaceDir(namespace), name)
+  }
+
+  private def namespaceDir(namespace: Seq[String]): Path = namespace.foldLeft(qualifiedRoot)(new Path(_, _))
 
   override def toString: String = s"ShardStore($qualifiedRoot)"
 }
@@ -115,21 +189,70 @@ object ShardStore {
 
   private val NamePattern = "[A-Za-z_][A-Za-z0-9_]{0,127}".r
 
+  /** A URI scheme (`file:`, `s3a:`, `hdfs:`): the start of a location. */
+  private val SchemePattern = "[A-Za-z][A-Za-z0-9+.-]*:.*".r
+
+  /** True if `name` is a valid single name (of a shard or a namespace). */
+  def isName(name: String): Boolean = name != null && NamePattern.matches(name)
+
+  /**
+   * True if `shard` names a location rather than a name under a store's root: an absolute path
+   * (`/data/t`) or a URI (`file:/data/t`, `s3a://bucket/t`). Names never hold `/` or `:`, so the
+   * two cannot be confused.
+   */
+  def isLocation(shard: String): Boolean = shard != null && (shard.startsWith("/") || SchemePattern.matches(shard))
+
+  /** A shard reference: a name under the root (in a namespace), or a directory of its own. */
+  private sealed trait Resolved
+  private final case class Named(namespace: Seq[String], name: String) extends Resolved
+  private final case class Located(dir: Path) extends Resolved
+
+  private def resolve(shard: String): Resolved =
+    if (isLocation(shard)) Located(new Path(shard))
+    else {
+      validateQualifiedName(shard)
+      val segments = shard.split('.').toSeq
+      Named(segments.init, segments.last)
+    }
+
+  /** `name` in `namespace`, as a shard reference (`sales.orders`). */
+  def qualify(namespace: Seq[String], name: String): String = (namespace :+ name).mkString(".")
+
+  /**
+   * A shard's name under a store's root: its own name, after its namespaces' names if it is in
+   * one, dot-separated (`events`, `sales.orders`); each segment follows [[validateName]].
+   */
+  def validateQualifiedName(name: String): Unit =
+    if (name == null || !name.contains('.')) validateName(name)
+    else {
+      // A dot only stands between two names.
+      name.indices.find(i => name(i) == '.' && (i == 0 || i == name.length - 1 || name(i - 1) == '.'))
+        .foreach(i => failName(name, s"character '.' at position $i is not allowed"))
+      name.split('.').foldLeft(0) { (start, segment) =>
+        problem(segment, start).foreach(failName(name, _))
+        start + segment.length + 1
+      }
+    }
+
   /**
    * Shard names are identifiers, `[A-Za-z_][A-Za-z0-9_]{0,127}`, so that they are valid SQL
    * identifiers and a single, safe directory name on every file system.
    */
-  def validateName(name: String): Unit = {
-    def fail(why: String): Nothing = throw new IllegalArgumentException(
-      s"Invalid shard name '$name': $why. A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: " +
-        "a letter or '_', then up to 127 letters, digits or '_'.")
-    if (name == null) fail("it is null")
-    if (name.isEmpty) fail("it is empty")
-    if (name.length > MaxNameLength) fail(s"it is ${name.length} characters long, the limit is $MaxNameLength")
-    if (!NamePattern.matches(name)) {
+  def validateName(name: String): Unit = problem(name, 0).foreach(failName(name, _))
+
+  /** What is wrong with a single name, its characters' positions counted from `offset`. */
+  private def problem(name: String, offset: Int): Option[String] =
+    if (name == null) Some("it is null")
+    else if (name.isEmpty) Some("it is empty")
+    else if (name.length > MaxNameLength) Some(s"it is ${name.length} characters long, the limit is $MaxNameLength")
+    else if (NamePattern.matches(name)) None
+    else {
       val i = name.indexWhere(c => !(c == '_' || (c < 128 && c.isLetterOrDigit)))
-      if (i >= 0) fail(s"character '${name.charAt(i)}' at position $i is not allowed")
-      else fail("it starts with a digit")
+      if (i >= 0) Some(s"character '${name.charAt(i)}' at position ${i + offset} is not allowed")
+      else Some("it starts with a digit")
     }
-  }
+
+  private def failName(name: String, why: String): Nothing = throw new IllegalArgumentException(
+    s"Invalid shard name '$name': $why. A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: " +
+      "a letter or '_', then up to 127 letters, digits or '_'.")
 }

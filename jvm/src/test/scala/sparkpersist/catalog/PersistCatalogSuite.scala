@@ -74,21 +74,27 @@ class PersistCatalogSuite extends SharedSparkSession {
   }
 
   test("a missing shard is TABLE_OR_VIEW_NOT_FOUND, for every view") {
-    for (name <- Seq("persist.nope", "persist.nope.updates", "persist.nope.parts", "persist.nope.batches")) {
+    for (name <- Seq("persist.nope.updates", "persist.nope.parts", "persist.nope.batches", "persist.ns.nope")) {
       val e = intercept[AnalysisException](sql(s"SELECT * FROM $name"))
       assert(e.getCondition === "TABLE_OR_VIEW_NOT_FOUND", name)
     }
+    // A two-part name the catalog does not resolve is then tried by Spark as a direct query on
+    // files of the data source `persist` (format("persist")), which refuses it by that name.
+    val direct = intercept[AnalysisException](sql("SELECT * FROM persist.nope"))
+    assert(direct.getCondition === "UNSUPPORTED_DATASOURCE_FOR_DIRECT_QUERY")
     intercept[NoSuchTableException](catalog.loadTable(Identifier.of(Array.empty, "nope")))
     assert(!catalog.dropTable(Identifier.of(Array.empty, "nope")))
   }
 
   test("names that are not a shard or one of its views are refused with the accepted shapes") {
-    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("events"), "history")))
-    assert(e.getMessage === "'persist.events.history' is not a persist table name. Use " +
-      "persist.<shard> for a shard's snapshot, persist.<shard>.updates for its raw updates, " +
-      "persist.<shard>.parts for its parts or persist.<shard>.batches for its batches.")
-    val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "b"), "c")))
-    assert(deep.getMessage.startsWith("'persist.a.b.c' is not a persist table name."))
+    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("/data/t"), "history")))
+    assert(e.getMessage === "'persist./data/t.history' is not a persist table name. Use persist.<shard> (or " +
+      "persist.<namespace>.<shard>) for a shard's snapshot, persist.`<path or URI>` for the shard at a location, and " +
+      "one more part for its metadata: .updates for its raw updates, .parts for its parts, .batches for its batches.")
+    val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "file:/b"), "c")))
+    assert(deep.getMessage.startsWith("'persist.a.file:/b.c' is not a persist table name."))
+    // Two names are a shard in a namespace unless the first is a shard (see NamespacesSuite).
+    intercept[NoSuchTableException](catalog.loadTable(Identifier.of(Array("events"), "history")))
   }
 
   test("creation refuses partitioning, unknown properties, reserved and unknown order_by columns") {
@@ -110,7 +116,7 @@ class PersistCatalogSuite extends SharedSparkSession {
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
   }
 
-  test("views cannot be created, dropped or altered; shards cannot be renamed") {
+  test("views cannot be created, dropped, altered or renamed") {
     withShard("CREATE TABLE persist.events (id INT)") {
       val drop = intercept[UnsupportedOperationException](catalog.dropTable(Identifier.of(Array("events"), "parts")))
       assert(drop.getMessage === "Cannot drop persist.events.parts: it is a view of shard 'events'. " +
@@ -118,8 +124,9 @@ class PersistCatalogSuite extends SharedSparkSession {
       val alter = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events.parts ADD COLUMN x INT"))
       assert(alter.getMessage === "Cannot alter persist.events.parts: it is a view of shard 'events'. " +
         "alter persist.events instead.")
-      val rename = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events RENAME TO persist.other"))
-      assert(rename.getMessage.startsWith("Persist tables cannot be renamed (events)"))
+      val rename = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events.parts RENAME TO persist.other"))
+      assert(rename.getMessage === "Cannot rename persist.events.parts: it is a view of shard 'events'. " +
+        "rename persist.events instead.")
     }
   }
 

@@ -189,9 +189,10 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     assert(new File(foreign, "data.csv").isFile)
   }
 
-  test("an external table in an existing empty directory, named with a trailing '/'") {
+  test("an external table in an existing empty directory of any name, named with a trailing '/'") {
     spark.sql("CREATE DATABASE IF NOT EXISTS slashed")
-    val dir = Files.createTempDirectory("empty").toFile
+    val dir = new File(Files.createTempDirectory("empty").toFile, "my-events.v2")
+    assert(dir.mkdir())
     assert(dir.toURI.toString.endsWith("/"))
     spark.sql(s"CREATE TABLE slashed.t (id BIGINT) USING persist LOCATION '${dir.toURI}'")
     spark.sql("INSERT INTO slashed.t VALUES (7)")

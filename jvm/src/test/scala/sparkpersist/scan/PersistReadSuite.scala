@@ -199,7 +199,7 @@ class PersistReadSuite extends SharedSparkSession {
       val late = all.filter(_.minTime >= 5)
       val vAtLeast2 = GreaterThanOrEqual(AttributeReference(kvData(1).name, IntegerType)(), Literal(2))
       val table = spark.sessionState.catalogManager.catalog("persist").asInstanceOf[PersistCatalog]
-        .loadTable(PersistTableId.snapshotIdentifier("kv")).asInstanceOf[PersistTable]
+        .loadTable(PersistTableId.snapshotIdentifier(Nil, "kv")).asInstanceOf[PersistTable]
         .withRequest(ScanRequest(None, Some(vAtLeast2)))
       val scan = table.newScanBuilder(org.apache.spark.sql.util.CaseInsensitiveStringMap.empty())
         .build().asInstanceOf[PersistScan]
