@@ -2,7 +2,7 @@ package sparkpersist.catalog
 
 import java.io.File
 
-import org.apache.spark.sql.{AnalysisException, Row}
+import org.apache.spark.sql.{AnalysisException, QueryTest, Row}
 import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, NoSuchNamespaceException}
 
 import sparkpersist.PersistSparkSession
@@ -11,7 +11,7 @@ import sparkpersist.PersistSparkSession
  * Namespaces of the persist catalog: nested directories under the root holding shards, the names
  * `persist.<namespace>.<shard>` and their metadata views, and the rule that reads `persist.a.b`.
  */
-class NamespacesSuite extends PersistSparkSession {
+class NamespacesSuite extends QueryTest with PersistSparkSession {
 
   private def names(query: String): Seq[String] = sql(query).collect().map(_.getString(0)).toSeq
 

@@ -3,7 +3,7 @@ package sparkpersist.datasource
 import java.io.File
 import java.nio.file.Files
 
-import org.apache.spark.sql.{AnalysisException, DataFrame, Row}
+import org.apache.spark.sql.{AnalysisException, DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit}
 import org.apache.spark.sql.streaming.Trigger
 
@@ -15,7 +15,7 @@ import sparkpersist.scan.ScanReports
  * `format("persist")`, read and written as a user does, compared with plain Spark over a Parquet
  * copy of the same rows and with a catalog table holding the same batches.
  */
-class PersistDataSourceSuite extends PersistSparkSession {
+class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
 
   /** Shards outside the catalog's root. */
   private lazy val elsewhere: File = Files.createTempDirectory("persist-paths").toFile
