@@ -32,7 +32,7 @@ SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsparkpersist.line=$(LINE) -Dsparkpersist.sparkJars=$(SPARK_JARS) \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar dist install test test-line test-py demo bench soak clean s3a-jars
+.PHONY: setup jar dist install test test-line test-py test-dbt demo bench soak clean s3a-jars
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -105,6 +105,7 @@ SOFT := spark.sparkpersist.pushdown.mode=soft,spark.sparkpersist.pushdown.soft.f
 SHIM_SUITES := $(shell sed '/^\#/d' jvm/shim-suites.txt)
 test:
 	$(MAKE) --no-print-directory test-line SPARK=$(spark_default_line) JVM_TESTS=test
+	$(MAKE) --no-print-directory test-dbt SPARK=$(spark_default_line)
 	for line in $(OTHER_LINES); do \
 	  $(MAKE) --no-print-directory test-line SPARK=$$line JVM_TESTS="testOnly $(SHIM_SUITES)" || exit 1; done
 
@@ -114,8 +115,20 @@ test-line: setup install $(S3A_JARS)
 	$(MAKE) --no-print-directory test-py SPARK=$(LINE)
 
 test-py: setup install $(S3A_JARS)
-	$(PY) -m pytest -q tests
-	SPARKPERSIST_TEST_CONF="$(SOFT)" $(PY) -m pytest -q tests
+	$(PY) -m pytest -q tests --ignore=tests/test_dbt.py
+	SPARKPERSIST_TEST_CONF="$(SOFT)" $(PY) -m pytest -q tests --ignore=tests/test_dbt.py
+
+# The dbt project (tests/dbt) against the Thrift server with the session catalog, on the default line
+# only: dbt speaks SQL to the server, and what differs between lines is the JVM's (shim suites). dbt
+# has a virtualenv of its own (python/requirements-dbt.txt says why).
+DBT_VENV := .venv/dbt
+$(DBT_VENV)/.installed: python/requirements-dbt.txt
+	$(PYTHON) -m venv $(DBT_VENV)
+	$(DBT_VENV)/bin/python -m pip install -q -r python/requirements-dbt.txt
+	touch $@
+
+test-dbt: setup install $(DBT_VENV)/.installed
+	SPARKPERSIST_DBT=$(abspath $(DBT_VENV))/bin/dbt $(PY) -m pytest -q tests/test_dbt.py
 
 demo: setup install
 	$(PY) -m sparkpersist demo --data ./demo-data

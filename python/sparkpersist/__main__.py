@@ -38,7 +38,7 @@ def _cmd_thriftserver(args: argparse.Namespace) -> int:
     from .thriftserver import run
 
     return run(args.root, port=args.port, host=args.host, state_dir=args.state_dir, master=args.master,
-               conf=args.conf, allow_remote=args.allow_remote)
+               conf=args.conf, allow_remote=args.allow_remote, session_catalog=args.session_catalog)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     thrift.add_argument("--state-dir", help="local directory for the metastore and warehouse "
                                             "(default: <root>/.thriftserver)")
     thrift.add_argument("--master", default="local[*]", help="Spark master URL (default: %(default)s)")
+    thrift.add_argument("--session-catalog", action="store_true",
+                        help="keep USING persist tables (CREATE TABLE db.t ... USING persist) in the metastore, "
+                             "as Spark's session catalog (docs/session-catalog.md)")
     thrift.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a further Spark config (repeatable)")
     thrift.set_defaults(func=_cmd_thriftserver)

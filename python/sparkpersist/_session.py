@@ -19,8 +19,14 @@ EXTENSIONS = "sparkpersist.PersistExtensions"
 CATALOG_CLASS = "sparkpersist.catalog.PersistCatalog"
 """The catalog plugin registered as ``spark.sql.catalog.persist``."""
 
+SESSION_CATALOG_KEY = "spark.sql.catalog.spark_catalog"
 
-def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> SparkSession.Builder:
+SESSION_CATALOG_CLASS = "sparkpersist.metastore.PersistSessionCatalog"
+"""The session catalog (``spark_catalog``) that keeps ``USING persist`` tables in the metastore."""
+
+
+def configure(builder: SparkSession.Builder, root: Optional[str] = None, *,
+              session_catalog: bool = False) -> SparkSession.Builder:
     """Adds sparkpersist to a session builder: the bundled jar, the extension and the ``persist`` catalog.
 
     The jar is the one built for the installed pyspark's Spark line; on a line the package has no
@@ -33,6 +39,9 @@ def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> Spar
         builder: a ``SparkSession.builder`` (not yet created).
         root: directory (any Hadoop FileSystem URI) under which shards live. A local path is
             made absolute. If omitted, set ``spark.sparkpersist.root`` yourself.
+        session_catalog: also make Spark's session catalog keep ``USING persist`` tables
+            (``CREATE TABLE db.t (...) USING persist``) in its metastore, each shard at its table's
+            location (docs/session-catalog.md); combine with ``enableHiveSupport()`` for a Hive metastore.
 
     Returns:
         The same builder, for chaining.
@@ -41,6 +50,8 @@ def configure(builder: SparkSession.Builder, root: Optional[str] = None) -> Spar
                .config("spark.jars", jar_path())
                .config("spark.sql.extensions", EXTENSIONS)
                .config(f"spark.sql.catalog.{CATALOG}", CATALOG_CLASS))
+    if session_catalog:
+        builder = builder.config(SESSION_CATALOG_KEY, SESSION_CATALOG_CLASS)
     if root is not None:
         builder = builder.config(ROOT_KEY, _absolute(root))
     return builder

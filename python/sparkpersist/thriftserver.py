@@ -4,7 +4,9 @@ The server is Spark's own ``HiveThriftServer2``, started with ``spark-submit`` f
 installed pyspark, the bundled jar, the ``persist`` catalog and the pruning extensions. Any JDBC
 client (beeline, DBeaver, ...) then reads shards as ``persist.<shard>`` with ``mz_now()`` and
 part pruning. The Hive metastore (embedded Derby) and the warehouse live in a state directory,
-never in the current directory.
+never in the current directory. With ``session_catalog`` (``--session-catalog``) the session
+catalog keeps ``USING persist`` tables in that metastore too (``sales.orders``), as BI tools and
+dbt expect.
 """
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import IO, Mapping, Optional, Sequence, Union
 
 from ._jar import jar_path
-from ._session import CATALOG, CATALOG_CLASS, EXTENSIONS, ROOT_KEY, _absolute
+from ._session import (CATALOG, CATALOG_CLASS, EXTENSIONS, ROOT_KEY, SESSION_CATALOG_CLASS, SESSION_CATALOG_KEY,
+                       _absolute)
 
 SERVER_CLASS = "org.apache.spark.sql.hive.thriftserver.HiveThriftServer2"
 DEFAULT_HOST = "127.0.0.1"
@@ -72,8 +75,22 @@ def default_state_dir(root: str) -> str:
     return str(Path(local) / STATE_DIR_NAME)
 
 
+def metastore_conf(state_dir: str) -> dict[str, str]:
+    """The Spark configs of the server's Hive metastore: embedded Derby and the warehouse under ``state_dir``.
+
+    Another Spark application (``enableHiveSupport()``) with these configs sees the server's databases
+    and tables, once the server is stopped: embedded Derby admits one process at a time.
+    """
+    return {
+        "spark.sql.warehouse.dir": str(Path(state_dir) / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL":
+            f"jdbc:derby:;databaseName={Path(state_dir) / 'metastore_db'};create=true",
+    }
+
+
 def thriftserver_command(root: str, state_dir: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST,
-                         master: str = "local[*]", conf: Optional[Mapping[str, str]] = None) -> list[str]:
+                         master: str = "local[*]", conf: Optional[Mapping[str, str]] = None,
+                         session_catalog: bool = False) -> list[str]:
     """The ``spark-submit`` command line that runs the Thrift server (nothing is checked or started).
 
     Args:
@@ -83,18 +100,21 @@ def thriftserver_command(root: str, state_dir: str, *, port: int = DEFAULT_PORT,
         host: address the server binds to.
         master: Spark master URL.
         conf: further Spark configs, applied last (so they may override the ones set here).
+        session_catalog: make ``spark_catalog`` keep ``USING persist`` tables in the metastore.
     """
     confs = {
         "spark.sql.extensions": EXTENSIONS,
         f"spark.sql.catalog.{CATALOG}": CATALOG_CLASS,
+        **({SESSION_CATALOG_KEY: SESSION_CATALOG_CLASS} if session_catalog else {}),
         ROOT_KEY: root,
-        "spark.sql.warehouse.dir": str(Path(state_dir) / "warehouse"),
-        "spark.hadoop.javax.jdo.option.ConnectionURL":
-            f"jdbc:derby:;databaseName={Path(state_dir) / 'metastore_db'};create=true",
+        **metastore_conf(state_dir),
         **(conf or {}),
     }
     command = [spark_script("spark-submit"), "--class", SERVER_CLASS, "--name", "sparkpersist Thrift server",
                "--master", master, "--jars", jar_path(),
+               # Also on the driver's class path: the server opens a client's session (and so loads the
+               # session catalog, --session-catalog) in a thread whose class loader does not see --jars.
+               "--driver-class-path", jar_path(),
                "--driver-java-options", f"-Dderby.system.home={state_dir}"]
     for key, value in confs.items():
         command += ["--conf", f"{key}={value}"]
@@ -145,7 +165,8 @@ def check_bind(host: str, allow_remote: bool, conf: Optional[Mapping[str, str]] 
 def start_thriftserver(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST,
                        state_dir: Optional[str] = None, master: str = "local[*]",
                        conf: Optional[Mapping[str, str]] = None,
-                       log: Union[None, int, IO[bytes]] = None, allow_remote: bool = False) -> subprocess.Popen:
+                       log: Union[None, int, IO[bytes]] = None, allow_remote: bool = False,
+                       session_catalog: bool = False) -> subprocess.Popen:
     """Checks the root and the port, then starts the Thrift server in a child process.
 
     The child is the server's JVM itself (pyspark's scripts ``exec`` it), so ``terminate()``
@@ -160,6 +181,7 @@ def start_thriftserver(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAU
         conf: further Spark configs.
         log: where the server's stdout and stderr go (a file, ``subprocess.DEVNULL``); default: inherited.
         allow_remote: allow a ``host`` beyond the loopback interface (see :func:`check_bind`).
+        session_catalog: make ``spark_catalog`` keep ``USING persist`` tables in the metastore.
 
     Raises:
         ThriftServerError: the root does not exist, the port is taken, the state directory is unusable,
@@ -175,7 +197,8 @@ def start_thriftserver(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAU
     ensure_port_free(host, port)
     state = os.path.abspath(state_dir) if state_dir is not None else default_state_dir(root)
     os.makedirs(state, exist_ok=True)
-    command = thriftserver_command(root, state, port=port, host=host, master=master, conf=conf)
+    command = thriftserver_command(root, state, port=port, host=host, master=master, conf=conf,
+                                   session_catalog=session_catalog)
     # The working directory is the state directory: stray files (derby.log, spark-warehouse)
     # of any component end up there rather than wherever the server was started from.
     return subprocess.Popen(command, cwd=state, env=spark_env(), stdout=log, stderr=log)
@@ -275,7 +298,8 @@ def main_loop(server: subprocess.Popen, host: str, port: int, user: str, out: Op
 
 
 def run(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, state_dir: Optional[str] = None,
-        master: str = "local[*]", conf: Sequence[str] = (), allow_remote: bool = False) -> int:
+        master: str = "local[*]", conf: Sequence[str] = (), allow_remote: bool = False,
+        session_catalog: bool = False) -> int:
     """Entry point of ``python -m sparkpersist thriftserver``: starts the server and waits for it."""
     settings = {}
     for pair in conf:
@@ -289,7 +313,7 @@ def run(root: str, *, port: int = DEFAULT_PORT, host: str = DEFAULT_HOST, state_
         if warning:
             print(warning, file=sys.stderr)
         server = start_thriftserver(root, port=port, host=host, state_dir=state_dir, master=master, conf=settings,
-                                    allow_remote=allow_remote)
+                                    allow_remote=allow_remote, session_catalog=session_catalog)
     except ThriftServerError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@
  *
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
- * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
+ * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore` <-
  * `catalyst`, `api` <- `PersistExtensions`, `source`, `datasource`.
  *
  * Layer rule: `PersistConf` imports `stats`.

@@ -8,8 +8,7 @@ import org.apache.spark.sql.catalyst.analysis.{NamespaceAlreadyExistsException, 
 import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.connector.catalog.{Column, Identifier, NamespaceChange, ProcedureCatalog, SupportsNamespaces, Table, TableCatalog, TableChange}
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
-import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform}
-import org.apache.spark.sql.types.{StructField, StructType}
+import org.apache.spark.sql.connector.expressions.Transform
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
@@ -77,23 +76,7 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
   override def loadTable(ident: Identifier): Table = {
     val id = parse(ident)
     val shard = try store.open(id.shard) catch { case _: NoSuchShard => throw new NoSuchTableException(ident) }
-    val tableName = id.sqlName(catalogName)
-    id.view match {
-      case TableView.Parts => new PartsTable(shard, tableName)
-      case TableView.Batches => new BatchesTable(shard, tableName)
-      case view =>
-        val state = shard.state
-        val properties = Map(
-          PersistCatalog.OrderBy -> state.schema.orderBy.mkString(","),
-          "shard_id" -> state.shardId,
-          "format_version" -> state.formatVersion.toString,
-          "since" -> state.since.toString,
-          "upper" -> state.upper.toString) ++
-          Option(IndexColumns.render(state.schema)).filter(_.nonEmpty).map(IndexColumns.Property -> _) ++
-          Option(ClusterColumns.render(state.schema)).filter(_.nonEmpty).map(ClusterColumns.Property -> _) ++
-          state.schema.properties
-        new PersistTable(shard, state.schema, view, tableName, properties)
-    }
+    ShardTables.load(shard, id.view, id.sqlName(catalogName))
   }
 
   /** Whether the shard `ident` names (or whose view it names) exists, without reading its state. */
@@ -107,11 +90,8 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
   override def loadTable(ident: Identifier, timestamp: Long): Table =
     travelled(ident, "TIMESTAMP AS OF")(TimeTravel.ofTimestamp(_, timestamp))
 
-  private def travelled(ident: Identifier, what: String)(asOf: ShardHandle => Long): Table = loadTable(ident) match {
-    case t: PersistTable => t.travelledTo(asOf(t.shard))
-    case other => throw new UnsupportedOperationException(s"${other.name()} cannot be read $what: it shows the " +
-      "shard's metadata as it is now. Read persist.<shard> or persist.<shard>.updates as of a time instead.")
-  }
+  private def travelled(ident: Identifier, what: String)(asOf: ShardHandle => Long): Table =
+    ShardTables.travelled(loadTable(ident), what)(asOf)
 
   override def createTable(
       ident: Identifier,
@@ -119,40 +99,9 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
       partitions: Array[Transform],
       properties: util.Map[String, String]): Table = {
     val shard = snapshotShard(ident, "create")
-    val clusterBy = partitions.toSeq.map {
-      case ClusterByTransform(columns) => columns.map(_.fieldNames().mkString("."))
-      case _ => throw new UnsupportedOperationException(
-        s"Persist table $catalogName.$shard cannot be partitioned: parts are pruned by their statistics. " +
-          s"Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than time, or the " +
-          s"'${PersistCatalog.OrderBy}' table property to sort them.")
-    }
-    val props = properties.asScala.toMap
-    val known = Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property)
-    val unknown = props.keySet.filterNot(k => known(k) || PersistCatalog.SparkProperties(k))
-    if (unknown.nonEmpty) {
-      throw new IllegalArgumentException(
-        s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
-          s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
-          s"'${ClusterColumns.Property}' (comma-separated columns), and '${IsolationLevel.Property}'.")
-    }
-    val context = s"Cannot create table $catalogName.$shard"
-    val clustering = (clusterBy ++ props.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
-      case Seq() => Nil
-      case Seq(columns) => columns
-      case _ => throw new IllegalArgumentException(s"$context: CLUSTER BY and the table property " +
-        s"'${ClusterColumns.Property}' both name clustering columns. Keep one")
-    }
-    val orderBy = props.get(PersistCatalog.OrderBy).toSeq
-      .flatMap(_.split(",")).map(_.trim).filter(_.nonEmpty)
-    val struct = StructType(columns.map { c =>
-      val field = StructField(c.name(), c.dataType(), c.nullable())
-      Option(c.comment()).map(field.withComment).getOrElse(field)
-    })
+    val schema = ShardTables.definition(s"$catalogName.$shard", columns, partitions, properties.asScala.toMap)
     if (store.exists(shard)) throw new TableAlreadyExistsException(ident)
-    val schema = ShardSchema.fromStruct(struct, orderBy, context)
-    val indexed = IndexColumns.set(schema, props.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context)
-    val isolation = props.get(IsolationLevel.Property).map(IsolationLevel.parse(_, context))
-    try store.create(shard, IsolationLevel.set(ClusterColumns.set(indexed, clustering, context), isolation))
+    try store.create(shard, schema)
     catch {
       case _: ShardAlreadyExists => throw new TableAlreadyExistsException(ident)
       case e: NoSuchNamespace => throw new NoSuchNamespaceException(e.namespace.toArray)
@@ -246,10 +195,4 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
 object PersistCatalog {
   /** Table property: the shard's order key, comma-separated column names. */
   val OrderBy = "order_by"
-
-  /** Properties Spark itself sets on CREATE TABLE; they carry nothing for a shard. */
-  private val SparkProperties: Set[String] = Set(
-    TableCatalog.PROP_OWNER, TableCatalog.PROP_PROVIDER, TableCatalog.PROP_COMMENT,
-    TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, TableCatalog.PROP_COLLATION,
-    TableCatalog.PROP_TABLE_TYPE)
 }
