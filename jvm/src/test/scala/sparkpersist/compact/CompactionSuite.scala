@@ -10,7 +10,7 @@ import org.apache.spark.sql.types._
 
 import sparkpersist.plan.InvalidAsOf
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog, VersionEntry}
 import sparkpersist.shard.PartFormat
 import sparkpersist.write.{PartFooters, ShardWriter, WriteOptions}
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
@@ -157,6 +157,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
       inner.replaceBatches(replacements)
     }
     override def listing(): StateListing = inner.listing()
+    override def history(): IndexedSeq[VersionEntry] = inner.history()
     override def statesFrom(seqNo: Long): Iterator[ShardState] = inner.statesFrom(seqNo)
     override def truncateBefore(seqNo: Long): Seq[String] = inner.truncateBefore(seqNo)
   }
