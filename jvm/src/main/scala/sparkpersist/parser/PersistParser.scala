@@ -1,0 +1,54 @@
+package sparkpersist.parser
+
+import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParserInterface}
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
+
+import sparkpersist.catalog.SystemProcedures
+import sparkpersist.plan.TableView
+
+/**
+ * Spark's parser with the persist statements in front ([[PersistStatements]]), each rewritten into
+ * SQL that Spark's parser reads:
+ *
+ *  - `DESCRIBE HISTORY t [LIMIT n]` is `SELECT * FROM t.history ORDER BY version DESC [LIMIT n]`
+ *    (the shard's history table, [[sparkpersist.catalog.HistoryTable]]);
+ *  - `RESTORE TABLE c.s TO VERSION AS OF n` is `CALL c.system.restore(shard => 's', version => n)`,
+ *    and `TIMESTAMP AS OF e` passes `timestamp => CAST((e) AS TIMESTAMP)`; a name of one part
+ *    calls the current catalog's `system.restore`.
+ *
+ * Everything else, and every other method, is the delegate's ([[DelegatingParser]], per Spark line).
+ */
+final class PersistParser(delegate: ParserInterface) extends DelegatingParser(delegate) {
+
+  override def parsePlan(sqlText: String): LogicalPlan =
+    rewritten(sqlText).fold(delegate.parsePlan(sqlText))(delegate.parsePlan)
+
+  override def parsePlanWithParameters(sqlText: String, context: ParameterContext): LogicalPlan =
+    rewritten(sqlText).fold(delegate.parsePlanWithParameters(sqlText, context))(delegate.parsePlan)
+
+  /** The SQL a persist statement is rewritten into, or None for any other statement. */
+  def rewritten(sqlText: String): Option[String] = PersistStatements.parse(sqlText).map {
+    case DescribeHistory(table, limit) =>
+      s"SELECT * FROM ${PersistParser.quoted(table ++ TableView.History.suffix)} ORDER BY version DESC" +
+        limit.fold("")(n => s" LIMIT $n")
+    case RestoreToVersion(table, version) => PersistParser.restoreCall(table, s"version => ${version}L")
+    case RestoreToTimestamp(table, timestamp) =>
+      delegate.parseExpression(timestamp) // fails here, naming the expression, if it is not one
+      PersistParser.restoreCall(table, s"timestamp => CAST(($timestamp) AS TIMESTAMP)")
+  }
+}
+
+object PersistParser {
+  def quoted(parts: Seq[String]): String = parts.map(p => "`" + p.replace("`", "``") + "`").mkString(".")
+
+  private def restoreCall(table: Seq[String], target: String): String = {
+    val (catalog, shard) = table match {
+      case Seq(shard) => (Nil, shard)
+      case Seq(catalog, shard) => (Seq(catalog), shard)
+      case _ => throw new IllegalArgumentException(s"Cannot RESTORE ${quoted(table)}: name a persist shard as " +
+        s"<catalog>.<shard> (e.g. persist.events) or <shard> in the current catalog (${PersistStatements.RestoreUsage}).")
+    }
+    val procedure = quoted(catalog ++ Seq(SystemProcedures.Namespace, "restore"))
+    s"CALL $procedure(shard => '${shard.replace("\\", "\\\\").replace("'", "\\'")}', $target)"
+  }
+}
