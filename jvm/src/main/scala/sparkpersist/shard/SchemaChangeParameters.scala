@@ -9,6 +9,9 @@ import sparkpersist.schema.ShardSchema
  */
 private[shard] object SchemaChangeParameters {
 
+  /** The parameters of a change of table properties only (`ALTER TABLE ... SET TBLPROPERTIES`, `CLUSTER BY`). */
+  val Properties: Set[String] = Set("indexColumns", "clusterBy", "setProperties", "unsetProperties")
+
   def apply(before: ShardSchema, after: ShardSchema): Map[String, String] = {
     val was = before.columns.map(c => c.id -> c).toMap
     val is = after.columns.map(c => c.id -> c).toMap

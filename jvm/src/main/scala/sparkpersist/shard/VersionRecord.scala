@@ -40,7 +40,9 @@ object VersionRecord {
   val DropBatch = "DROP BATCH"
   val Retention = "SET SINCE"
   val Alter = "ALTER TABLE"
+  val SetProperties = "SET TBLPROPERTIES"
 
+  /** Operations that only append rows, reading nothing of the shard. */
   private val BlindAppends = Set(Write, StreamingUpdate)
 
   /**
@@ -63,7 +65,9 @@ object VersionRecord {
       case (AlterSchema(schema, _), Some(b)) => SchemaChangeParameters(b.schema, schema)
       case _ => Map.empty[String, String]
     }
-    record.copy(parameters = record.parameters ++ altered, metrics = record.metrics ++ removed,
+    val operation = if (altered.nonEmpty && altered.keySet.subsetOf(SchemaChangeParameters.Properties) &&
+      record.operation == Alter) SetProperties else record.operation
+    record.copy(operation = operation, parameters = record.parameters ++ altered, metrics = record.metrics ++ removed,
       timestampMs = Some(committer.nowMs), userName = committer.userName, appId = committer.appId,
       engineInfo = Some(committer.engineInfo), userMetadata = record.userMetadata.orElse(committer.userMetadata))
   }
