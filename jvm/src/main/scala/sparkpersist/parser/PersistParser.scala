@@ -12,9 +12,10 @@ import sparkpersist.plan.TableView
  *
  *  - `DESCRIBE HISTORY t [LIMIT n]` is `SELECT * FROM t.history ORDER BY version DESC [LIMIT n]`
  *    (the shard's history table, [[sparkpersist.catalog.HistoryTable]]);
- *  - `RESTORE TABLE c.s TO VERSION AS OF n` is `CALL c.system.restore(shard => 's', version => n)`,
- *    and `TIMESTAMP AS OF e` passes `timestamp => CAST((e) AS TIMESTAMP)`; a name of one part
- *    calls the current catalog's `system.restore`.
+ *  - `RESTORE TABLE c.s TO VERSION AS OF n` is `CALL c.system.restore('s', n, NULL)`, and
+ *    `TIMESTAMP AS OF e` is `CALL c.system.restore('s', NULL, CAST((e) AS TIMESTAMP))` (by position:
+ *    Spark 4.2 does not bind a named argument that is not a literal); a name of one part calls the
+ *    current catalog's `system.restore`.
  *
  * Everything else, and every other method, is the delegate's ([[DelegatingParser]], per Spark line).
  */
@@ -31,10 +32,10 @@ final class PersistParser(delegate: ParserInterface) extends DelegatingParser(de
     case DescribeHistory(table, limit) =>
       s"SELECT * FROM ${PersistParser.quoted(table ++ TableView.History.suffix)} ORDER BY version DESC" +
         limit.fold("")(n => s" LIMIT $n")
-    case RestoreToVersion(table, version) => PersistParser.restoreCall(table, s"version => ${version}L")
+    case RestoreToVersion(table, version) => PersistParser.restoreCall(table, s"${version}L, NULL")
     case RestoreToTimestamp(table, timestamp) =>
       delegate.parseExpression(timestamp) // fails here, naming the expression, if it is not one
-      PersistParser.restoreCall(table, s"timestamp => CAST(($timestamp) AS TIMESTAMP)")
+      PersistParser.restoreCall(table, s"NULL, CAST(($timestamp) AS TIMESTAMP)")
   }
 }
 
@@ -49,6 +50,6 @@ object PersistParser {
         s"<catalog>.<shard> (e.g. persist.events) or <shard> in the current catalog (${PersistStatements.RestoreUsage}).")
     }
     val procedure = quoted(catalog ++ Seq(SystemProcedures.Namespace, "restore"))
-    s"CALL $procedure(shard => '${shard.replace("\\", "\\\\").replace("'", "\\'")}', $target)"
+    s"CALL $procedure('${shard.replace("\\", "\\\\").replace("'", "\\'")}', $target)"
   }
 }
