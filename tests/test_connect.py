@@ -115,3 +115,18 @@ def test_a_connect_write_is_committed_and_timed_by_the_jvm_whatever_commits_betw
     own_batches(race, races["rows_each"])
     writers = [w for w, _ in race["updates"]]
     assert writers.count("intruder") == len(race["batches"]) - 2 >= 2
+
+
+def test_history_and_restore_over_connect(connect_url: str) -> None:
+    """DESCRIBE HISTORY and RESTORE TABLE reach the server's parser; the restore equals VERSION AS OF and a Parquet copy."""
+    done = subprocess.run([sys.executable, str(APPS / "connect_history.py"), connect_url],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["at_two"] == [[1, "a"], [2, "b"], [2, "b"], [3, None]]
+    assert out["parquet"] == out["at_two"]
+    assert out["after"] == out["at_two"]
+    assert out["restore"] == [2, 3, 2]  # back: (1, a) and (2, b) twice; away: (2, B) twice
+    assert out["history"] == [[5, "RESTORE", "2"], [4, "UPDATE", None], [3, "DELETE", None], [2, "WRITE", None],
+                              [1, "WRITE", None], [0, "CREATE TABLE", None]]
+    assert out["user"] and out["engine"].startswith("sparkpersist/")
