@@ -5,7 +5,7 @@ import java.util
 import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData
 import org.apache.spark.sql.connector.catalog.{SupportsRead, Table, TableCapability}
-import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder}
+import org.apache.spark.sql.connector.read.{LocalScan, Scan, ScanBuilder, SupportsPushDownLimit}
 import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
@@ -31,12 +31,22 @@ final class HistoryTable(shard: ShardHandle, tableName: String) extends Table wi
 
   override def capabilities(): util.Set[TableCapability] = util.EnumSet.of(TableCapability.BATCH_READ)
 
-  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = () => {
-    val historyRows = shard.log.history().map(HistoryTable.row).toArray
-    new LocalScan {
-      override def rows(): Array[InternalRow] = historyRows
-      override def readSchema(): StructType = HistoryTable.Schema
-    }: Scan
+  /** Rows newest first: a `LIMIT n` is handed to the scan, which then reads only the newest `n` versions. */
+  override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder = new ScanBuilder with SupportsPushDownLimit {
+    private var limit = Int.MaxValue
+
+    override def pushLimit(n: Int): Boolean = {
+      limit = n
+      false // Spark still applies it
+    }
+
+    override def build(): Scan = {
+      val historyRows = shard.log.history(limit).map(HistoryTable.row).toArray
+      new LocalScan {
+        override def rows(): Array[InternalRow] = historyRows
+        override def readSchema(): StructType = HistoryTable.Schema
+      }
+    }
   }
 }
 

@@ -10,8 +10,8 @@ import sparkpersist.plan.TableView
  * Spark's parser with the persist statements in front ([[PersistStatements]]), each rewritten into
  * SQL that Spark's parser reads:
  *
- *  - `DESCRIBE HISTORY t [LIMIT n]` is `SELECT * FROM t.history ORDER BY version DESC [LIMIT n]`
- *    (the shard's history table, [[sparkpersist.catalog.HistoryTable]]);
+ *  - `DESCRIBE HISTORY t [LIMIT n]` is `SELECT * FROM t.history [LIMIT n]` (the shard's history
+ *    table, [[sparkpersist.catalog.HistoryTable]], newest first, reading only the newest `n` versions);
  *  - `RESTORE TABLE c.s TO VERSION AS OF n` is `CALL c.system.restore('s', n, NULL)`, and
  *    `TIMESTAMP AS OF e` is `CALL c.system.restore('s', NULL, CAST((e) AS TIMESTAMP))` (by position:
  *    Spark 4.2 does not bind a named argument that is not a literal); a name of one part calls the
@@ -30,8 +30,7 @@ final class PersistParser(delegate: ParserInterface) extends DelegatingParser(de
   /** The SQL a persist statement is rewritten into, or None for any other statement. */
   def rewritten(sqlText: String): Option[String] = PersistStatements.parse(sqlText).map {
     case DescribeHistory(table, limit) =>
-      s"SELECT * FROM ${PersistParser.quoted(table ++ TableView.History.suffix)} ORDER BY version DESC" +
-        limit.fold("")(n => s" LIMIT $n")
+      s"SELECT * FROM ${PersistParser.quoted(table ++ TableView.History.suffix)}" + limit.fold("")(n => s" LIMIT $n")
     case RestoreToVersion(table, version) => PersistParser.restoreCall(table, s"${version}L, NULL")
     case RestoreToTimestamp(table, timestamp) =>
       delegate.parseExpression(timestamp) // fails here, naming the expression, if it is not one

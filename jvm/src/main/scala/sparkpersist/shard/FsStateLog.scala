@@ -122,8 +122,8 @@ final class FsStateLog(
    * before records, without the parts' statistics); no state is rebuilt. A version deleted by
    * garbage collection between the listing and its read is left out.
    */
-  def history(): IndexedSeq[VersionEntry] =
-    listing().versions.reverse.flatMap { f =>
+  def history(limit: Int): IndexedSeq[VersionEntry] =
+    listing().versions.reverse.take(limit).flatMap { f =>
       val file = versionPath(f.seqNo)
       decodeIfExists(file)(StateCodec.decodeRecord(file.toString, _, f.seqNo)).map(VersionEntry(f.seqNo, f.modifiedMs, _))
     }

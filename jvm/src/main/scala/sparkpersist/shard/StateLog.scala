@@ -56,9 +56,10 @@ trait StateLog {
 
   /**
    * The record of every state version the log holds now ([[VersionRecord]]), newest first: versions
-   * garbage collection deleted are not there (version 0, the create, always is).
+   * garbage collection deleted are not there (version 0, the create, always is). With `limit`, only
+   * the newest `limit` versions are read.
    */
-  def history(): IndexedSeq[VersionEntry]
+  def history(limit: Int = Int.MaxValue): IndexedSeq[VersionEntry]
 
   /** The state versions and rollups the log holds now (for garbage collection). */
   def listing(): StateListing

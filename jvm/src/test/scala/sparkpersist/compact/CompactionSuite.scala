@@ -157,7 +157,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
       inner.replaceBatches(replacements)
     }
     override def listing(): StateListing = inner.listing()
-    override def history(): IndexedSeq[VersionEntry] = inner.history()
+    override def history(limit: Int): IndexedSeq[VersionEntry] = inner.history(limit)
     override def statesFrom(seqNo: Long): Iterator[ShardState] = inner.statesFrom(seqNo)
     override def truncateBefore(seqNo: Long): Seq[String] = inner.truncateBefore(seqNo)
   }

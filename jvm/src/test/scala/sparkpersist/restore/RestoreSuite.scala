@@ -126,7 +126,7 @@ class RestoreSuite extends QueryTest with PersistSparkSession {
     override def downgradeSince(newSince: Long): ShardState = inner.downgradeSince(newSince)
     override def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement]) =
       inner.replaceBatches(replacements)
-    override def history(): IndexedSeq[VersionEntry] = inner.history()
+    override def history(limit: Int): IndexedSeq[VersionEntry] = inner.history(limit)
     override def listing(): StateListing = inner.listing()
     override def statesFrom(seqNo: Long): Iterator[ShardState] = inner.statesFrom(seqNo)
     override def truncateBefore(seqNo: Long): Seq[String] = inner.truncateBefore(seqNo)

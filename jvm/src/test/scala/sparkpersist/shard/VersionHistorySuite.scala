@@ -54,6 +54,7 @@ class VersionHistorySuite extends AnyFunSuite {
       log.truncateBefore(8)
       val history = log.history()
       assert(history.map(_.seqNo) === Seq(9L, 8L, 0L))
+      assert(log.history(limit = 2).map(_.seqNo) === Seq(9L, 8L))
       assert(history.map(_.record.operation) === Seq("WRITE", "WRITE", "CREATE TABLE"))
       assert(history.forall(e => e.record.timestampMs.nonEmpty && e.record.engineInfo.contains(Committer.EngineInfo)))
     }
