@@ -105,7 +105,8 @@ object CommitInfo {
  * committed; a merged batch keeps the newest epoch of each query it holds). `clusteredBy` holds
  * the ids of the columns a clustering compaction laid its rows out by (empty for any other batch):
  * each of its runs is one part, covering a narrow range of the curve along those columns.
- * `commit` says what wrote it, when its writer said ([[CommitInfo]]; a merged batch has none).
+ * `commit` says what wrote it, when its writer said ([[CommitInfo]]; a merged batch names the compaction
+ * and its settings, or none if an older release merged it).
  */
 final case class BatchMeta(
     id: String,

@@ -87,7 +87,8 @@ object VersionRecord {
         else if (batches.exists(_.clusteredBy.nonEmpty)) Clustering
         else Compaction
       val parameters = if (operation == DropBatch) Map("batchId" -> replacements.flatMap(_.replaced).mkString(","))
-        else Map("groups" -> replacements.size.toString)
+        else batches.flatMap(_.commit).headOption.fold(Map.empty[String, String])(_.parameters) +
+          ("groups" -> replacements.size.toString)
       VersionRecord(operation, SortedMap.from(parameters), SortedMap.from(added(batches) ++
         Map("numRemovedBatches" -> replacements.map(_.replaced.size.toLong).sum)))
   }

@@ -85,7 +85,9 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert(byVersion(10L)._1.keySet === Set("queryId", "epochId") && byVersion(10L)._1("epochId") === "0")
     assert(byVersion(11L)._1 === Map("since" -> afterCompaction.since.toString))
     val compacted = byVersion(12L)._2
-    assert(byVersion(12L)._1 === Map("groups" -> "1"))
+    assert(byVersion(12L)._1 === Map("groups" -> "1", "round" -> "1", "automatic" -> "false",
+      "fanIn" -> PersistConf.CompactFanIn.default.toString, "targetBytes" -> PersistConf.CompactTargetBytes.default.toString,
+      "windowMs" -> PersistConf.CompactWindowMs.default.toString))
     assert(compacted("numRemovedBatches") === 6L && compacted("numRemovedParts") === 10L)
     assert(compacted("numRemovedUpdates") === batches.init.map(_.rowCount).sum &&
       compacted("numRemovedBytes") === batches.init.map(_.bytes).sum)
