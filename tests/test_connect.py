@@ -15,6 +15,8 @@ import sparkpersist
 from sparkpersist._session import CATALOG_CLASS, EXTENSIONS, ROOT_KEY
 from sparkpersist.thriftserver import spark_env, spark_script, stop, wait_until_ready
 
+from apps import history_scenario
+
 HOST = "127.0.0.1"
 APPS = Path(__file__).resolve().parent / "apps"
 
@@ -122,11 +124,4 @@ def test_history_and_restore_over_connect(connect_url: str) -> None:
     done = subprocess.run([sys.executable, str(APPS / "connect_history.py"), connect_url],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
-    out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert out["at_two"] == [[1, "a"], [2, "b"], [2, "b"], [3, None]]
-    assert out["parquet"] == out["at_two"]
-    assert out["after"] == out["at_two"]
-    assert out["restore"] == [2, 3, 2]  # back: (1, a) and (2, b) twice; away: (2, B) twice
-    assert out["history"] == [[5, "RESTORE", "2"], [4, "UPDATE", None], [3, "DELETE", None], [2, "WRITE", None],
-                              [1, "WRITE", None], [0, "CREATE TABLE", None]]
-    assert out["user"] and out["engine"].startswith("sparkpersist/")
+    history_scenario.check(json.loads(done.stdout.strip().splitlines()[-1]))
