@@ -28,7 +28,9 @@ import sparkpersist.stats.legacy.JsonPartStatsReader
  * batch holds parts with positions, at [[ShardState.RebasedPartsFormatVersion]] when it holds a
  * rebased part, at [[ShardState.TablePropertiesFormatVersion]] when its schema holds table
  * properties), every other file at
- * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
+ * [[ShardState.FormatVersion]]; this reader reads them all. A version file may also hold a `record`
+ * of what committed it ([[VersionRecord]]): it changes nothing the state is read from, so it moves no
+ * format version and older readers skip it. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
  */

@@ -52,12 +52,11 @@ object VersionRecord {
    */
   def committed(change: StateDiff, before: Option[ShardState], committer: Committer): VersionRecord = {
     val record = derived(change)
-    val removed = change match {
-      case ReplaceBatches(replacements) =>
+    val removed = (change, before) match {
+      case (ReplaceBatches(replacements), Some(b)) =>
         val ids = replacements.flatMap(_.replaced).toSet
-        val gone = before.toSeq.flatMap(_.batches.filter(b => ids(b.id)))
-        if (before.isEmpty) Map.empty[String, Long]
-        else Map("numRemovedParts" -> gone.map(_.partCount.toLong).sum, "numRemovedUpdates" -> gone.map(_.rowCount).sum,
+        val gone = b.batches.filter(batch => ids(batch.id))
+        Map("numRemovedParts" -> gone.map(_.partCount.toLong).sum, "numRemovedUpdates" -> gone.map(_.rowCount).sum,
           "numRemovedBytes" -> gone.map(_.bytes).sum)
       case _ => Map.empty[String, Long]
     }
