@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
 import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts, RefuseAnalyze, ReportMissingShards}
+import sparkpersist.parser.PersistParser
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -18,10 +19,12 @@ import sparkpersist.stream.StreamFilters
  * only the target rows a small MERGE source can match ([[FilterMergeTarget]]), and the check that
  * refuses `ANALYZE TABLE` on a persist table with the reason ([[RefuseAnalyze]]), and the one that
  * reports `persist.<missing>` as a missing table rather than a file query ([[ReportMissingShards]]).
+ * In front of Spark's parser it reads `DESCRIBE HISTORY` and `RESTORE TABLE` ([[PersistParser]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
+    extensions.injectParser((_, delegate) => new PersistParser(delegate))
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
     extensions.injectPlannerStrategy(_ => StatsAnswerStrategy)

@@ -13,11 +13,11 @@
  *
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
- * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore` <-
- * `catalyst`, `api` <- `PersistExtensions`, `source`, `datasource`.
+ * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore`,
+ * `restore` <- `catalyst`, `api`, `parser` <- `PersistExtensions`, `source`, `datasource`.
  *
  * Layer rule: `PersistConf` imports `stats`.
  *
- * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `stream`.
+ * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `parser`, `stream`.
  */
 package object sparkpersist

@@ -35,6 +35,7 @@ import sparkpersist.shard.{NamespaceAlreadyExists, NamespaceNotEmpty, NoSuchName
  *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
+ *  - `persist.<shard>.history`: one row per state version, with what committed it ([[HistoryTable]]).
  *  - `CALL persist.system.<procedure>(...)`: the [[SystemProcedures]] (compaction, GC).
  *    `ALTER TABLE` changes the shard's schema ([[TableChanges]]).
  *  - Namespaces (`CREATE NAMESPACE persist.sales`): nested directories under the root;

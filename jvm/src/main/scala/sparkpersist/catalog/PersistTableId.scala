@@ -59,6 +59,7 @@ object PersistTableId {
     new IllegalArgumentException(
       s"'$written' is not a persist table name. Use $catalog.<shard> (or $catalog.<namespace>.<shard>) for a " +
         s"shard's snapshot, $catalog.`<path or URI>` for the shard at a location, and one more part for its " +
-        s"metadata: .updates for its raw updates, .parts for its parts, .batches for its batches.")
+        s"metadata: .updates for its raw updates, .parts for its parts, .batches for its batches, .history for " +
+        s"its history.")
   }
 }

@@ -75,6 +75,7 @@ object ShardTables {
     view match {
       case TableView.Parts => new PartsTable(shard, tableName)
       case TableView.Batches => new BatchesTable(shard, tableName)
+      case TableView.History => new HistoryTable(shard, tableName)
       case _ => data(shard, view, tableName, more)
     }
 

@@ -58,7 +58,7 @@ class PersistCatalogSuite extends SharedSparkSession {
       assert(sql("SELECT * FROM persist.events.updates").collect().isEmpty)
       assert(sql("SELECT * FROM persist.events.parts").collect().isEmpty)
       assert(sql("SHOW TABLES IN persist").collect().map(_.getString(1)).toSeq === Seq("events"))
-      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts", "batches"))
+      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts", "batches", "history"))
     }
     assert(sql("SHOW TABLES IN persist").collect().isEmpty)
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
@@ -90,7 +90,8 @@ class PersistCatalogSuite extends SharedSparkSession {
     val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("/data/t"), "history")))
     assert(e.getMessage === "'persist./data/t.history' is not a persist table name. Use persist.<shard> (or " +
       "persist.<namespace>.<shard>) for a shard's snapshot, persist.`<path or URI>` for the shard at a location, and " +
-      "one more part for its metadata: .updates for its raw updates, .parts for its parts, .batches for its batches.")
+      "one more part for its metadata: .updates for its raw updates, .parts for its parts, .batches for its batches, .history for " +
+      "its history.")
     val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "file:/b"), "c")))
     assert(deep.getMessage.startsWith("'persist.a.file:/b.c' is not a persist table name."))
     // Two names are a shard in a namespace unless the first is a shard (see NamespacesSuite).
