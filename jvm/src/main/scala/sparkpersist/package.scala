@@ -14,7 +14,7 @@
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
  * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
- * `catalyst`, `api` <- `PersistExtensions`, `source`.
+ * `catalyst`, `api`, `table` <- `PersistExtensions`, `source`.
  *
  * Layer rule: `PersistConf` imports `stats`.
  *
