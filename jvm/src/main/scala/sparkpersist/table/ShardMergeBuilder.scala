@@ -5,7 +5,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.{Column, DataFrame, functions}
 import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.{DeleteAction, InsertAction, InsertStarAction, MergeAction, MergeIntoTable, UpdateAction, UpdateStarAction}
-import org.apache.spark.sql.sparkpersist.{CatalystColumns, DataFrames}
+import org.apache.spark.sql.sparkpersist.DataFrames
 
 /**
  * A MERGE of a source DataFrame into a [[ShardTable]], clause by clause, as delta-spark's
@@ -14,7 +14,7 @@ import org.apache.spark.sql.sparkpersist.{CatalystColumns, DataFrames}
  * `MergeIntoTable` over the shard, as `MERGE INTO` does.
  */
 final class ShardMergeBuilder private[table] (
-    table: ShardTable,
+    private[table] val table: ShardTable,
     source: DataFrame,
     condition: Column,
     clauses: Vector[MergeClause]) {
@@ -58,7 +58,7 @@ final class ShardMergeBuilder private[table] (
         "A MERGE needs at least one clause: add whenMatched(), whenNotMatched() or whenNotMatchedBySource() before execute().")
     }
     def of(kind: ClauseKind): Seq[MergeAction] = clauses.filter(_.kind == kind).map(_.action)
-    table.run(MergeIntoTable(table.target, DataFrames.logicalPlan(source), CatalystColumns.expression(condition),
+    table.run(MergeIntoTable(table.target, DataFrames.logicalPlan(source), table.expression(condition),
       of(Matched), of(NotMatched), of(NotMatchedBySource), withSchemaEvolution = false))
   }
 
@@ -77,12 +77,12 @@ private[table] final case class MergeClause(kind: ClauseKind, action: MergeActio
 sealed abstract class ShardMergeUpdateOrDelete private[table] (
     merge: ShardMergeBuilder, kind: ClauseKind, condition: Option[Column]) {
 
-  protected val when: Option[Expression] = condition.map(CatalystColumns.expression)
+  protected val when: Option[Expression] = condition.map(merge.table.expression)
 
   protected def adding(action: MergeAction): ShardMergeBuilder = merge.adding(kind, action)
 
   /** Sets the target's columns of `set` to their values. */
-  def update(set: Map[String, Column]): ShardMergeBuilder = adding(UpdateAction(when, Assignments(set)))
+  def update(set: Map[String, Column]): ShardMergeBuilder = adding(UpdateAction(when, Assignments(set, merge.table.expression)))
 
   /** Sets the target's columns of `set` to their values (Java). */
   def update(set: java.util.Map[String, Column]): ShardMergeBuilder = update(set.asScala.toMap)
@@ -112,11 +112,11 @@ final class ShardMergeNotMatchedBySourceActionBuilder private[table] (
 
 /** The actions of a `whenNotMatched` clause: insert the source row (some or all columns). */
 final class ShardMergeNotMatchedActionBuilder private[table] (merge: ShardMergeBuilder, condition: Option[Column]) {
-  private val when = condition.map(CatalystColumns.expression)
+  private val when = condition.map(merge.table.expression)
 
   /** Inserts a row of the values of `values` (the other columns null). */
   def insert(values: Map[String, Column]): ShardMergeBuilder =
-    merge.adding(NotMatched, InsertAction(when, Assignments(values)))
+    merge.adding(NotMatched, InsertAction(when, Assignments(values, merge.table.expression)))
 
   /** Inserts a row of the values of `values` (Java). */
   def insert(values: java.util.Map[String, Column]): ShardMergeBuilder = insert(values.asScala.toMap)

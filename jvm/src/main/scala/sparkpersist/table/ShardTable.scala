@@ -5,7 +5,7 @@ import scala.util.Try
 
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession, functions}
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation
-import org.apache.spark.sql.catalyst.expressions.Literal
+import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{DeleteFromTable, LogicalPlan, SubqueryAlias, UpdateTable}
 import org.apache.spark.sql.sparkpersist.{CatalystColumns, DataFrames}
 
@@ -53,7 +53,7 @@ final class ShardTable private (spark: SparkSession, name: TableName, aliasName:
   def delete(condition: String): Unit = delete(functions.expr(condition))
 
   /** Deletes the rows on which `condition` holds. */
-  def delete(condition: Column): Unit = run(DeleteFromTable(target, CatalystColumns.expression(condition)))
+  def delete(condition: Column): Unit = run(DeleteFromTable(target, expression(condition)))
 
   /** Sets the columns of `set` to their values in every row. */
   def update(set: Map[String, Column]): Unit = runUpdate(None, set)
@@ -134,13 +134,16 @@ final class ShardTable private (spark: SparkSession, name: TableName, aliasName:
   def updates(since: Long): DataFrame = updates.where(functions.col("time") >= since)
 
   private def runUpdate(condition: Option[Column], set: Map[String, Column]): Unit =
-    run(UpdateTable(target, Assignments(set), condition.map(CatalystColumns.expression)))
+    run(UpdateTable(target, Assignments(set, expression), condition.map(expression)))
 
   /** The statement's target: the shard's relation, for writing, under the alias if any. */
   private[table] def target: LogicalPlan = {
     val relation = UnresolvedRelation(name.parts)
     aliasName.fold[LogicalPlan](relation)(SubqueryAlias(_, relation))
   }
+
+  /** The Catalyst expression of `column`, as this table's session converts it. */
+  private[table] def expression(column: Column): Expression = CatalystColumns.expression(spark, column)
 
   /** Runs a statement, as Spark runs the same SQL statement. */
   private[table] def run(statement: LogicalPlan): Unit = DataFrames.ofRows(spark, statement)

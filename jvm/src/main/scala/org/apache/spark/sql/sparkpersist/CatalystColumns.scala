@@ -13,8 +13,9 @@ import org.apache.spark.sql.classic.ExpressionUtils
 object CatalystColumns {
   def column(expression: Expression): Column = ExpressionUtils.column(expression)
 
-  /** The Catalyst expression of a DataFrame column (unresolved until a plan resolves it), as `Column.expr` was. */
-  def expression(column: Column): Expression = ExpressionUtils.expression(column)
+  /** The Catalyst expression of a DataFrame column in `spark` (unresolved until a plan resolves it), as `Column.expr` was. */
+  def expression(spark: org.apache.spark.sql.SparkSession, column: Column): Expression =
+    spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession].expression(column)
 }
 
 /** A DataFrame of a logical plan (`Dataset.ofRows`, `private[sql]`), for commands that read and write shards. */
