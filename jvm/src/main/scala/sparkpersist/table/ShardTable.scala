@@ -34,6 +34,9 @@ import sparkpersist.compact.{CompactOptions, GcOptions, Lifecycle, LifecycleResu
  */
 final class ShardTable private (spark: SparkSession, name: TableName, aliasName: Option[String]) {
 
+  /** The shard, as the catalog's procedures name it (`CALL persist.system.compact(shard => ...)`). */
+  def shard: String = name.shard
+
   /** This table under an alias, to name its columns in a condition (`t.id = s.id`). */
   def as(alias: String): ShardTable = new ShardTable(spark, name, Some(alias))
 

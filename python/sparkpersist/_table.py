@@ -1,0 +1,366 @@
+"""``ShardTable``: a shard's table held by a handle, with delta-spark's ``DeltaTable`` names.
+
+In a classic session every method calls the JVM's ``sparkpersist.table.ShardTable`` (py4j), which
+builds Spark's own DELETE/UPDATE/MERGE statements; over Spark Connect it runs the same statements
+as SQL (``DELETE FROM``, ``UPDATE``, ``MERGE INTO``, ``RESTORE TABLE``, ``CALL persist.system.…``),
+so both paths share the JVM's implementation of each operation.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Union
+
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from . import _api
+from ._jvm import facade, is_connect
+from ._sql_table import SqlTable
+from .errors import InvalidInputError, translated_errors
+
+ColumnOrStr = Union[Column, str]
+"""A condition or value: a :class:`~pyspark.sql.Column`, or a SQL expression as a string."""
+
+
+@dataclass(frozen=True)
+class MergeClause:
+    """One clause of a MERGE: its kind, condition, action and the values it sets or inserts."""
+
+    kind: str  # "matched", "not_matched" or "not_matched_by_source"
+    condition: Optional[ColumnOrStr]
+    action: str  # "update", "update_all", "delete", "insert" or "insert_all"
+    values: Optional[Dict[str, ColumnOrStr]] = None
+
+
+class ShardTable:
+    """A shard's table, with delta-spark's ``DeltaTable`` names: code moves over with the import changed.
+
+    ::
+
+        events = ShardTable.forName(spark, "events")
+        events.delete("country = 'XX'")
+        (events.alias("t").merge(updates.alias("s"), "t.id = s.id")
+            .whenMatchedUpdateAll().whenNotMatchedInsertAll().execute())
+        events.history(10).show()
+        events.restoreToVersion(3)
+
+    Conditions and values are SQL strings or Columns. Over Spark Connect they must be SQL strings
+    (a Column there cannot be turned into the SQL the statement runs as: it raises
+    :class:`~sparkpersist.ConnectNotSupportedError`, saying so).
+    """
+
+    def __init__(self, spark: SparkSession, backend: Any) -> None:
+        """Use :meth:`forName` or :meth:`forPath`."""
+        self._spark = spark
+        self._backend = backend
+
+    @classmethod
+    def forName(cls, sparkSession: SparkSession, tableOrViewName: str) -> "ShardTable":
+        """The shard named ``tableOrViewName`` (``events`` or ``persist.events``) of the session's catalog.
+
+        Raises :class:`~sparkpersist.ShardNotFoundError` when there is no such shard, and
+        :class:`~sparkpersist.InvalidInputError` for a name of another catalog.
+        """
+        if is_connect(sparkSession):
+            return cls(sparkSession, SqlTable.for_name(sparkSession, tableOrViewName))
+        facade(sparkSession, "ShardTable.forName")  # a classic session with the jar, or a clear error
+        with translated_errors():
+            return cls(sparkSession, _JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forName(
+                sparkSession._jsparkSession, tableOrViewName)))
+
+    @classmethod
+    def forPath(cls, sparkSession: SparkSession, path: str) -> "ShardTable":
+        """The shard stored at ``path`` (any Hadoop FileSystem URI), as SQL's ``persist.`<path>```."""
+        if is_connect(sparkSession):
+            return cls(sparkSession, SqlTable.for_path(sparkSession, path))
+        facade(sparkSession, "ShardTable.forPath")
+        with translated_errors():
+            return cls(sparkSession, _JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forPath(
+                sparkSession._jsparkSession, path)))
+
+    @classmethod
+    def isShardTable(cls, sparkSession: SparkSession, identifier: str) -> bool:
+        """Whether ``identifier`` is a shard: a path (holding ``/`` or ``:``) or a shard's name."""
+        opener = cls.forPath if ("/" in identifier or ":" in identifier) else cls.forName
+        try:
+            opener(sparkSession, identifier)
+            return True
+        except Exception:  # any failure to open it: not a shard (as delta-spark's isDeltaTable)
+            return False
+
+    def alias(self, aliasName: str) -> "ShardTable":
+        """This table under an alias, to name its columns in a condition (``t.id = s.id``)."""
+        return ShardTable(self._spark, self._backend.alias(aliasName))
+
+    def toDF(self) -> DataFrame:
+        """The table's rows as of now, as a DataFrame (under the alias, if any)."""
+        return self._backend.to_df()
+
+    def delete(self, condition: Optional[ColumnOrStr] = None) -> None:
+        """Deletes the rows on which ``condition`` holds (every row without one), as ``DELETE FROM``."""
+        with translated_errors():
+            self._backend.delete(condition)
+
+    def update(self, condition: Optional[ColumnOrStr] = None,
+               set: Optional[Dict[str, ColumnOrStr]] = None) -> None:
+        """Sets the columns of ``set`` to their values in the rows on which ``condition`` holds, as ``UPDATE``.
+
+        Args:
+            condition: the rows to update (every row when None).
+            set: column name (nested fields dotted) to its new value, a Column or a SQL expression.
+        """
+        if not set:
+            raise InvalidInputError("update() needs set: a dict of column name to its new value.")
+        with translated_errors():
+            self._backend.update(condition, set)
+
+    def merge(self, source: DataFrame, condition: ColumnOrStr) -> "ShardMergeBuilder":
+        """Starts a MERGE of ``source`` into this table, matching rows on ``condition``; ends with ``execute()``."""
+        if not isinstance(source, DataFrame):
+            raise InvalidInputError(f"merge() needs a DataFrame as its source, got {type(source).__name__}")
+        return ShardMergeBuilder(self._backend, source, condition, [])
+
+    def history(self, limit: Optional[int] = None) -> DataFrame:
+        """The table's commits, newest first (``persist.<shard>.history``); the newest ``limit`` when given."""
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+            raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
+        with translated_errors():
+            return self._backend.history(limit)
+
+    def restoreToVersion(self, version: int) -> DataFrame:
+        """Restores the table to its rows at state ``version`` (``RESTORE TABLE ... TO VERSION AS OF``)."""
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+            raise InvalidInputError(f"version must be a state version number (an integer >= 0), got {version!r}")
+        with translated_errors():
+            return self._backend.restore_to_version(version)
+
+    def restoreToTimestamp(self, timestamp: str) -> DataFrame:
+        """Restores the table to its rows at ``timestamp`` (``RESTORE TABLE ... TO TIMESTAMP AS OF``)."""
+        if not isinstance(timestamp, str) or not timestamp:
+            raise InvalidInputError(f"timestamp must be a timestamp string ('2026-01-31 12:00:00'), got {timestamp!r}")
+        with translated_errors():
+            return self._backend.restore_to_timestamp(timestamp)
+
+    def compact(self, **options: Any) -> dict[str, Any]:
+        """Compacts the shard: :func:`sparkpersist.compact` with the same keyword options and summary."""
+        return _api.compact(self._spark, self._backend.shard, **options)
+
+    def gc(self, *, keep_versions: Optional[int] = None, grace_ms: Optional[int] = None) -> dict[str, Any]:
+        """Deletes the files no live state version refers to: :func:`sparkpersist.gc`, same options and summary."""
+        return _api.gc(self._spark, self._backend.shard, keep_versions=keep_versions, grace_ms=grace_ms)
+
+    def vacuum(self, retentionHours: Optional[float] = None) -> dict[str, Any]:
+        """delta-spark's ``vacuum``, as :meth:`gc` with a grace of ``retentionHours`` (default: the session's).
+
+        Unlike Delta's, it also keeps every file of the newest ``spark.sparkpersist.gc.keepVersions``
+        versions, however old, and returns :meth:`gc`'s summary.
+        """
+        if retentionHours is not None and (isinstance(retentionHours, bool) or
+                                           not isinstance(retentionHours, (int, float)) or retentionHours < 0):
+            raise InvalidInputError(f"retentionHours must be a number >= 0, got {retentionHours!r}")
+        return self.gc(grace_ms=None if retentionHours is None else int(retentionHours * 3_600_000))
+
+    def parts(self) -> DataFrame:
+        """The shard's parts, one row per part with its statistics (``persist.<shard>.parts``)."""
+        with translated_errors():
+            return self._backend.view("parts")
+
+    def batches(self) -> DataFrame:
+        """The shard's batches (``persist.<shard>.batches``): bounds, runs, parts, operation."""
+        with translated_errors():
+            return self._backend.view("batches")
+
+    def updates(self, since: Optional[int] = None) -> DataFrame:
+        """The shard's raw updates (data..., ``time``, ``diff``); those at ``since`` (epoch ms) and later when given."""
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
+            raise InvalidInputError(f"since must be a time in epoch milliseconds, got {since!r}")
+        with translated_errors():
+            updates = self._backend.view("updates")
+            return updates if since is None else updates.where(F.col("time") >= since)
+
+    def __repr__(self) -> str:
+        return f"ShardTable({self._backend})"
+
+
+class ShardMergeBuilder:
+    """A MERGE of a source into a :class:`ShardTable`, clause by clause, as delta-spark's ``DeltaMergeBuilder``.
+
+    Clauses of one kind apply in the order given (the first whose condition holds wins).
+    """
+
+    def __init__(self, backend: Any, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
+        """Use :meth:`ShardTable.merge`."""
+        self._backend = backend
+        self._source = source
+        self._condition = condition
+        self._clauses = clauses
+
+    def _adding(self, clause: MergeClause) -> "ShardMergeBuilder":
+        return ShardMergeBuilder(self._backend, self._source, self._condition, self._clauses + [clause])
+
+    def whenMatched(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeMatchedActionBuilder":
+        """A clause for target rows with a matching source row (on which ``condition`` holds)."""
+        return ShardMergeMatchedActionBuilder(self, "matched", condition)
+
+    def whenMatchedUpdate(self, condition: Optional[ColumnOrStr] = None,
+                          set: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
+        """``whenMatched(condition).update(set)``."""
+        return self.whenMatched(condition).update(set)
+
+    def whenMatchedUpdateAll(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
+        """``whenMatched(condition).updateAll()``."""
+        return self.whenMatched(condition).updateAll()
+
+    def whenMatchedDelete(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
+        """``whenMatched(condition).delete()``."""
+        return self.whenMatched(condition).delete()
+
+    def whenNotMatched(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeNotMatchedActionBuilder":
+        """A clause for source rows with no matching target row (on which ``condition`` holds)."""
+        return ShardMergeNotMatchedActionBuilder(self, condition)
+
+    def whenNotMatchedInsert(self, condition: Optional[ColumnOrStr] = None,
+                             values: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
+        """``whenNotMatched(condition).insert(values)``."""
+        return self.whenNotMatched(condition).insert(values)
+
+    def whenNotMatchedInsertAll(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
+        """``whenNotMatched(condition).insertAll()``."""
+        return self.whenNotMatched(condition).insertAll()
+
+    def whenNotMatchedBySource(self, condition: Optional[ColumnOrStr] = None
+                               ) -> "ShardMergeNotMatchedBySourceActionBuilder":
+        """A clause for target rows with no matching source row (on which ``condition`` holds)."""
+        return ShardMergeNotMatchedBySourceActionBuilder(self, "not_matched_by_source", condition)
+
+    def whenNotMatchedBySourceUpdate(self, condition: Optional[ColumnOrStr] = None,
+                                     set: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
+        """``whenNotMatchedBySource(condition).update(set)``."""
+        return self.whenNotMatchedBySource(condition).update(set)
+
+    def whenNotMatchedBySourceDelete(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
+        """``whenNotMatchedBySource(condition).delete()``."""
+        return self.whenNotMatchedBySource(condition).delete()
+
+    def execute(self) -> None:
+        """Runs the MERGE: one commit of every clause's retractions and insertions, as ``MERGE INTO``."""
+        if not self._clauses:
+            raise InvalidInputError("A MERGE needs at least one clause: add whenMatched(), whenNotMatched() or "
+                                    "whenNotMatchedBySource() before execute().")
+        with translated_errors():
+            self._backend.merge(self._source, self._condition, self._clauses)
+
+
+class _UpdateOrDelete:
+    """The actions of a clause that updates or deletes target rows."""
+
+    def __init__(self, merge: ShardMergeBuilder, kind: str, condition: Optional[ColumnOrStr]) -> None:
+        """Use :meth:`ShardMergeBuilder.whenMatched` or :meth:`ShardMergeBuilder.whenNotMatchedBySource`."""
+        self._merge = merge
+        self._kind = kind
+        self._condition = condition
+
+    def update(self, set: Optional[Dict[str, ColumnOrStr]]) -> ShardMergeBuilder:
+        """Sets the target's columns of ``set`` to their values (Columns or SQL expressions)."""
+        if not set:
+            raise InvalidInputError("update() needs set: a dict of column name to its new value.")
+        return self._merge._adding(MergeClause(self._kind, self._condition, "update", dict(set)))
+
+    def delete(self) -> ShardMergeBuilder:
+        """Deletes the target row."""
+        return self._merge._adding(MergeClause(self._kind, self._condition, "delete"))
+
+
+class ShardMergeMatchedActionBuilder(_UpdateOrDelete):
+    """The actions of a ``whenMatched`` clause: update some or all columns, or delete the target row."""
+
+    def updateAll(self) -> ShardMergeBuilder:
+        """Sets every column of the target row to the source's column of the same name (``UPDATE SET *``)."""
+        return self._merge._adding(MergeClause(self._kind, self._condition, "update_all"))
+
+
+class ShardMergeNotMatchedBySourceActionBuilder(_UpdateOrDelete):
+    """The actions of a ``whenNotMatchedBySource`` clause: update or delete the target row."""
+
+
+class ShardMergeNotMatchedActionBuilder:
+    """The actions of a ``whenNotMatched`` clause: insert the source row, or a row of given values."""
+
+    def __init__(self, merge: ShardMergeBuilder, condition: Optional[ColumnOrStr]) -> None:
+        """Use :meth:`ShardMergeBuilder.whenNotMatched`."""
+        self._merge = merge
+        self._condition = condition
+
+    def insert(self, values: Optional[Dict[str, ColumnOrStr]]) -> ShardMergeBuilder:
+        """Inserts a row of ``values`` (column name to a Column or SQL expression; other columns null)."""
+        if not values:
+            raise InvalidInputError("insert() needs values: a dict of column name to its value.")
+        return self._merge._adding(MergeClause("not_matched", self._condition, "insert", dict(values)))
+
+    def insertAll(self) -> ShardMergeBuilder:
+        """Inserts the source row as it is, column by column of the same names (``INSERT *``)."""
+        return self._merge._adding(MergeClause("not_matched", self._condition, "insert_all"))
+
+
+class _JvmTable:
+    """A classic session's table: the JVM's ``sparkpersist.table.ShardTable``."""
+
+    def __init__(self, spark: SparkSession, jtable: Any) -> None:
+        self._spark = spark
+        self._jtable = jtable
+        self.shard: str = str(jtable.shard())
+
+    def __str__(self) -> str:
+        return str(self._jtable.toString()).removeprefix("ShardTable(").removesuffix(")")
+
+    def alias(self, name: str) -> "_JvmTable":
+        return _JvmTable(self._spark, self._jtable.alias(name))
+
+    def _df(self, jdf: Any) -> DataFrame:
+        return DataFrame(jdf, self._spark)
+
+    def _column(self, value: ColumnOrStr) -> Any:
+        return (F.expr(value) if isinstance(value, str) else value)._jc
+
+    def _columns(self, values: Dict[str, ColumnOrStr]) -> Any:
+        jmap = self._spark._jvm.java.util.LinkedHashMap()
+        for name, value in values.items():
+            jmap.put(name, self._column(value))
+        return jmap
+
+    def to_df(self) -> DataFrame:
+        return self._df(self._jtable.toDF())
+
+    def delete(self, condition: Optional[ColumnOrStr]) -> None:
+        self._jtable.delete() if condition is None else self._jtable.delete(self._column(condition))
+
+    def update(self, condition: Optional[ColumnOrStr], set: Dict[str, ColumnOrStr]) -> None:
+        if condition is None:
+            self._jtable.update(self._columns(set))
+        else:
+            self._jtable.update(self._column(condition), self._columns(set))
+
+    def merge(self, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
+        builder = self._jtable.merge(source._jdf, self._column(condition))
+        for c in clauses:
+            when = {"matched": builder.whenMatched, "not_matched": builder.whenNotMatched,
+                    "not_matched_by_source": builder.whenNotMatchedBySource}[c.kind]
+            actions = when() if c.condition is None else when(self._column(c.condition))
+            if c.action in ("update", "insert"):
+                builder = getattr(actions, c.action)(self._columns(c.values or {}))
+            else:
+                builder = {"update_all": actions.updateAll, "insert_all": actions.insertAll,
+                           "delete": actions.delete}[c.action]()
+        builder.execute()
+
+    def history(self, limit: Optional[int]) -> DataFrame:
+        return self._df(self._jtable.history() if limit is None else self._jtable.history(limit))
+
+    def restore_to_version(self, version: int) -> DataFrame:
+        return self._df(self._jtable.restoreToVersion(version))
+
+    def restore_to_timestamp(self, timestamp: str) -> DataFrame:
+        return self._df(self._jtable.restoreToTimestamp(timestamp))
+
+    def view(self, name: str) -> DataFrame:
+        return self._df(getattr(self._jtable, name)())
