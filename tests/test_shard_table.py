@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "apps"))
 import shard_table_scenario  # noqa: E402
 from test_connect import APPS, connect_url  # noqa: E402,F401  (the Connect server fixture)
 
-DML_STEPS = ["delete", "update", "update_all_rows", "merge", "merge_update_all"]
-COLUMN_STEPS = ["delete_column", "update_column", "merge_column"]
+DML_STEPS = ["delete", "update", "update_all_rows", "merge", "merge_update_all", "merge_column"]
+COLUMN_STEPS = ["delete_column", "update_column"]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def check_history_and_restore(out: dict[str, Any]) -> None:
     assert "error" not in history, history
     versions = history["versions"]
     assert versions == sorted(versions, reverse=True) and history["limited"] == versions[:2]
-    expected = ["DELETE", "UPDATE", "UPDATE", "MERGE", "MERGE"] + (["DELETE", "UPDATE", "MERGE"] if out["classic"] else [])
+    expected = ["DELETE", "UPDATE", "UPDATE", "MERGE", "MERGE"] + (["DELETE", "UPDATE"] if out["classic"] else []) + ["MERGE"]
     statements = [op for op in history["operations"] if op in ("DELETE", "UPDATE", "MERGE")]
     assert statements == list(reversed(expected))
     restore = out["restore"]
@@ -91,6 +91,7 @@ def test_dml_over_spark_connect_equals_plain_spark(connect: dict[str, Any]) -> N
     assert not connect["classic"]
     check_dml(connect, DML_STEPS)
     assert connect["connect_column"].startswith("ShardTable over Spark Connect takes the condition as a SQL string")
+    assert connect["connect_column_alias"].startswith("A MERGE with Columns runs over Spark Connect as DataFrame.mergeInto")
 
 
 def test_views_and_lifecycle_over_spark_connect(connect: dict[str, Any]) -> None:
@@ -138,3 +139,15 @@ def test_help_shows_every_method_with_a_one_line_summary() -> None:
             summary = doc.splitlines()[0]
             assert summary and (summary.endswith(".") or summary.endswith("``.")), f"{cls.__name__}.{name}: {summary}"
             assert inspect.signature(member).return_annotation is not inspect.Signature.empty, f"{cls.__name__}.{name}"
+
+
+def test_for_path_holds_the_shard_stored_at_a_path(spark: SparkSession, tmp_path: Path) -> None:
+    path = (tmp_path / "events").as_uri()
+    spark.sql(f"CREATE TABLE persist.`{path}` (id INT, tag STRING)")
+    spark.sql(f"INSERT INTO persist.`{path}` VALUES (1, 'a'), (2, 'b'), (2, 'b')")
+    assert ShardTable.isShardTable(spark, path)
+    table = ShardTable.forPath(spark, path)
+    table.delete("id = 1")
+    table.update("id = 2", {"tag": "'B'"})
+    rows = sorted(tuple(r) for r in spark.sql(f"SELECT * FROM persist.`{path}`").collect())
+    assert sorted(tuple(r) for r in table.toDF().collect()) == rows == [(2, "B"), (2, "B")]

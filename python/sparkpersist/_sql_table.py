@@ -8,15 +8,14 @@ must be SQL strings here: a Column of a Connect client cannot be written as the 
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Union
 
 from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 from ._connect import _literal, quote, require
+from ._merge_clauses import ColumnOrStr, MergeClause, replay
 from .errors import ConnectNotSupportedError, InvalidInputError
-
-if TYPE_CHECKING:
-    from ._table import MergeClause
 
 CATALOG = "persist"
 
@@ -108,7 +107,9 @@ class SqlTable:
     def _assignments(values: Dict[str, Union[Column, str]]) -> str:
         return ", ".join(f"{name} = {sql_text(value, 'the values')}" for name, value in values.items())
 
-    def merge(self, source: DataFrame, condition: Union[Column, str], clauses: List["MergeClause"]) -> None:
+    def merge(self, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
+        if any(isinstance(v, Column) for v in _arguments(condition, clauses)):
+            return self._merge_into(source, condition, clauses)
         on = sql_text(condition, "the merge condition")
         statement = [f"MERGE INTO {self._target()} USING {{source}} ON {on}"] + [self._clause(c) for c in clauses]
         view = f"sparkpersist_merge_{uuid.uuid4().hex}"
@@ -119,7 +120,21 @@ class SqlTable:
         finally:
             self._spark.catalog.dropTempView(view)
 
-    def _clause(self, clause: "MergeClause") -> str:
+    def _merge_into(self, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
+        """A MERGE with Columns, as pyspark's ``DataFrame.mergeInto``: Spark's MERGE plan, Columns kept as they are."""
+        if self._alias:
+            raise ConnectNotSupportedError(
+                "A MERGE with Columns runs over Spark Connect as DataFrame.mergeInto, which names the target by its "
+                f"table name, not an alias: drop alias('{self._alias}') and name the target's columns "
+                f"{self._name()}.<column>, or pass the condition and values as SQL strings.")
+
+        def column(value: ColumnOrStr) -> Column:
+            return F.expr(value) if isinstance(value, str) else value
+
+        writer = source.mergeInto(self._name(), column(condition))
+        replay(writer, clauses, column, lambda values: {k: column(v) for k, v in values.items()}).merge()
+
+    def _clause(self, clause: MergeClause) -> str:
         when = {"matched": "WHEN MATCHED", "not_matched": "WHEN NOT MATCHED",
                 "not_matched_by_source": "WHEN NOT MATCHED BY SOURCE"}[clause.kind]
         if clause.condition is not None:
@@ -147,6 +162,14 @@ class SqlTable:
 
     def view(self, name: str) -> DataFrame:
         return self._spark.table(self._name(name))
+
+
+def _arguments(condition: ColumnOrStr, clauses: List[MergeClause]) -> List[ColumnOrStr]:
+    """Every condition and value of a MERGE."""
+    out = [condition]
+    for clause in clauses:
+        out += ([clause.condition] if clause.condition is not None else []) + list((clause.values or {}).values())
+    return out
 
 
 def source_alias(source: DataFrame) -> Optional[str]:

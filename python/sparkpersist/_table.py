@@ -7,30 +7,16 @@ so both paths share the JVM's implementation of each operation.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from . import _api
 from ._jvm import facade, is_connect
+from ._merge_clauses import ColumnOrStr, MergeClause, replay
 from ._sql_table import SqlTable
 from .errors import InvalidInputError, translated_errors
-
-ColumnOrStr = Union[Column, str]
-"""A condition or value: a :class:`~pyspark.sql.Column`, or a SQL expression as a string."""
-
-
-@dataclass(frozen=True)
-class MergeClause:
-    """One clause of a MERGE: its kind, condition, action and the values it sets or inserts."""
-
-    kind: str  # "matched", "not_matched" or "not_matched_by_source"
-    condition: Optional[ColumnOrStr]
-    action: str  # "update", "update_all", "delete", "insert" or "insert_all"
-    values: Optional[Dict[str, ColumnOrStr]] = None
-
 
 class ShardTable:
     """A shard's table, with delta-spark's ``DeltaTable`` names: code moves over with the import changed.
@@ -44,9 +30,10 @@ class ShardTable:
         events.history(10).show()
         events.restoreToVersion(3)
 
-    Conditions and values are SQL strings or Columns. Over Spark Connect they must be SQL strings
-    (a Column there cannot be turned into the SQL the statement runs as: it raises
-    :class:`~sparkpersist.ConnectNotSupportedError`, saying so).
+    Conditions and values are SQL strings or Columns. Over Spark Connect, ``delete`` and ``update``
+    take SQL strings only, and a MERGE with Columns runs as pyspark's ``DataFrame.mergeInto`` (the
+    target then named by its table name, not an alias); otherwise a Column raises
+    :class:`~sparkpersist.ConnectNotSupportedError`, saying to pass a SQL string.
     """
 
     def __init__(self, spark: SparkSession, backend: Any) -> None:
@@ -342,15 +329,7 @@ class _JvmTable:
 
     def merge(self, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
         builder = self._jtable.merge(source._jdf, self._column(condition))
-        for c in clauses:
-            when = {"matched": builder.whenMatched, "not_matched": builder.whenNotMatched,
-                    "not_matched_by_source": builder.whenNotMatchedBySource}[c.kind]
-            actions = when() if c.condition is None else when(self._column(c.condition))
-            if c.action in ("update", "insert"):
-                builder = getattr(actions, c.action)(self._columns(c.values or {}))
-            else:
-                builder = {"update_all": actions.updateAll, "insert_all": actions.insertAll,
-                           "delete": actions.delete}[c.action]()
+        builder = replay(builder, clauses, self._column, self._columns)
         builder.execute()
 
     def history(self, limit: Optional[int]) -> DataFrame:

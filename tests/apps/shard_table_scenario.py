@@ -100,20 +100,19 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
              "SELECT * FROM o WHERE NOT coalesce(tag = 'stale', false)")
         step("update_column", lambda: table.update(F.col("id") >= 5, {"tag": F.upper(F.col("tag"))}),
              "SELECT id, bal, CASE WHEN id >= 5 THEN upper(tag) ELSE tag END AS tag FROM o")
-        step("merge_column", lambda: (
-            table.alias("t").merge(spark.table("s").where("id <> 6").alias("s"), F.col("t.id") == F.col("s.id"))
-            .whenMatched(F.col("s.tag") == "u").update({"bal": F.lit(-7.0)})
-            .whenNotMatchedBySource(F.col("t.id") == 6).delete()
-            .execute()),
-            "SELECT t.id, CASE WHEN s.tag = 'u' THEN -7.0 ELSE t.bal END AS bal, t.tag "
-            "FROM o t LEFT JOIN (SELECT * FROM s WHERE id <> 6) s ON t.id = s.id "
-            "WHERE NOT (s.id IS NULL AND coalesce(t.id = 6, false))")
     else:  # over Connect a Column cannot become the statement's SQL: a clear error
-        try:
-            table.delete(F.col("id") == 1)
-            out["connect_column"] = "accepted"
-        except sparkpersist.ConnectNotSupportedError as e:
-            out["connect_column"] = str(e)
+        out["connect_column"] = _refusal(lambda: table.delete(F.col("id") == 1))
+        out["connect_column_alias"] = _refusal(lambda: table.alias("t").merge(
+            spark.table("s").alias("s"), F.col("t.id") == F.col("s.id")).whenMatchedDelete().execute())
+    target = f"persist.{shard}"
+    step("merge_column", lambda: (  # over Connect: DataFrame.mergeInto, the Columns as they are
+        table.merge(spark.table("s").where("id <> 6").alias("s"), F.col(f"{target}.id") == F.col("s.id"))
+        .whenMatched(F.col("s.tag") == "u").update({"bal": F.lit(-7.0)})
+        .whenNotMatchedBySource(F.col(f"{target}.id") == 6).delete()
+        .execute()),
+        "SELECT t.id, CASE WHEN s.tag = 'u' THEN -7.0 ELSE t.bal END AS bal, t.tag "
+        "FROM o t LEFT JOIN (SELECT * FROM s WHERE id <> 6) s ON t.id = s.id "
+        "WHERE NOT (s.id IS NULL AND coalesce(t.id = 6, false))")
     out["parts"] = [table.parts().count(), spark.table(f"persist.{shard}.parts").count()]
     out["batches"] = {"shard": rows(table.batches()), "sql": rows(spark.table(f"persist.{shard}.batches"))}
     since = spark.sql(f"SELECT max(lower) FROM persist.{shard}.batches").collect()[0][0]
@@ -144,6 +143,14 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
     except Exception as e:
         out["restore"] = {"error": f"{type(e).__name__}: {e}"}
     return out
+
+
+def _refusal(action: Callable[[], Any]) -> str:
+    try:
+        action()
+        return "accepted"
+    except sparkpersist.ConnectNotSupportedError as e:
+        return str(e)
 
 
 def _values(row: tuple) -> str:
