@@ -72,6 +72,14 @@ def check_history_and_restore(out: dict[str, Any]) -> None:
     restore = out["restore"]
     assert "error" not in restore, restore
     assert restore["restored"] == restore["version_as_of"] == restore["first"]
+    assert restore["deleted"] == []
+    assert restore["restored_to_timestamp"] == restore["timestamp_as_of"] == restore["first"]
+
+
+def check_for_path(out: dict[str, Any]) -> None:
+    at_path = out["for_path"]
+    assert "error" not in at_path, at_path
+    assert at_path["is_shard"] and at_path["rows"] == at_path["sql"] == [[2, "B"], [2, "B"]]
 
 
 def test_dml_in_a_classic_session_equals_plain_spark(classic: dict[str, Any]) -> None:
@@ -141,13 +149,10 @@ def test_help_shows_every_method_with_a_one_line_summary() -> None:
             assert inspect.signature(member).return_annotation is not inspect.Signature.empty, f"{cls.__name__}.{name}"
 
 
-def test_for_path_holds_the_shard_stored_at_a_path(spark: SparkSession, tmp_path: Path) -> None:
-    path = (tmp_path / "events").as_uri()
-    spark.sql(f"CREATE TABLE persist.`{path}` (id INT, tag STRING)")
-    spark.sql(f"INSERT INTO persist.`{path}` VALUES (1, 'a'), (2, 'b'), (2, 'b')")
-    assert ShardTable.isShardTable(spark, path)
-    table = ShardTable.forPath(spark, path)
-    table.delete("id = 1")
-    table.update("id = 2", {"tag": "'B'"})
-    rows = sorted(tuple(r) for r in spark.sql(f"SELECT * FROM persist.`{path}`").collect())
-    assert sorted(tuple(r) for r in table.toDF().collect()) == rows == [(2, "B"), (2, "B")]
+
+def test_for_path_in_a_classic_session(classic: dict[str, Any]) -> None:
+    check_for_path(classic)
+
+
+def test_for_path_over_spark_connect(connect: dict[str, Any]) -> None:
+    check_for_path(connect)

@@ -61,6 +61,8 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
     out["toDF"] = {"shard": rows(table.toDF()), "oracle": rows(spark.table("o"))}
     out["alias"] = rows(table.alias("x").toDF().where("x.id = 2").select("x.tag"))
     first_rows = rows(spark.table(f"persist.{shard}"))
+    first_time = spark.sql(f"SELECT CAST(timestamp_millis(max(upper) - 1) AS STRING) FROM persist.{shard}.batches") \
+        .collect()[0][0]  # the first version's latest complete time, in the session's time zone
     try:  # the version to restore later: the newest commit's, as history() names it
         first_version = table.history(1).collect()[0]["version"]
     except Exception:
@@ -140,9 +142,29 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
         table.restoreToVersion(first_version)
         out["restore"] = {"restored": rows(spark.table(f"persist.{shard}")), "first": first_rows,
                           "version_as_of": at_version}
+        table.delete()
+        out["restore"]["deleted"] = rows(spark.table(f"persist.{shard}"))
+        out["restore"]["timestamp_as_of"] = rows(spark.sql(f"SELECT * FROM persist.{shard} TIMESTAMP AS OF '{first_time}'"))
+        table.restoreToTimestamp(first_time)
+        out["restore"]["restored_to_timestamp"] = rows(spark.table(f"persist.{shard}"))
     except Exception as e:
         out["restore"] = {"error": f"{type(e).__name__}: {e}"}
+    out["for_path"] = _for_path(spark, f"{workdir}/{shard}_at_path")
     return out
+
+
+def _for_path(spark: SparkSession, path: str) -> dict[str, Any]:
+    """A shard stored at ``path``, held by ``forPath``: a delete and an update, and what SQL reads after."""
+    try:
+        spark.sql(f"CREATE TABLE persist.`{path}` (id INT, tag STRING)")
+        spark.sql(f"INSERT INTO persist.`{path}` VALUES (1, 'a'), (2, 'b'), (2, 'b')")
+        table = ShardTable.forPath(spark, path)
+        table.delete("id = 1")
+        table.update("id = 2", {"tag": "'B'"})
+        return {"is_shard": ShardTable.isShardTable(spark, path), "rows": rows(table.toDF()),
+                "sql": rows(spark.sql(f"SELECT * FROM persist.`{path}`"))}
+    except Exception as e:
+        return {"error": f"{type(e).__name__}: {e}"}
 
 
 def _refusal(action: Callable[[], Any]) -> str:
