@@ -54,6 +54,11 @@ def check_dml(out: dict[str, Any], steps: list[str]) -> None:
 def check_views_and_lifecycle(out: dict[str, Any]) -> None:
     assert out["parts"][0] == out["parts"][1] > 0
     assert out["batches"]["shard"] == out["batches"]["sql"]
+    assert out["detail"]["columns"] == ["format", "name", "numFiles", "sizeInBytes", "numBatches", "lastModified"]
+    batches = out["batches"]["sql"]  # batch_id, lower, upper, appends, runs, parts, row_count, bytes, ...
+    assert out["detail"]["row"][:5] == ["persist", out["detail"]["row"][1], str(sum(b[5] for b in batches)),
+                                        str(sum(b[7] for b in batches)), str(len(batches))]
+    assert out["detail"]["row"][1].endswith("`") and out["detail"]["row"][1].startswith("`persist`.`shard_table")
     assert out["updates"]["shard"] == out["updates"]["sql"] and out["updates"]["shard"]
     assert out["updates"]["all"][0] == out["updates"]["all"][1]
     assert out["compact"]["batches_after"] < out["compact"]["batches_before"]
@@ -129,7 +134,7 @@ def test_bad_input_is_refused_saying_what_to_do(spark: SparkSession, shard_name:
 PUBLIC_CLASSES = [sparkpersist.ShardTable, sparkpersist.ShardMergeBuilder, sparkpersist.ShardMergeMatchedActionBuilder,
                   sparkpersist.ShardMergeNotMatchedActionBuilder, sparkpersist.ShardMergeNotMatchedBySourceActionBuilder]
 
-DELTA_NAMES = ["forName", "forPath", "isShardTable", "alias", "toDF", "delete", "update", "merge", "history",
+DELTA_NAMES = ["forName", "forPath", "isShardTable", "alias", "toDF", "delete", "update", "merge", "history", "detail",
                "restoreToVersion", "restoreToTimestamp", "compact", "gc", "vacuum", "parts", "batches", "updates"]
 
 

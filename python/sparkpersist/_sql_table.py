@@ -163,6 +163,14 @@ class SqlTable:
     def view(self, name: str) -> DataFrame:
         return self._spark.table(self._name(name))
 
+    def detail(self) -> DataFrame:
+        """The JVM's ``ShardTable.detail()``: the same aggregate of the batches view."""
+        return self.view("batches").agg(
+            F.lit("persist").alias("format"), F.lit(self._name()).alias("name"),
+            F.coalesce(F.sum("parts").cast("long"), F.lit(0)).alias("numFiles"),
+            F.coalesce(F.sum("bytes"), F.lit(0)).alias("sizeInBytes"), F.count(F.lit(1)).alias("numBatches"),
+            F.timestamp_millis(F.max("committed_at_ms")).alias("lastModified"))
+
 
 def _arguments(condition: ColumnOrStr, clauses: List[MergeClause]) -> List[ColumnOrStr]:
     """Every condition and value of a MERGE."""

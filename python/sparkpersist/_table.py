@@ -157,6 +157,11 @@ class ShardTable:
         with translated_errors():
             return self._backend.view("batches")
 
+    def detail(self) -> DataFrame:
+        """One row about the table, as delta-spark's ``detail()``: format, name, numFiles, sizeInBytes, numBatches, lastModified."""
+        with translated_errors():
+            return self._backend.detail()
+
     def updates(self, since: Optional[int] = None) -> DataFrame:
         """The shard's raw updates (data..., ``time``, ``diff``); those at ``since`` (epoch ms) and later when given."""
         if since is not None and (isinstance(since, bool) or not isinstance(since, int)):
@@ -343,3 +348,6 @@ class _JvmTable:
 
     def view(self, name: str) -> DataFrame:
         return self._df(getattr(self._jtable, name)())
+
+    def detail(self) -> DataFrame:
+        return self._df(self._jtable.detail())

@@ -117,6 +117,8 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
         "WHERE NOT (s.id IS NULL AND coalesce(t.id = 6, false))")
     out["parts"] = [table.parts().count(), spark.table(f"persist.{shard}.parts").count()]
     out["batches"] = {"shard": rows(table.batches()), "sql": rows(spark.table(f"persist.{shard}.batches"))}
+    detail = table.detail()
+    out["detail"] = {"columns": detail.columns, "row": [str(v) for v in detail.collect()[0]]}
     since = spark.sql(f"SELECT max(lower) FROM persist.{shard}.batches").collect()[0][0]
     out["updates"] = {"shard": rows(table.updates(since=since)),
                       "sql": rows(spark.sql(f"SELECT * FROM persist.{shard}.updates WHERE time >= {since}")),

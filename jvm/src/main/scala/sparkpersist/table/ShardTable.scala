@@ -130,6 +130,17 @@ final class ShardTable private (spark: SparkSession, name: TableName, aliasName:
   /** The shard's batches (`persist.<shard>.batches`). */
   def batches: DataFrame = spark.table(name.view("batches").sql)
 
+  /**
+   * One row about the table, as delta-spark's `detail()`: `format` (`persist`), `name`, `numFiles`
+   * (its parts), `sizeInBytes`, `numBatches` and `lastModified` (its newest batch's commit).
+   */
+  def detail(): DataFrame = {
+    import functions._
+    batches.agg(lit("persist").as("format"), lit(name.sql).as("name"),
+      coalesce(sum("parts").cast("long"), lit(0L)).as("numFiles"), coalesce(sum("bytes"), lit(0L)).as("sizeInBytes"),
+      count(lit(1)).as("numBatches"), timestamp_millis(max("committed_at_ms")).as("lastModified"))
+  }
+
   /** The shard's raw updates (data..., time, diff), as `persist.<shard>.updates`. */
   def updates: DataFrame = spark.table(name.view("updates").sql)
 

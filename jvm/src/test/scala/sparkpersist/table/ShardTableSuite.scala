@@ -174,6 +174,11 @@ class ShardTableSuite extends PersistSparkSession {
     assert(rows(t.parts) === rows(sql("SELECT * FROM persist.life.parts")))
     assert(rows(t.batches) === rows(sql("SELECT * FROM persist.life.batches")))
     val batchesBefore = t.batches.count()
+    val state = store.open("life").state
+    val detail = t.detail().collect().toSeq
+    assert(detail.map(_.toSeq.take(5)) === Seq(Seq("persist", "`persist`.`life`", state.parts.size.toLong,
+      state.parts.map(_.bytes).sum, state.batches.size.toLong)))
+    assert(detail.head.getAs[java.sql.Timestamp]("lastModified").getTime === state.batches.map(_.committedAtMs).max)
     val since = sql("SELECT max(lower) FROM persist.life.batches").collect().head.getLong(0)
     assert(rows(t.updates) === rows(sql("SELECT * FROM persist.life.updates")))
     assert(rows(t.updates(since)) === rows(sql(s"SELECT * FROM persist.life.updates WHERE time >= $since")))
