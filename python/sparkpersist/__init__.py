@@ -15,8 +15,9 @@ from ._api import (Batch, compact, drop_batch, gc, last_scans, parts, set_cluste
 from ._jar import jar_path, spark_lines
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
-from ._table import (ShardMergeBuilder, ShardMergeMatchedActionBuilder, ShardMergeNotMatchedActionBuilder,
-                     ShardMergeNotMatchedBySourceActionBuilder, ShardTable)
+from ._merge import (ShardMergeBuilder, ShardMergeMatchedActionBuilder, ShardMergeNotMatchedActionBuilder,
+                     ShardMergeNotMatchedBySourceActionBuilder)
+from ._table import ShardTable
 from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
                      ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
                      UnsupportedSparkError, UpperMismatchError, translated_errors)

@@ -14,7 +14,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from ._connect import _literal, quote, require
-from ._merge_clauses import ColumnOrStr, MergeClause, replay
+from ._merge import ColumnOrStr, MergeClause, replay
 from .errors import ConnectNotSupportedError, InvalidInputError
 
 CATALOG = "persist"

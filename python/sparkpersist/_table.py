@@ -7,16 +7,18 @@ so both paths share the JVM's implementation of each operation.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from . import _api
 from ._jvm import facade, is_connect
-from ._merge_clauses import ColumnOrStr, MergeClause, replay
+from ._jvm_table import JvmTable
+from ._merge import ColumnOrStr, ShardMergeBuilder
 from ._sql_table import SqlTable
 from .errors import InvalidInputError, translated_errors
+
 
 class ShardTable:
     """A shard's table, with delta-spark's ``DeltaTable`` names: code moves over with the import changed.
@@ -52,7 +54,7 @@ class ShardTable:
             return cls(sparkSession, SqlTable.for_name(sparkSession, tableOrViewName))
         facade(sparkSession, "ShardTable.forName")  # a classic session with the jar, or a clear error
         with translated_errors():
-            return cls(sparkSession, _JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forName(
+            return cls(sparkSession, JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forName(
                 sparkSession._jsparkSession, tableOrViewName)))
 
     @classmethod
@@ -62,7 +64,7 @@ class ShardTable:
             return cls(sparkSession, SqlTable.for_path(sparkSession, path))
         facade(sparkSession, "ShardTable.forPath")
         with translated_errors():
-            return cls(sparkSession, _JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forPath(
+            return cls(sparkSession, JvmTable(sparkSession, sparkSession._jvm.sparkpersist.table.ShardTable.forPath(
                 sparkSession._jsparkSession, path)))
 
     @classmethod
@@ -172,182 +174,3 @@ class ShardTable:
 
     def __repr__(self) -> str:
         return f"ShardTable({self._backend})"
-
-
-class ShardMergeBuilder:
-    """A MERGE of a source into a :class:`ShardTable`, clause by clause, as delta-spark's ``DeltaMergeBuilder``.
-
-    Clauses of one kind apply in the order given (the first whose condition holds wins).
-    """
-
-    def __init__(self, backend: Any, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
-        """Use :meth:`ShardTable.merge`."""
-        self._backend = backend
-        self._source = source
-        self._condition = condition
-        self._clauses = clauses
-
-    def _adding(self, clause: MergeClause) -> "ShardMergeBuilder":
-        return ShardMergeBuilder(self._backend, self._source, self._condition, self._clauses + [clause])
-
-    def whenMatched(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeMatchedActionBuilder":
-        """A clause for target rows with a matching source row (on which ``condition`` holds)."""
-        return ShardMergeMatchedActionBuilder(self, "matched", condition)
-
-    def whenMatchedUpdate(self, condition: Optional[ColumnOrStr] = None,
-                          set: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
-        """``whenMatched(condition).update(set)``."""
-        return self.whenMatched(condition).update(set)
-
-    def whenMatchedUpdateAll(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
-        """``whenMatched(condition).updateAll()``."""
-        return self.whenMatched(condition).updateAll()
-
-    def whenMatchedDelete(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
-        """``whenMatched(condition).delete()``."""
-        return self.whenMatched(condition).delete()
-
-    def whenNotMatched(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeNotMatchedActionBuilder":
-        """A clause for source rows with no matching target row (on which ``condition`` holds)."""
-        return ShardMergeNotMatchedActionBuilder(self, condition)
-
-    def whenNotMatchedInsert(self, condition: Optional[ColumnOrStr] = None,
-                             values: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
-        """``whenNotMatched(condition).insert(values)``."""
-        return self.whenNotMatched(condition).insert(values)
-
-    def whenNotMatchedInsertAll(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
-        """``whenNotMatched(condition).insertAll()``."""
-        return self.whenNotMatched(condition).insertAll()
-
-    def whenNotMatchedBySource(self, condition: Optional[ColumnOrStr] = None
-                               ) -> "ShardMergeNotMatchedBySourceActionBuilder":
-        """A clause for target rows with no matching source row (on which ``condition`` holds)."""
-        return ShardMergeNotMatchedBySourceActionBuilder(self, "not_matched_by_source", condition)
-
-    def whenNotMatchedBySourceUpdate(self, condition: Optional[ColumnOrStr] = None,
-                                     set: Optional[Dict[str, ColumnOrStr]] = None) -> "ShardMergeBuilder":
-        """``whenNotMatchedBySource(condition).update(set)``."""
-        return self.whenNotMatchedBySource(condition).update(set)
-
-    def whenNotMatchedBySourceDelete(self, condition: Optional[ColumnOrStr] = None) -> "ShardMergeBuilder":
-        """``whenNotMatchedBySource(condition).delete()``."""
-        return self.whenNotMatchedBySource(condition).delete()
-
-    def execute(self) -> None:
-        """Runs the MERGE: one commit of every clause's retractions and insertions, as ``MERGE INTO``."""
-        if not self._clauses:
-            raise InvalidInputError("A MERGE needs at least one clause: add whenMatched(), whenNotMatched() or "
-                                    "whenNotMatchedBySource() before execute().")
-        with translated_errors():
-            self._backend.merge(self._source, self._condition, self._clauses)
-
-
-class _UpdateOrDelete:
-    """The actions of a clause that updates or deletes target rows."""
-
-    def __init__(self, merge: ShardMergeBuilder, kind: str, condition: Optional[ColumnOrStr]) -> None:
-        """Use :meth:`ShardMergeBuilder.whenMatched` or :meth:`ShardMergeBuilder.whenNotMatchedBySource`."""
-        self._merge = merge
-        self._kind = kind
-        self._condition = condition
-
-    def update(self, set: Optional[Dict[str, ColumnOrStr]]) -> ShardMergeBuilder:
-        """Sets the target's columns of ``set`` to their values (Columns or SQL expressions)."""
-        if not set:
-            raise InvalidInputError("update() needs set: a dict of column name to its new value.")
-        return self._merge._adding(MergeClause(self._kind, self._condition, "update", dict(set)))
-
-    def delete(self) -> ShardMergeBuilder:
-        """Deletes the target row."""
-        return self._merge._adding(MergeClause(self._kind, self._condition, "delete"))
-
-
-class ShardMergeMatchedActionBuilder(_UpdateOrDelete):
-    """The actions of a ``whenMatched`` clause: update some or all columns, or delete the target row."""
-
-    def updateAll(self) -> ShardMergeBuilder:
-        """Sets every column of the target row to the source's column of the same name (``UPDATE SET *``)."""
-        return self._merge._adding(MergeClause(self._kind, self._condition, "update_all"))
-
-
-class ShardMergeNotMatchedBySourceActionBuilder(_UpdateOrDelete):
-    """The actions of a ``whenNotMatchedBySource`` clause: update or delete the target row."""
-
-
-class ShardMergeNotMatchedActionBuilder:
-    """The actions of a ``whenNotMatched`` clause: insert the source row, or a row of given values."""
-
-    def __init__(self, merge: ShardMergeBuilder, condition: Optional[ColumnOrStr]) -> None:
-        """Use :meth:`ShardMergeBuilder.whenNotMatched`."""
-        self._merge = merge
-        self._condition = condition
-
-    def insert(self, values: Optional[Dict[str, ColumnOrStr]]) -> ShardMergeBuilder:
-        """Inserts a row of ``values`` (column name to a Column or SQL expression; other columns null)."""
-        if not values:
-            raise InvalidInputError("insert() needs values: a dict of column name to its value.")
-        return self._merge._adding(MergeClause("not_matched", self._condition, "insert", dict(values)))
-
-    def insertAll(self) -> ShardMergeBuilder:
-        """Inserts the source row as it is, column by column of the same names (``INSERT *``)."""
-        return self._merge._adding(MergeClause("not_matched", self._condition, "insert_all"))
-
-
-class _JvmTable:
-    """A classic session's table: the JVM's ``sparkpersist.table.ShardTable``."""
-
-    def __init__(self, spark: SparkSession, jtable: Any) -> None:
-        self._spark = spark
-        self._jtable = jtable
-        self.shard: str = str(jtable.shard())
-
-    def __str__(self) -> str:
-        return str(self._jtable.toString()).removeprefix("ShardTable(").removesuffix(")")
-
-    def alias(self, name: str) -> "_JvmTable":
-        return _JvmTable(self._spark, self._jtable.alias(name))
-
-    def _df(self, jdf: Any) -> DataFrame:
-        return DataFrame(jdf, self._spark)
-
-    def _column(self, value: ColumnOrStr) -> Any:
-        return (F.expr(value) if isinstance(value, str) else value)._jc
-
-    def _columns(self, values: Dict[str, ColumnOrStr]) -> Any:
-        jmap = self._spark._jvm.java.util.LinkedHashMap()
-        for name, value in values.items():
-            jmap.put(name, self._column(value))
-        return jmap
-
-    def to_df(self) -> DataFrame:
-        return self._df(self._jtable.toDF())
-
-    def delete(self, condition: Optional[ColumnOrStr]) -> None:
-        self._jtable.delete() if condition is None else self._jtable.delete(self._column(condition))
-
-    def update(self, condition: Optional[ColumnOrStr], set: Dict[str, ColumnOrStr]) -> None:
-        if condition is None:
-            self._jtable.update(self._columns(set))
-        else:
-            self._jtable.update(self._column(condition), self._columns(set))
-
-    def merge(self, source: DataFrame, condition: ColumnOrStr, clauses: List[MergeClause]) -> None:
-        builder = self._jtable.merge(source._jdf, self._column(condition))
-        builder = replay(builder, clauses, self._column, self._columns)
-        builder.execute()
-
-    def history(self, limit: Optional[int]) -> DataFrame:
-        return self._df(self._jtable.history() if limit is None else self._jtable.history(limit))
-
-    def restore_to_version(self, version: int) -> DataFrame:
-        return self._df(self._jtable.restoreToVersion(version))
-
-    def restore_to_timestamp(self, timestamp: str) -> DataFrame:
-        return self._df(self._jtable.restoreToTimestamp(timestamp))
-
-    def view(self, name: str) -> DataFrame:
-        return self._df(getattr(self._jtable, name)())
-
-    def detail(self) -> DataFrame:
-        return self._df(self._jtable.detail())
