@@ -58,7 +58,8 @@ final class ShardMergeBuilder private[table] (
         "A MERGE needs at least one clause: add whenMatched(), whenNotMatched() or whenNotMatchedBySource() before execute().")
     }
     def of(kind: ClauseKind): Seq[MergeAction] = clauses.filter(_.kind == kind).map(_.action)
-    table.run(MergeIntoTable(table.target, DataFrames.logicalPlan(source), table.expression(condition),
+    val privileges = WriteTarget.mergePrivileges(of(Matched), of(NotMatched), of(NotMatchedBySource))
+    table.run(MergeIntoTable(table.target(privileges: _*), DataFrames.logicalPlan(source), table.expression(condition),
       of(Matched), of(NotMatched), of(NotMatchedBySource), withSchemaEvolution = false))
   }
 

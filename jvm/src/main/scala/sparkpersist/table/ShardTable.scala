@@ -4,9 +4,9 @@ import scala.jdk.CollectionConverters._
 import scala.util.Try
 
 import org.apache.spark.sql.{Column, DataFrame, Row, SparkSession, functions}
-import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation
 import org.apache.spark.sql.catalyst.expressions.{Expression, Literal}
 import org.apache.spark.sql.catalyst.plans.logical.{DeleteFromTable, LogicalPlan, SubqueryAlias, UpdateTable}
+import org.apache.spark.sql.connector.catalog.TableWritePrivilege
 import org.apache.spark.sql.sparkpersist.{CatalystColumns, DataFrames}
 
 import sparkpersist.catalog.SessionShards
@@ -50,13 +50,14 @@ final class ShardTable private (spark: SparkSession, name: TableName, aliasName:
   }
 
   /** Deletes every row (a retraction of each, as `DELETE FROM` without a condition). */
-  def delete(): Unit = run(DeleteFromTable(target, Literal.TrueLiteral))
+  def delete(): Unit = run(DeleteFromTable(target(TableWritePrivilege.DELETE), Literal.TrueLiteral))
 
   /** Deletes the rows on which the SQL condition holds. */
   def delete(condition: String): Unit = delete(functions.expr(condition))
 
   /** Deletes the rows on which `condition` holds. */
-  def delete(condition: Column): Unit = run(DeleteFromTable(target, expression(condition)))
+  def delete(condition: Column): Unit =
+    run(DeleteFromTable(target(TableWritePrivilege.DELETE), expression(condition)))
 
   /** Sets the columns of `set` to their values in every row. */
   def update(set: Map[String, Column]): Unit = runUpdate(None, set)
@@ -148,11 +149,11 @@ final class ShardTable private (spark: SparkSession, name: TableName, aliasName:
   def updates(since: Long): DataFrame = updates.where(functions.col("time") >= since)
 
   private def runUpdate(condition: Option[Column], set: Map[String, Column]): Unit =
-    run(UpdateTable(target, Assignments(set, expression), condition.map(expression)))
+    run(UpdateTable(target(TableWritePrivilege.UPDATE), Assignments(set, expression), condition.map(expression)))
 
-  /** The statement's target: the shard's relation, for writing, under the alias if any. */
-  private[table] def target: LogicalPlan = {
-    val relation = UnresolvedRelation(name.parts)
+  /** The statement's target: the shard's relation, written with `privileges`, under the alias if any. */
+  private[table] def target(privileges: TableWritePrivilege*): LogicalPlan = {
+    val relation = WriteTarget.relation(name.parts, privileges)
     aliasName.fold[LogicalPlan](relation)(SubqueryAlias(_, relation))
   }
 
