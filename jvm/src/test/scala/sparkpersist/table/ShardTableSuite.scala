@@ -102,6 +102,36 @@ class ShardTableSuite extends PersistSparkSession {
     assert(e.getMessage.startsWith("A MERGE needs at least one clause"))
   }
 
+  test("a statement of the table commits what the same SQL statement commits: whole-part deletes, retractions") {
+    // Twin shards written alike, one part per batch; each step runs as ShardTable on one, as SQL on the other.
+    Seq("twin_api", "twin_sql").foreach { name =>
+      sql(s"CREATE TABLE persist.$name ($Columns)")
+      sql(s"INSERT INTO persist.$name SELECT /*+ REPARTITION(1) */ * FROM VALUES (1, 1.0, 'a'), (2, 2.0, 'b') AS v(id, bal, tag)")
+      sql(s"INSERT INTO persist.$name SELECT /*+ REPARTITION(1) */ * FROM VALUES (100, 1.0, 'x'), (101, 2.0, 'y') AS v(id, bal, tag)")
+    }
+    val t = ShardTable.forName(spark, "twin_api")
+    import testImplicits._
+    Seq((2, 20.0, "u"), (7, 7.0, "i")).toDF("id", "bal", "tag").createOrReplaceTempView("twin_src")
+    /** What a statement committed: its batch's parts (negated whole, with retractions, rows), and the rows after it. */
+    def effect(name: String): (Seq[(Boolean, Boolean, Long)], Seq[String]) = {
+      val batch = store.open(name).state.batches.last
+      (batch.parts.map(p => (p.negated, p.hasRetractions, p.rowCount)).toSeq.sorted, rows(sql(s"SELECT * FROM persist.$name")))
+    }
+    def same(statement: String)(op: => Unit): Unit = {
+      op
+      val api = effect("twin_api")
+      sql(statement.replace("{t}", "persist.twin_sql"))
+      assert(api === effect("twin_sql"), statement)
+    }
+    same("DELETE FROM {t} WHERE id >= 100")(t.delete("id >= 100")) // the second part proven true: negated whole
+    assert(store.open("twin_api").state.batches.last.parts.forall(_.negated))
+    same("UPDATE {t} SET bal = 0.0 WHERE id = 1")(t.updateExpr("id = 1", Map("bal" -> "0.0")))
+    same("MERGE INTO {t} t USING twin_src s ON t.id = s.id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *") {
+      t.as("t").merge(spark.table("twin_src").as("s"), "t.id = s.id").whenMatched().updateAll()
+        .whenNotMatched().insertAll().execute()
+    }
+  }
+
   test("toDF reads the shard's rows, under the alias when there is one") {
     val t = create("read")
     assert(rows(t.toDF) === rows(sql("SELECT * FROM oracle.read")))
