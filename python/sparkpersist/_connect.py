@@ -47,7 +47,7 @@ def call(spark: SparkSession, procedure: str, **args: Any) -> list[dict[str, Any
         return [row.asDict(recursive=True) for row in spark.sql(f"CALL persist.system.{procedure}({given})").collect()]
 
 
-def require(spark: SparkSession, shard: str) -> None:
+def _require(spark: SparkSession, shard: str) -> None:
     if not spark.catalog.tableExists(f"persist.{quote(shard)}"):
         raise ShardNotFoundError(f"No shard '{shard}' under the session's root: write to it or CREATE TABLE it first.")
 
@@ -57,7 +57,7 @@ def shards(spark: SparkSession) -> list[str]:
 
 
 def parts(spark: SparkSession, shard: str) -> DataFrame:
-    require(spark, shard)
+    _require(spark, shard)
     return spark.table(table(shard, "parts"))
 
 
@@ -73,7 +73,7 @@ def property_columns(spark: SparkSession, shard: str, key: str) -> list[str]:
 
 
 def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
-    require(spark, shard)
+    _require(spark, shard)
     key = "'sparkpersist.indexColumns'"
     if columns:
         spark.sql(f"ALTER TABLE {table(shard)} SET TBLPROPERTIES ({key} = {_literal(','.join(columns))})")
@@ -84,7 +84,7 @@ def set_index_columns(spark: SparkSession, shard: str, columns: Optional[Sequenc
 
 def set_cluster_by(spark: SparkSession, shard: str, columns: Optional[Sequence[str]]) -> list[str]:
     """:func:`sparkpersist.set_cluster_by`, in SQL: the same in classic and Spark Connect sessions."""
-    require(spark, shard)
+    _require(spark, shard)
     spec = f"({', '.join(quote(c) for c in columns)})" if columns else "NONE"
     spark.sql(f"ALTER TABLE {table(shard)} CLUSTER BY {spec}")
     return property_columns(spark, shard, "sparkpersist.clusterBy")

@@ -13,9 +13,9 @@ from typing import Any, Dict, List, Optional, Union
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ._connect import _literal, quote, require
+from ._connect import _literal, quote
 from ._merge import ColumnOrStr, MergeClause, replay
-from .errors import ConnectNotSupportedError, InvalidInputError
+from .errors import ConnectNotSupportedError, InvalidInputError, ShardNotFoundError
 
 CATALOG = "persist"
 
@@ -57,19 +57,22 @@ class SqlTable:
         self._spark = spark
         self._parts = parts
         self._alias = alias
-        self.shard: str = parts[-1]
+        self.shard: str = ".".join(parts[1:])  # as the procedures name it: dotted in a namespace, or a path
 
     @classmethod
     def for_name(cls, spark: SparkSession, name: str) -> "SqlTable":
+        """The JVM's ``ShardTable.forName``: a shard, or ``persist.<shard>`` (``persist.<namespace>.<shard>``)."""
         parts = split_name(name)
-        if len(parts) == 2 and parts[0].lower() == CATALOG:
+        if len(parts) >= 2 and parts[0].lower() == CATALOG:
             parts = parts[1:]
-        if len(parts) != 1:
+        elif len(parts) != 1:
             raise InvalidInputError(
                 f"'{name}' is not a shard's table: name a shard ('events') or the persist catalog's table "
                 f"('{CATALOG}.events'); use ShardTable.forPath for a shard at a path.")
-        require(spark, parts[0])
-        return cls(spark, [CATALOG, parts[0]])
+        table = cls(spark, [CATALOG] + parts)
+        if not spark.catalog.tableExists(table._name()):
+            raise ShardNotFoundError(f"No shard '{table.shard}' in the persist catalog: write to it or CREATE TABLE it first.")
+        return table
 
     @classmethod
     def for_path(cls, spark: SparkSession, path: str) -> "SqlTable":

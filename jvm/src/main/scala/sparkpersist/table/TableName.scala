@@ -10,8 +10,8 @@ import sparkpersist.catalog.SessionShards
  * shard of the catalog's root, ``persist.`<uri>` `` for a shard at a path.
  */
 private[table] final case class TableName(parts: Seq[String]) {
-  /** The shard, as the catalog's procedures name it. */
-  def shard: String = parts.last
+  /** The shard, as the catalog's procedures name it: its name (dotted in a namespace) or its path. */
+  def shard: String = parts.tail.mkString(".")
 
   /** The name of one of the shard's metadata views (`history`, `parts`, `batches`, `updates`). */
   def view(name: String): TableName = TableName(parts :+ name)
@@ -23,11 +23,14 @@ private[table] final case class TableName(parts: Seq[String]) {
 private[table] object TableName {
   import SessionShards.CatalogName
 
-  /** `name`: a shard (`events`) or the catalog's table (`persist.events`, quoted as SQL quotes). */
+  /**
+   * `name`: a shard (`events`) or the catalog's table (`persist.events`, or `persist.sales.orders`
+   * for a shard in a namespace), quoted as SQL quotes.
+   */
   def forName(name: String): TableName =
     CatalystSqlParser.parseMultipartIdentifier(name) match {
       case Seq(shard) => TableName(Seq(CatalogName, shard))
-      case Seq(catalog, shard) if catalog.equalsIgnoreCase(CatalogName) => TableName(Seq(CatalogName, shard))
+      case Seq(catalog, shard @ _*) if catalog.equalsIgnoreCase(CatalogName) => TableName(CatalogName +: shard)
       case _ => throw new IllegalArgumentException(
         s"'$name' is not a shard's table: name a shard ('events') or the persist catalog's table " +
           s"('$CatalogName.events'); use ShardTable.forPath for a shard at a path.")
