@@ -7,12 +7,17 @@ Typical use::
     sparkpersist.write(events_df, "events", time_col="event_ms")
     spark.sql("SELECT count(*) FROM persist.events").show()
     sparkpersist.compact(spark, "events", retention_ms=30 * 86_400_000)   # and sparkpersist.gc(spark, "events")
+    events = sparkpersist.ShardTable.forName(spark, "events")          # delta-spark's DeltaTable names
+    events.delete("country = 'XX'")
 """
 from ._api import (Batch, compact, drop_batch, gc, last_scans, parts, set_cluster_by, set_index_columns, shards,
                    write)
 from ._jar import jar_path, spark_lines
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
+from ._merge import (ShardMergeBuilder, ShardMergeMatchedActionBuilder, ShardMergeNotMatchedActionBuilder,
+                     ShardMergeNotMatchedBySourceActionBuilder)
+from ._table import ShardTable
 from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
                      ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
                      UnsupportedSparkError, UpperMismatchError, translated_errors)
@@ -22,4 +27,6 @@ __all__ = [
     "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError", "UnsupportedSparkError",
     "UpperMismatchError", "compact", "configure", "drop_batch", "gc", "jar_path", "last_scans", "parts", "register_monotone",
     "session", "set_cluster_by", "spark_lines", "set_index_columns", "shards", "translated_errors", "write",
+    "ShardMergeBuilder", "ShardMergeMatchedActionBuilder", "ShardMergeNotMatchedActionBuilder",
+    "ShardMergeNotMatchedBySourceActionBuilder", "ShardTable",
 ]

@@ -14,7 +14,7 @@
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
  * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore`,
- * `restore` <- `catalyst`, `api`, `parser` <- `PersistExtensions`, `source`, `datasource`.
+ * `restore` <- `catalyst`, `api`, `parser`, `table` <- `PersistExtensions`, `source`, `datasource`.
  *
  * Layer rule: `PersistConf` imports `stats`.
  *

@@ -12,10 +12,18 @@ import org.apache.spark.sql.classic.ExpressionUtils
  */
 object CatalystColumns {
   def column(expression: Expression): Column = ExpressionUtils.column(expression)
+
+  /** The Catalyst expression of a DataFrame column in `spark` (unresolved until a plan resolves it), as `Column.expr` was. */
+  def expression(spark: org.apache.spark.sql.SparkSession, column: Column): Expression =
+    spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession].expression(column)
 }
 
 /** A DataFrame of a logical plan (`Dataset.ofRows`, `private[sql]`), for commands that read and write shards. */
 object DataFrames {
   def ofRows(spark: org.apache.spark.sql.SparkSession, plan: org.apache.spark.sql.catalyst.plans.logical.LogicalPlan): org.apache.spark.sql.DataFrame =
     org.apache.spark.sql.classic.Dataset.ofRows(spark.asInstanceOf[org.apache.spark.sql.classic.SparkSession], plan)
+
+  /** The logical plan of a DataFrame (`Dataset.logicalPlan`, `private[sql]`), to build a statement over it. */
+  def logicalPlan(df: org.apache.spark.sql.DataFrame): org.apache.spark.sql.catalyst.plans.logical.LogicalPlan =
+    df.asInstanceOf[org.apache.spark.sql.classic.Dataset[_]].logicalPlan
 }
