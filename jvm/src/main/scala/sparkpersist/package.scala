@@ -11,7 +11,7 @@
  * extension (`PersistExtensions`) on top and everything else (`PersistConf`) low; the Spark bridge
  * (`org.apache.spark.sql.sparkpersist`, what Spark keeps package-private) counts as one.
  *
- * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
+ * Layers, bottom first: `errors` <- `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
  * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
  * `catalyst`, `api` <- `PersistExtensions`, `source`.

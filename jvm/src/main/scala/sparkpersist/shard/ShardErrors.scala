@@ -1,35 +1,33 @@
 package sparkpersist.shard
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
+
 /** No shard of this name exists under the store's root. */
 final class NoSuchShard(val shard: String, val root: String, val existing: Seq[String])
-  extends NoSuchElementException(NoSuchShard.message(shard, root, existing))
-
-private object NoSuchShard {
-  def message(shard: String, root: String, existing: Seq[String]): String = {
-    val listed = if (existing.isEmpty) "none" else existing.mkString(", ")
-    val hint = existing.find(_.equalsIgnoreCase(shard)).map(n => s" Did you mean '$n'? (names are case-sensitive)")
-    s"Shard '$shard' does not exist under $root (existing shards: $listed).${hint.getOrElse("")} " +
-      "Create it first, or check the root directory and the name."
-  }
+  extends NoSuchElementException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_SHARD_NOT_FOUND", "shard" -> shard, "root" -> root,
+    "existing" -> (if (existing.isEmpty) "none" else existing.mkString(", ")),
+    "hint" -> existing.find(_.equalsIgnoreCase(shard)).fold("")(n => s" Did you mean '$n'? (names are case-sensitive)"))
 }
 
 /** `create` named a shard that already exists. Nothing was written. */
-final class ShardAlreadyExists(val shard: String, val root: String)
-  extends IllegalStateException(
-    s"Shard '$shard' already exists under $root. Open it to append to it, or drop it first to " +
-      "re-create it with a new schema.")
+final class ShardAlreadyExists(val shard: String, val root: String) extends IllegalStateException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_SHARD_EXISTS", "shard" -> shard, "root" -> root)
+}
 
 /** A state file was written by a newer sparkpersist than this one. */
 final class UnsupportedStateFormat(val file: String, val found: Int, val supported: Int)
-  extends IllegalStateException(
-    s"State file $file has formatVersion $found, but this sparkpersist reads formatVersion up to " +
-      s"$supported. Upgrade sparkpersist to read this shard.")
+  extends IllegalStateException with PersistThrowable {
+  override def error: PersistError =
+    PersistError("PERSIST_UNSUPPORTED_FORMAT.STATE", "file" -> file, "found" -> found, "supported" -> supported)
+}
 
 /**
  * A state file that exists but cannot be decoded. State files become visible atomically and
  * complete, so this means the file was damaged afterwards.
  */
 final class CorruptState(val shard: String, val file: String, cause: Throwable)
-  extends IllegalStateException(
-    s"Shard '$shard': state file $file cannot be read (${cause.getMessage}). State files are " +
-      "written atomically, so it was damaged after it was written: restore it from a backup.", cause)
+  extends IllegalStateException(cause) with PersistThrowable {
+  override def error: PersistError =
+    PersistError("PERSIST_CORRUPT_STATE", "shard" -> shard, "file" -> file, "cause" -> cause.getMessage)
+}
