@@ -16,7 +16,7 @@
  * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
  * `catalyst`, `api` <- `PersistExtensions`, `source`.
  *
- * Layer rule: `PersistConf` imports `stats`.
+ * Layer rule: `PersistConf` imports `errors`, `stats`.
  *
  * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `stream`.
  */

@@ -14,6 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.PersistErrors
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
@@ -55,9 +56,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     val spark = SparkSession.active
     val root = Option(options.get("root")).filter(_.trim.nonEmpty)
       .orElse(PersistConf.Root.get(spark.sessionState.conf))
-      .getOrElse(throw new IllegalArgumentException(
-        s"Catalog '$name' needs the directory its shards live in: set spark.sql.catalog.$name.root " +
-          s"or ${PersistConf.Root.key}."))
+      .getOrElse(throw PersistErrors.invalidOption(s"Catalog '$name'", "it needs the directory its shards live " +
+        s"in: set spark.sql.catalog.$name.root or ${PersistConf.Root.key}."))
     store = new ShardStore(root, spark.sessionState.newHadoopConf(),
       openShards = PersistConf.OpenShards.get(spark.sessionState.conf).toInt)
   }
@@ -101,7 +101,7 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
 
   private def travelled(ident: Identifier, what: String)(asOf: ShardHandle => Long): Table = loadTable(ident) match {
     case t: PersistTable => t.travelledTo(asOf(t.shard))
-    case other => throw new UnsupportedOperationException(s"${other.name()} cannot be read $what: it shows the " +
+    case other => throw PersistErrors.unsupported(s"${other.name()} cannot be read $what", "it shows the " +
       "shard's metadata as it is now. Read persist.<shard> or persist.<shard>.updates as of a time instead.")
   }
 
@@ -113,8 +113,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     val shard = snapshotShard(ident, "create")
     val clusterBy = partitions.toSeq.map {
       case ClusterByTransform(columns) => columns.map(_.fieldNames().mkString("."))
-      case _ => throw new UnsupportedOperationException(
-        s"Persist table $catalogName.$shard cannot be partitioned: parts are pruned by their statistics. " +
+      case _ => throw PersistErrors.unsupported(
+        s"Persist table $catalogName.$shard cannot be partitioned", "parts are pruned by their statistics. " +
           s"Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than time, or the " +
           s"'${PersistCatalog.OrderBy}' table property to sort them.")
     }
@@ -122,8 +122,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     val known = Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property)
     val unknown = props.keySet.filterNot(k => known(k) || PersistCatalog.SparkProperties(k))
     if (unknown.nonEmpty) {
-      throw new IllegalArgumentException(
-        s"Unsupported table properties for $catalogName.$shard: ${unknown.toSeq.sorted.mkString(", ")}. " +
+      throw PersistErrors.invalidOption(
+        s"Unsupported table properties for $catalogName.$shard", s"${unknown.toSeq.sorted.mkString(", ")}. " +
           s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
           s"'${ClusterColumns.Property}' (comma-separated columns), and '${IsolationLevel.Property}'.")
     }
@@ -131,7 +131,7 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     val clustering = (clusterBy ++ props.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
       case Seq() => Nil
       case Seq(columns) => columns
-      case _ => throw new IllegalArgumentException(s"$context: CLUSTER BY and the table property " +
+      case _ => throw PersistErrors.invalidOption(context, "CLUSTER BY and the table property " +
         s"'${ClusterColumns.Property}' both name clustering columns. Keep one")
     }
     val orderBy = props.get(PersistCatalog.OrderBy).toSeq
@@ -164,9 +164,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
   }
 
   override def renameTable(oldIdent: Identifier, newIdent: Identifier): Unit =
-    throw new UnsupportedOperationException(
-      s"Persist tables cannot be renamed (${oldIdent.name()}): create a new shard and copy the data " +
-        "with INSERT INTO ... SELECT.")
+    throw PersistErrors.unsupported(s"Persist tables cannot be renamed (${oldIdent.name()})",
+      "create a new shard and copy the data with INSERT INTO ... SELECT.")
 
   override def loadProcedure(ident: Identifier): UnboundProcedure = SystemProcedures.load(ident, store)
 
@@ -176,9 +175,8 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
   private def snapshotShard(ident: Identifier, action: String): String = {
     val id = PersistTableId.parse(ident, catalogName)
     if (id.view != TableView.Snapshot) {
-      throw new UnsupportedOperationException(
-        s"Cannot $action ${id.sqlName(catalogName)}: it is a view of shard '${id.shard}'. " +
-          s"$action $catalogName.${id.shard} instead.")
+      throw PersistErrors.unsupported(s"Cannot $action ${id.sqlName(catalogName)}",
+        s"it is a view of shard '${id.shard}'. $action $catalogName.${id.shard} instead.")
     }
     id.shard
   }

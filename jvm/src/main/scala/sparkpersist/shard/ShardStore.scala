@@ -7,6 +7,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.PersistError
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -40,9 +41,8 @@ final class ShardStore(
     validateName(name)
     // On a case-insensitive file system (macOS, Windows) the two would be one directory.
     list().find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
-      throw new IllegalArgumentException(s"Cannot create shard '$name' under $qualifiedRoot: it differs only in " +
-        s"case from the existing shard '$other', and on case-insensitive file systems they would be one " +
-        "directory. Choose another name, or open the existing shard.")
+      throw PersistError("PERSIST_INVALID_NAME.SHARD_CASE", "name" -> name, "root" -> qualifiedRoot,
+        "existing" -> other).invalidInput()
     }
     val log = stateLog(name)
     if (!log.create(CreateShard(name, UUID.randomUUID().toString, schema))) {
@@ -120,9 +120,8 @@ object ShardStore {
    * identifiers and a single, safe directory name on every file system.
    */
   def validateName(name: String): Unit = {
-    def fail(why: String): Nothing = throw new IllegalArgumentException(
-      s"Invalid shard name '$name': $why. A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: " +
-        "a letter or '_', then up to 127 letters, digits or '_'.")
+    def fail(why: String): Nothing =
+      throw PersistError("PERSIST_INVALID_NAME.SHARD", "name" -> name, "reason" -> why).invalidInput()
     if (name == null) fail("it is null")
     if (name.isEmpty) fail("it is empty")
     if (name.length > MaxNameLength) fail(s"it is ${name.length} characters long, the limit is $MaxNameLength")
