@@ -1,16 +1,23 @@
-"""One Spark session for the whole pytest run, with a fresh shard root."""
+"""One Spark session for the whole pytest run, with a fresh shard root; real Spark Connect and Thrift servers."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import pytest
 from pyspark.sql import SparkSession
 
 import sparkpersist
+from sparkpersist._session import CATALOG_CLASS, EXTENSIONS, ROOT_KEY
+from sparkpersist.thriftserver import (ThriftServerError, spark_env, spark_script, start_thriftserver, stop,
+                                       wait_until_ready)
+
+HOST = "127.0.0.1"
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +67,70 @@ def session_conf(spark: SparkSession) -> Callable[[str, str], AbstractContextMan
             else:
                 spark.conf.set(key, previous)
     return setting
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def run_conf() -> dict[str, str]:
+    """The extra Spark configs of this pytest run: ``SPARKPERSIST_TEST_CONF="k=v,k=v"`` (see the Makefile)."""
+    pairs = (pair.partition("=") for pair in os.environ.get("SPARKPERSIST_TEST_CONF", "").split(",") if pair)
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+class ConnectServer(NamedTuple):
+    url: str
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+    """Spark's Connect server, started from the installed pyspark with the jar, over a fresh root."""
+    root = tmp_path_factory.mktemp("connect_shards")
+    port = free_port()
+    command = [spark_script("spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--master", "local[2]", "--jars", sparkpersist.jar_path(),
+               "--conf", f"spark.sql.extensions={EXTENSIONS}",
+               "--conf", f"spark.sql.catalog.persist={CATALOG_CLASS}",
+               "--conf", f"{ROOT_KEY}={root}",
+               "--conf", f"spark.connect.grpc.binding.address={HOST}",
+               "--conf", f"spark.connect.grpc.binding.port={port}",
+               "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4"]
+    for key, value in run_conf().items():
+        command += ["--conf", f"{key}={value}"]
+    log = open(root / "server.log", "wb")
+    server = subprocess.Popen(command, cwd=root, env=spark_env(), stdout=log, stderr=log)
+    try:
+        wait_until_ready(server, HOST, port, timeout_s=180)
+        yield ConnectServer(f"sc://{HOST}:{port}", root)
+    finally:
+        stop(server)
+        log.close()
+
+
+class ThriftServer(NamedTuple):
+    port: int
+    root: Path
+
+
+@pytest.fixture(scope="module")
+def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
+    """Spark's Thrift server (sparkpersist's launcher) over a fresh root; stopped afterwards."""
+    root = tmp_path_factory.mktemp("thrift_shards")
+    log_path = root.parent / f"{root.name}.thriftserver.log"
+    port = free_port()
+    with open(log_path, "wb") as log:
+        process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
+                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
+                                           **run_conf()})
+        try:
+            try:
+                wait_until_ready(process, HOST, port, timeout_s=150)
+            except ThriftServerError as e:
+                pytest.fail(f"{e}\n--- server log ---\n{log_path.read_text()[-6000:]}")
+            yield ThriftServer(port, root)
+        finally:
+            stop(process)

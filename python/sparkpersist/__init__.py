@@ -13,13 +13,17 @@ from ._api import (Batch, compact, drop_batch, gc, last_scans, parts, set_cluste
 from ._jar import jar_path, spark_lines
 from ._monotone import register_monotone
 from ._session import CATALOG, configure, session
-from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
-                     ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
-                     UnsupportedSparkError, UpperMismatchError, translated_errors)
+from .errors import (AsOfError, ConcurrentShardUpdateError, ConnectNotSupportedError, CorruptStateError,
+                     InconsistentUpdatesError, InvalidInputError, NotFoundError, ShardConflictError, ShardExistsError,
+                     ShardNotFoundError, SoftPushdownViolationError, SparkPersistError, StreamError,
+                     UnreadablePartError, UnsupportedFormatError, UnsupportedOperationError, UnsupportedSparkError,
+                     UpperMismatchError, translated_errors)
 
 __all__ = [
-    "Batch", "CATALOG", "ConnectNotSupportedError", "CorruptStateError", "InvalidInputError", "ShardExistsError",
-    "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError", "UnsupportedSparkError",
+    "AsOfError", "Batch", "CATALOG", "ConcurrentShardUpdateError", "ConnectNotSupportedError", "CorruptStateError", "InconsistentUpdatesError", "InvalidInputError", "NotFoundError",
+    "ShardConflictError", "ShardExistsError",
+    "ShardNotFoundError", "SoftPushdownViolationError", "SparkPersistError", "StreamError", "UnreadablePartError",
+    "UnsupportedFormatError", "UnsupportedOperationError", "UnsupportedSparkError",
     "UpperMismatchError", "compact", "configure", "drop_batch", "gc", "jar_path", "last_scans", "parts", "register_monotone",
     "session", "set_cluster_by", "spark_lines", "set_index_columns", "shards", "translated_errors", "write",
 ]

@@ -2,6 +2,7 @@ package sparkpersist.catalog
 
 import org.apache.spark.sql.connector.catalog.Identifier
 
+import sparkpersist.errors.PersistError
 import sparkpersist.plan.TableView
 
 /**
@@ -28,11 +29,7 @@ object PersistTableId {
   /** The identifier of a shard's snapshot table. */
   def snapshotIdentifier(shard: String): Identifier = Identifier.of(Array.empty, shard)
 
-  private def unsupported(ident: Identifier, catalog: String): IllegalArgumentException = {
-    val written = (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString(".")
-    new IllegalArgumentException(
-      s"'$written' is not a persist table name. Use $catalog.<shard> for a shard's snapshot, " +
-        s"$catalog.<shard>.updates for its raw updates, $catalog.<shard>.parts for its parts or " +
-        s"$catalog.<shard>.batches for its batches.")
-  }
+  private def unsupported(ident: Identifier, catalog: String): IllegalArgumentException =
+    PersistError("PERSIST_INVALID_NAME.TABLE", "name" -> (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString("."),
+      "catalog" -> catalog).invalidInput()
 }

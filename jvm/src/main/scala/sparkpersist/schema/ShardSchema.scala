@@ -3,7 +3,7 @@ package sparkpersist.schema
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, StructType}
 
-import sparkpersist.errors.PersistError
+import sparkpersist.errors.{PersistError, PersistErrors}
 
 /**
  * One data column of a shard. `id` is stable for the life of the shard: Parquet parts name
@@ -117,8 +117,10 @@ object ShardSchema {
     ColumnNames.requireDistinct(struct, context)
     StorableTypes.requireStorable(struct, context)
     orderBy.foreach { c =>
-      require(struct.fieldNames.exists(_.equalsIgnoreCase(c)),
-        s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
+      if (!struct.fieldNames.exists(_.equalsIgnoreCase(c))) {
+        throw PersistErrors.invalidSchema(context,
+          s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
+      }
     }
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(struct)
     var next = stored.length + 1

@@ -3,12 +3,12 @@ package sparkpersist.compact
 import java.io.File
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.SparkException
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 import org.apache.spark.sql.types._
 
 import sparkpersist.plan.InvalidAsOf
+import sparkpersist.read.UnreadablePart
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
 import sparkpersist.shard.PartFormat
@@ -109,7 +109,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     val refused = intercept[Exception](asOf(349L)(rows("SELECT name FROM persist.accounts")))
     assert(Iterator.iterate[Throwable](refused)(_.getCause).takeWhile(_ != null).exists {
       case e: InvalidAsOf => e.getMessage.startsWith(
-        "Cannot read shard 'accounts' as of 349: history before since = 350 has been compacted")
+        "[PERSIST_INVALID_AS_OF.TIME] Cannot read shard 'accounts' as of 349: history before since = 350 has been compacted")
       case _ => false
     }, refused)
     // Compacting again changes nothing: the settled batch is consolidated already.
@@ -203,7 +203,10 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     // Day 1's group cannot be read; day 0's task may well finish and write its part first.
     val lost = before.batches(2).parts.next()
     new File(shard.partPath(lost).toUri).delete()
-    intercept[SparkException](compact("broken"))
+    // The task's UnreadablePart, a SparkThrowable, which Spark 4 reports itself rather than wrapped in a SparkException.
+    val failure = intercept[Exception](compact("broken"))
+    assert(Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[UnreadablePart]),
+      failure)
     assert(store.open("broken").state === before)
     assert(batchDirs(store.open("broken")) === originals)
   }

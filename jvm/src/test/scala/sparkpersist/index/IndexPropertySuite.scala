@@ -132,8 +132,8 @@ class IndexPropertySuite extends PersistSparkSession {
 
   test("a property naming a column that is not one, or one of a type filters cannot hold, fails and changes nothing") {
     val unknown = intercept[IllegalArgumentException](create("bad", s"'${IndexColumns.Property}' = 'user_id,nope'"))
-    assert(unknown.getMessage === "Cannot create table persist.bad: sparkpersist.indexColumns names 'nope', not " +
-      "column(s) of the table (columns: user_id, session_id, other). Name top-level columns.")
+    assert(unknown.getMessage === "[PERSIST_INVALID_SCHEMA] Cannot create table persist.bad: sparkpersist.indexColumns names 'nope', not " +
+      "column(s) of the table (columns: user_id, session_id, other). Name top-level columns. SQLSTATE: 42K09")
     assert(!store.exists("bad"))
 
     sql("CREATE TABLE persist.typed (user_id BIGINT, flag BOOLEAN, tags ARRAY<BIGINT>, nested STRUCT<a: INT>)")
