@@ -81,13 +81,31 @@ def run_conf() -> dict[str, str]:
     return {key.strip(): value.strip() for key, _, value in pairs}
 
 
-class ConnectServer(NamedTuple):
-    url: str
+class Server(NamedTuple):
+    """A server the tests started: its port on ``HOST`` and the shard root it serves."""
+    port: int
     root: Path
+
+    @property
+    def connect_url(self) -> str:
+        return f"sc://{HOST}:{self.port}"
+
+
+@contextmanager
+def serving(process: subprocess.Popen, port: int, root: Path, log_path: Path, timeout_s: float) -> Iterator[Server]:
+    """The server ``process`` once it listens on ``port``; stopped afterwards."""
+    try:
+        try:
+            wait_until_ready(process, HOST, port, timeout_s=timeout_s)
+        except ThriftServerError as e:
+            pytest.fail(f"{e}\n--- server log ---\n{log_path.read_text(errors='replace')[-6000:]}")
+        yield Server(port, root)
+    finally:
+        stop(process)
 
 
 @pytest.fixture(scope="module")
-def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConnectServer]:
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Spark's Connect server, started from the installed pyspark with the jar, over a fresh root."""
     root = tmp_path_factory.mktemp("connect_shards")
     port = free_port()
@@ -101,24 +119,16 @@ def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Connect
                "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4"]
     for key, value in run_conf().items():
         command += ["--conf", f"{key}={value}"]
-    log = open(root / "server.log", "wb")
-    server = subprocess.Popen(command, cwd=root, env=spark_env(), stdout=log, stderr=log)
-    try:
-        wait_until_ready(server, HOST, port, timeout_s=180)
-        yield ConnectServer(f"sc://{HOST}:{port}", root)
-    finally:
-        stop(server)
-        log.close()
-
-
-class ThriftServer(NamedTuple):
-    port: int
-    root: Path
+    log_path = root / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=root, env=spark_env(), stdout=log, stderr=log)
+        with serving(process, port, root, log_path, timeout_s=180) as server:
+            yield server
 
 
 @pytest.fixture(scope="module")
-def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftServer]:
-    """Spark's Thrift server (sparkpersist's launcher) over a fresh root; stopped afterwards."""
+def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Spark's Thrift server (sparkpersist's launcher) over a fresh root."""
     root = tmp_path_factory.mktemp("thrift_shards")
     log_path = root.parent / f"{root.name}.thriftserver.log"
     port = free_port()
@@ -126,11 +136,5 @@ def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ThriftSe
         process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
                                      conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
                                            **run_conf()})
-        try:
-            try:
-                wait_until_ready(process, HOST, port, timeout_s=150)
-            except ThriftServerError as e:
-                pytest.fail(f"{e}\n--- server log ---\n{log_path.read_text()[-6000:]}")
-            yield ThriftServer(port, root)
-        finally:
-            stop(process)
+        with serving(process, port, root, log_path, timeout_s=150) as server:
+            yield server

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from conftest import ConnectServer
+from conftest import Server
 
 APPS = Path(__file__).resolve().parent / "apps"
 
 
 @pytest.fixture(scope="module")
-def connect_url(connect_server: ConnectServer) -> str:
-    return connect_server.url
+def connect_url(connect_server: Server) -> str:
+    return connect_server.connect_url
 
 
 def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compacts(connect_url: str) -> None:

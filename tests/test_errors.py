@@ -17,7 +17,7 @@ import sparkpersist
 from sparkpersist.errors import class_of
 
 from apps.error_cases import CASES, NOT_FROM_A_CLIENT, Case, shard_of, trigger
-from conftest import ConnectServer, ThriftServer
+from conftest import Server
 from test_spark_submit import without_stack_frames
 from test_thriftserver import beeline
 
@@ -71,9 +71,9 @@ def test_in_a_classic_session(case: Case, spark: SparkSession, root: Path) -> No
 
 
 @pytest.fixture(scope="module")
-def over_connect(connect_server: ConnectServer) -> dict[str, Any]:
+def over_connect(connect_server: Server) -> dict[str, Any]:
     """What each case raised in a Spark Connect client (``apps/errors_client.py``), by condition."""
-    done = subprocess.run([sys.executable, str(APPS / "errors_client.py"), connect_server.url, str(connect_server.root)],
+    done = subprocess.run([sys.executable, str(APPS / "errors_client.py"), connect_server.connect_url, str(connect_server.root)],
                           capture_output=True, text=True, timeout=1800, cwd=APPS)
     assert done.returncode == 0, done.stderr[-4000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
@@ -96,7 +96,7 @@ THRIFT_CASES = [c for c in CASES if "thrift" in c.surfaces]
 
 
 @pytest.mark.parametrize("case", THRIFT_CASES, ids=lambda c: c.condition)
-def test_through_the_thrift_server(case: Case, thrift_server: ThriftServer) -> None:
+def test_through_the_thrift_server(case: Case, thrift_server: Server) -> None:
     """beeline (JDBC) shows the condition, the message and the SQLSTATE, which JDBC reports as the error's state."""
     shard = shard_of(case, "thrift")
     statements = [q.format(s=shard, S=shard.upper()) for q in case.sql]

@@ -16,7 +16,7 @@ from sparkpersist.thriftserver import (ThriftServerError, beeline_command, check
                                        start_thriftserver, thriftserver_command)
 
 from apps import scenario
-from conftest import HOST, ThriftServer, free_port
+from conftest import HOST, Server, free_port
 from test_spark_submit import pushdown_mode, without_stack_frames
 
 PROMPT = re.compile(r"^\d+: jdbc:hive2://\S+> ")
@@ -72,7 +72,7 @@ def test_cli_reports_a_missing_root_and_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(thrift_server: ThriftServer) -> int:
+def server(thrift_server: Server) -> int:
     """The port of a Thrift server over a fresh root."""
     return thrift_server.port
 

@@ -227,9 +227,7 @@ def _connect_chain(error: Exception) -> Iterator[_Reported]:
     trace, whose ``Caused by: <class>: <message>`` lines quote its causes.
     """
     message = str(error.getMessage()).split(_CONNECT_TRACE, 1)[0]
-    condition = error.getCondition()
-    quoted = None if condition and condition.startswith("PERSIST_") else _in_text(message)
-    yield quoted or _Reported(condition, error.getSqlState(), message)
+    yield _in_text(message) or _Reported(error.getCondition(), error.getSqlState(), message)
     for line in str(error.getStackTrace() or "").splitlines():
         if line.startswith("Caused by: ") and (quoted := _in_text(line)) is not None:
             yield quoted

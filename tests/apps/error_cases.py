@@ -25,9 +25,9 @@ import sparkpersist
 # Conditions no client can trigger, with why and where they are raised instead.
 NOT_FROM_A_CLIENT = {
     "PERSIST_BATCH_REPLACED": "drop_batch racing a compaction that replaced its batch: nothing a client runs can "
-                              "hold drop_batch between its read and its commit (BatchRemovalSuite raises it)",
+                              "hold drop_batch between its read and its commit (CompactionSuite raises it)",
     "PERSIST_SHARD_EXISTS": "two creates of one shard racing; one at a time, CREATE TABLE raises Spark's "
-                            "TABLE_OR_VIEW_ALREADY_EXISTS (ShardExistsError too, a case below)",
+                            "TABLE_OR_VIEW_ALREADY_EXISTS (ShardExistsError too, a case below); ShardStoreSuite raises it",
     "PERSIST_SOFT_PUSHDOWN_VIOLATION": "a part whose statistics lie (a pruning bug); state files are checksummed, so a "
                                        "client cannot make one (PruningSuite builds one and raises it)",
 }
@@ -244,17 +244,20 @@ def _stream_schema_changed(spark: SparkSession, shard: str, root: Path, fresh: C
         query.stop()
 
 
+# A shard of one part read (after the damage); one whose DELETE wrote a positions file, read.
+ONE_ROW = ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}")
+AFTER_A_DELETE = ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1), (2), (3)",
+                  "DELETE FROM persist.{s} WHERE id = 2", "SELECT * FROM persist.{s}")
+NOT_SQL = frozenset({"classic", "connect"})  # Python steps (threads, streams): no Thrift client runs them
+
 CASES: list[Case] = [
     Case("PERSIST_BATCH_NOT_FOUND", "NotFoundError",
          ("CREATE TABLE persist.{s} (id INT)", "CALL persist.system.drop_batch('{s}', 'no-such-batch')")),
-    Case("PERSIST_CONCURRENT_SHARD_UPDATE", "ConcurrentShardUpdateError", run=_concurrent_update,
-         surfaces=frozenset({"classic", "connect"})),
+    Case("PERSIST_CONCURRENT_SHARD_UPDATE", "ConcurrentShardUpdateError", run=_concurrent_update, surfaces=NOT_SQL),
     Case("PERSIST_CORRUPT_STATE", "CorruptStateError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}"),
-         damage=_cut_state),
+         ONE_ROW, damage=_cut_state),
     Case("PERSIST_DAMAGED_POSITIONS_FILE", "CorruptStateError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1), (2), (3)",
-          "DELETE FROM persist.{s} WHERE id = 2", "SELECT * FROM persist.{s}"), damage=_cut_positions),
+         AFTER_A_DELETE, damage=_cut_positions),
     Case("PERSIST_INCONSISTENT_UPDATES", "InconsistentUpdatesError",
          ("CREATE TABLE persist.{s} (id INT)",
           "CREATE OR REPLACE TEMPORARY VIEW {s}_retraction AS SELECT 7 AS id, 5L AS t, -1L AS d",
@@ -276,7 +279,7 @@ CASES: list[Case] = [
     Case("PERSIST_INVALID_OPTION", "InvalidInputError",
          ("CREATE TABLE persist.{s} (id INT) TBLPROPERTIES ('sort' = 'id')",)),
     Case("PERSIST_INVALID_SCHEMA", "InvalidInputError",
-         ("CREATE TABLE persist.{s} (id INT)", "ALTER TABLE persist.{s} ADD COLUMN extra INT NOT NULL")),
+         ("CREATE TABLE persist.{s} (id INT) TBLPROPERTIES ('order_by' = 'no_such_column')",)),
     Case("PERSIST_INVALID_WRITE", "InvalidInputError",
          ("CREATE TABLE persist.{s} (id INT)", "CREATE OR REPLACE TEMPORARY VIEW {s}_rows AS SELECT 1 AS id",
           "CALL persist.system.write(shard => '{s}', source => '{s}_rows', time_col => 'no_such_column')"),
@@ -287,33 +290,24 @@ CASES: list[Case] = [
           "SET spark.sql.catalog.noatomic.root = noatomic:///tmp/sparkpersist-noatomic",
           "CREATE TABLE noatomic.{s} (id INT)"), isolated=True),
     Case("PERSIST_PROCEDURE_NOT_FOUND", "NotFoundError", ("CALL persist.system.no_such_procedure()",)),
-    Case("PERSIST_SCHEMA_CHANGED_DURING_WRITE", "ShardConflictError", run=_schema_changed,
-         surfaces=frozenset({"classic", "connect"})),
+    Case("PERSIST_SCHEMA_CHANGED_DURING_WRITE", "ShardConflictError", run=_schema_changed, surfaces=NOT_SQL),
     Case("PERSIST_SHARD_NOT_FOUND", "ShardNotFoundError", ("CALL persist.system.compact('{s}')",)),
-    Case("PERSIST_STREAM_CHECKPOINT_OF_OTHER_SHARD", "StreamError", run=_stream_of_other_shard,
-         surfaces=frozenset({"classic", "connect"})),
-    Case("PERSIST_STREAM_OFFSET_BELOW_SINCE", "StreamError", run=_stream_below_since,
-         surfaces=frozenset({"classic", "connect"})),
-    Case("PERSIST_STREAM_SCHEMA_CHANGED", "StreamError", run=_stream_schema_changed,
-         surfaces=frozenset({"classic", "connect"})),
+    Case("PERSIST_STREAM_CHECKPOINT_OF_OTHER_SHARD", "StreamError", run=_stream_of_other_shard, surfaces=NOT_SQL),
+    Case("PERSIST_STREAM_OFFSET_BELOW_SINCE", "StreamError", run=_stream_below_since, surfaces=NOT_SQL),
+    Case("PERSIST_STREAM_SCHEMA_CHANGED", "StreamError", run=_stream_schema_changed, surfaces=NOT_SQL),
     Case("PERSIST_UNREADABLE_PART", "UnreadablePartError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}"),
-         damage=_remove_part),
+         ONE_ROW, damage=_remove_part),
     Case("PERSIST_UNSUPPORTED_FORMAT.PART", "UnsupportedFormatError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}"),
-         damage=_part_version(b"99")),
+         ONE_ROW, damage=_part_version(b"99")),
     Case("PERSIST_UNSUPPORTED_FORMAT.PART_VERSION_DAMAGED", "UnsupportedFormatError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}"),
-         damage=_part_version(b"9x")),
+         ONE_ROW, damage=_part_version(b"9x")),
     Case("PERSIST_UNSUPPORTED_FORMAT.POSITIONS", "UnsupportedFormatError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1), (2), (3)",
-          "DELETE FROM persist.{s} WHERE id = 2", "SELECT * FROM persist.{s}"), damage=_newer_positions),
+         AFTER_A_DELETE, damage=_newer_positions),
     Case("PERSIST_UNSUPPORTED_FORMAT.STATE", "UnsupportedFormatError",
-         ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}"),
-         damage=_newer_state),
+         ONE_ROW, damage=_newer_state),
     Case("PERSIST_UNSUPPORTED_OPERATION", "UnsupportedOperationError",
          ("CREATE TABLE persist.{s} (id INT)", "ALTER TABLE persist.{s} RENAME TO persist.{s}_renamed")),
-    Case("PERSIST_UPPER_MISMATCH", "UpperMismatchError", run=_upper_mismatch, surfaces=frozenset({"classic", "connect"})),
+    Case("PERSIST_UPPER_MISMATCH", "UpperMismatchError", run=_upper_mismatch, surfaces=NOT_SQL),
     # Spark's own conditions for persist tables, raised as the package's classes too.
     Case("TABLE_OR_VIEW_ALREADY_EXISTS", "ShardExistsError",
          ("CREATE TABLE persist.{s} (id INT)", "CREATE TABLE persist.{s} (id INT)")),

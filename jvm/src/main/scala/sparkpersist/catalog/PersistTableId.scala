@@ -31,5 +31,6 @@ object PersistTableId {
 
   private def unsupported(ident: Identifier, catalog: String): IllegalArgumentException =
     PersistError("PERSIST_INVALID_NAME.TABLE", "name" -> (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString("."),
-      "catalog" -> catalog).invalidInput()
+      "shapes" -> (s"$catalog.<shard> for a shard's snapshot, $catalog.<shard>.updates for its raw updates, " +
+        s"$catalog.<shard>.parts for its parts or $catalog.<shard>.batches for its batches")).invalidInput()
 }

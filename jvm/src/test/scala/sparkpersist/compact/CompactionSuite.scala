@@ -7,6 +7,7 @@ import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 import org.apache.spark.sql.types._
 
+import sparkpersist.errors.PersistStateException
 import sparkpersist.plan.InvalidAsOf
 import sparkpersist.read.UnreadablePart
 import sparkpersist.schema.ShardSchema
@@ -177,6 +178,20 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     assert((result.groupsMerged, result.groupsLost) === (1, 0))
     assert(store.open("busy").state.batches.map(_.appends) === Seq(3L, 1L, 1L))
     assert(rows("SELECT * FROM persist.busy") === Seq("[1,day0-1]", "[2,day0-2]", "[3,day0-3]", "[4,day1]", "[5,meanwhile]"))
+  }
+
+  test("drop_batch of a batch a compaction replaced while it ran drops nothing and says what to do") {
+    create("dropping")
+    (1 to 3).foreach(i => append("dropping", i * 10L, i.toLong -> s"v$i"))
+    val before = store.open("dropping").state
+    val doomed = before.batches.head.id
+    val e = intercept[PersistStateException](BatchRemoval.drop(interleaved("dropping")(compact("dropping")), doomed))
+    assert(e.getCondition === "PERSIST_BATCH_REPLACED")
+    assert(e.getMessage === s"[PERSIST_BATCH_REPLACED] Shard 'dropping': batch '$doomed' was replaced meanwhile (by a " +
+      "compaction); nothing was dropped. Find the batch holding the part again and drop it. SQLSTATE: 40001")
+    val after = store.open("dropping").state
+    assert(after.batches.map(_.appends) === Seq(3L))
+    assert(rows("SELECT * FROM persist.dropping") === Seq("[1,v1]", "[2,v2]", "[3,v3]"))
   }
 
   test("a compaction that loses the race to another deletes its own parts and commits nothing") {

@@ -54,6 +54,28 @@ class ErrorConditionsSuite extends AnyFunSuite {
     assert(unraised.isEmpty, s"declared but raised nowhere: ${unraised.mkString(", ")}")
   }
 
+  test("every PersistError(\"PERSIST_...\", ...) of the main sources passes exactly its template's parameters") {
+    // Spark's reader fails on a missing parameter only when the message is built, at the user's error.
+    val call = "PersistError\\(\\s*\"(PERSIST_[A-Z0-9_.]+)\"".r
+    val named = "\"(\\w+)\"\\s*->".r
+    val sites = Files.walk(sourceRoot).iterator().asScala.filter(_.toString.endsWith(".scala")).toSeq.flatMap { file =>
+      val text = new String(Files.readAllBytes(file), StandardCharsets.UTF_8)
+      call.findAllMatchIn(text).map { m =>
+        var end = m.end
+        var depth = 1
+        while (depth > 0) {
+          if (text(end) == '(') depth += 1 else if (text(end) == ')') depth -= 1
+          end += 1
+        }
+        (sourceRoot.relativize(file), m.group(1), named.findAllMatchIn(text.substring(m.start, end)).map(_.group(1)).toSet)
+      }
+    }
+    assert(sites.size >= 15)
+    sites.foreach { case (file, condition, given) =>
+      assert(given === ErrorConditions.parameters(condition).toSet, s"$file raises $condition")
+    }
+  }
+
   test("every SQLSTATE is five characters of the standard's shape, on every main condition") {
     json.fieldNames().asScala.foreach { main =>
       val state = Option(json.get(main).get("sqlState")).map(_.asText)

@@ -139,15 +139,16 @@ class IndexPropertySuite extends PersistSparkSession {
     sql("CREATE TABLE persist.typed (user_id BIGINT, flag BOOLEAN, tags ARRAY<BIGINT>, nested STRUCT<a: INT>)")
     def refused(ddl: String): String = refusedChange(intercept[Exception](sql(ddl)))
     val unsupported = refused(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'flag, nested, tags')")
-    assert(unsupported === "Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
+    assert(unsupported === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
       "'flag' (BOOLEAN), 'nested' (STRUCT<a: INT>): membership filters hold integral, date, timestamp, float, " +
-      "double, decimal or UTF8_BINARY string values, or arrays of them. Remove the column from the property.")
+      "double, decimal or UTF8_BINARY string values, or arrays of them. Remove the column from the property. SQLSTATE: 42K09")
     assert(property("typed") === None)
     sql(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'tags')")
     assert(property("typed") === Some("tags"))
 
     val other = refused("ALTER TABLE persist.typed SET TBLPROPERTIES ('color' = 'blue')")
     assert(other.endsWith(s"its properties are 'order_by', set at creation, '${IndexColumns.Property}', " +
-      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'."))
+      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'. SQLSTATE: 0A000"))
+    assert(other.startsWith("[PERSIST_UNSUPPORTED_OPERATION] Cannot alter table persist.typed: "), other)
   }
 }
