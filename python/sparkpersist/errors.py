@@ -178,10 +178,10 @@ def _translate(chain: Iterable[_Reported]) -> Optional[SparkPersistError]:
     outermost whose SQLSTATE class is listed.
     """
     chain = list(chain)
-    persist = [r for r in chain if r.condition and r.condition.startswith("PERSIST_")]
-    known = [r for r in chain if r.condition and class_of(r.condition)]
-    for reported in persist[:1] or known[:1]:
-        return class_of(reported.condition)(reported.message, reported.condition, reported.sql_state)
+    decisive = (next((r for r in chain if r.condition and r.condition.startswith("PERSIST_")), None)
+                or next((r for r in chain if r.condition and class_of(r.condition)), None))
+    if decisive is not None:
+        return class_of(decisive.condition)(decisive.message, decisive.condition, decisive.sql_state)
     for reported in chain:
         cls = _BY_SQLSTATE_CLASS.get((reported.sql_state or "")[:2])
         if cls is not None:

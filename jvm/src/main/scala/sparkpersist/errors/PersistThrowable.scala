@@ -3,6 +3,7 @@ package sparkpersist.errors
 import java.io.IOException
 
 import scala.jdk.CollectionConverters._
+import scala.util.control.NonFatal
 
 import org.apache.spark.SparkThrowable
 
@@ -15,7 +16,17 @@ import org.apache.spark.SparkThrowable
 trait PersistThrowable extends Throwable with SparkThrowable {
   def error: PersistError
 
-  override def getMessage: String = error.message
+  /**
+   * The formatted message. Spark builds it wherever the error is reported (an executor's task
+   * failure too), so a condition that does not format (a bug `ErrorConditionsSuite` looks for)
+   * still reports the error: its condition and parameters, unformatted.
+   */
+  override def getMessage: String =
+    try error.message
+    catch {
+      case NonFatal(e) => s"[${error.condition}] ${error.parameters.toSeq.sorted.map { case (k, v) => s"$k=$v" }
+        .mkString(", ")} (its message cannot be formatted: ${e.getMessage})"
+    }
   override def getCondition: String = error.condition
   override def getSqlState: String = error.sqlState
   override def getMessageParameters: java.util.Map[String, String] = error.parameters.asJava

@@ -21,9 +21,10 @@ import sparkpersist.shard.PartFormat
  */
 final class UnsupportedPartFormat(val path: String, val found: String, val supported: Int)
   extends IOException with PersistThrowable {
-  override def error: PersistError = PersistError(
-    if (found.toIntOption.isDefined) "PERSIST_UNSUPPORTED_FORMAT.PART" else "PERSIST_UNSUPPORTED_FORMAT.PART_VERSION_DAMAGED",
-    "path" -> path, "found" -> found, "supported" -> supported)
+  override def error: PersistError =
+    if (found.toIntOption.isDefined) {
+      PersistError("PERSIST_UNSUPPORTED_FORMAT.PART", "path" -> path, "found" -> found, "supported" -> supported)
+    } else PersistError("PERSIST_UNSUPPORTED_FORMAT.PART_VERSION_DAMAGED", "path" -> path, "found" -> found)
 }
 
 private[read] object UnsupportedPartFormat {

@@ -96,8 +96,11 @@ class ErrorConditionsSuite extends AnyFunSuite {
     }
   }
 
-  test("a missing parameter fails formatting instead of printing its placeholder") {
+  test("a missing parameter fails formatting (an unused one too, under Spark's tests); the exception still reports") {
     intercept[Exception](PersistError("PERSIST_SHARD_EXISTS", "shard" -> "events").message)
+    // Spark formats it in an executor's task failure too, where a throwing getMessage would lose the error.
+    val e = PersistError("PERSIST_SHARD_EXISTS", "shard" -> "events").illegalState
+    assert(e.getMessage.startsWith("[PERSIST_SHARD_EXISTS] shard=events (its message cannot be formatted: "), e.getMessage)
   }
 
   test("an exception carries its condition, SQLSTATE and parameters to Spark's error framework") {
