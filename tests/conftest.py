@@ -1,16 +1,23 @@
-"""One Spark session for the whole pytest run, with a fresh shard root."""
+"""One Spark session for the whole pytest run, with a fresh shard root; real Spark Connect and Thrift servers."""
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 import sys
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 import pytest
 from pyspark.sql import SparkSession
 
 import sparkpersist
+from sparkpersist._session import CATALOG_CLASS, EXTENSIONS, ROOT_KEY
+from sparkpersist.thriftserver import (ThriftServerError, spark_env, spark_script, start_thriftserver, stop,
+                                       wait_until_ready)
+
+HOST = "127.0.0.1"
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +67,74 @@ def session_conf(spark: SparkSession) -> Callable[[str, str], AbstractContextMan
             else:
                 spark.conf.set(key, previous)
     return setting
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def run_conf() -> dict[str, str]:
+    """The extra Spark configs of this pytest run: ``SPARKPERSIST_TEST_CONF="k=v,k=v"`` (see the Makefile)."""
+    pairs = (pair.partition("=") for pair in os.environ.get("SPARKPERSIST_TEST_CONF", "").split(",") if pair)
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+class Server(NamedTuple):
+    """A server the tests started: its port on ``HOST`` and the shard root it serves."""
+    port: int
+    root: Path
+
+    @property
+    def connect_url(self) -> str:
+        return f"sc://{HOST}:{self.port}"
+
+
+@contextmanager
+def serving(process: subprocess.Popen, port: int, root: Path, log_path: Path, timeout_s: float) -> Iterator[Server]:
+    """The server ``process`` once it listens on ``port``; stopped afterwards."""
+    try:
+        try:
+            wait_until_ready(process, HOST, port, timeout_s=timeout_s)
+        except ThriftServerError as e:
+            pytest.fail(f"{e}\n--- server log ---\n{log_path.read_text(errors='replace')[-6000:]}")
+        yield Server(port, root)
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def connect_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Spark's Connect server, started from the installed pyspark with the jar, over a fresh root."""
+    root = tmp_path_factory.mktemp("connect_shards")
+    port = free_port()
+    command = [spark_script("spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--master", "local[2]", "--jars", sparkpersist.jar_path(),
+               "--conf", f"spark.sql.extensions={EXTENSIONS}",
+               "--conf", f"spark.sql.catalog.persist={CATALOG_CLASS}",
+               "--conf", f"{ROOT_KEY}={root}",
+               "--conf", f"spark.connect.grpc.binding.address={HOST}",
+               "--conf", f"spark.connect.grpc.binding.port={port}",
+               "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4"]
+    for key, value in run_conf().items():
+        command += ["--conf", f"{key}={value}"]
+    log_path = root / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=root, env=spark_env(), stdout=log, stderr=log)
+        with serving(process, port, root, log_path, timeout_s=180) as server:
+            yield server
+
+
+@pytest.fixture(scope="module")
+def thrift_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """Spark's Thrift server (sparkpersist's launcher) over a fresh root."""
+    root = tmp_path_factory.mktemp("thrift_shards")
+    log_path = root.parent / f"{root.name}.thriftserver.log"
+    port = free_port()
+    with open(log_path, "wb") as log:
+        process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
+                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
+                                           **run_conf()})
+        with serving(process, port, root, log_path, timeout_s=150) as server:
+            yield server

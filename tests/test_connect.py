@@ -2,54 +2,23 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-import sparkpersist
-from sparkpersist._session import CATALOG_CLASS, EXTENSIONS, ROOT_KEY
-from sparkpersist.thriftserver import spark_env, spark_script, stop, wait_until_ready
+from conftest import Server
 
 from apps import history_scenario
 
-HOST = "127.0.0.1"
 APPS = Path(__file__).resolve().parent / "apps"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    root = tmp_path_factory.mktemp("connect_shards")
-    port = free_port()
-    extra = [pair for pair in os.environ.get("SPARKPERSIST_TEST_CONF", "").split(",") if pair]
-    command = [spark_script("spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-               "--master", "local[2]", "--jars", sparkpersist.jar_path(),
-               "--conf", f"spark.sql.extensions={EXTENSIONS}",
-               "--conf", f"spark.sql.catalog.persist={CATALOG_CLASS}",
-               "--conf", f"{ROOT_KEY}={root}",
-               "--conf", f"spark.connect.grpc.binding.address={HOST}",
-               "--conf", f"spark.connect.grpc.binding.port={port}",
-               "--conf", "spark.ui.enabled=false", "--conf", "spark.sql.shuffle.partitions=4"]
-    for pair in extra:
-        command += ["--conf", pair.strip()]
-    log = open(root / "server.log", "wb")
-    server = subprocess.Popen(command, cwd=root, env=spark_env(), stdout=log, stderr=log)
-    try:
-        wait_until_ready(server, HOST, port, timeout_s=180)
-        yield f"sc://{HOST}:{port}"
-    finally:
-        stop(server)
-        log.close()
+def connect_url(connect_server: Server) -> str:
+    return connect_server.connect_url
 
 
 def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compacts(connect_url: str) -> None:

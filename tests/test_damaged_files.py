@@ -87,5 +87,6 @@ def test_a_part_of_a_newer_format_raises_unsupported_format_error(spark, shard_n
     pq.write_table(table.replace_schema_metadata(metadata), part)
     part.with_name(f".{part.name}.crc").unlink(missing_ok=True)
     with pytest.raises(sparkpersist.UnsupportedFormatError,
-                       match=rf"Part file \S*{part.name} has part format version 99, .*upgrade sparkpersist"):
+                       match=rf"\[PERSIST_UNSUPPORTED_FORMAT.PART\] .* part file \S*{part.name} has part format "
+                             r"version 99, .*upgrade sparkpersist"):
         _collect(spark, shard_name)

@@ -79,6 +79,7 @@ def test_appends_from_two_processes_a_pruned_query_and_explain(endpoint: str, tm
 def test_s3a_without_conditional_writes_refuses_to_commit(endpoint: str) -> None:
     out = result(start(endpoint, "unsafe", "unsafe_s3"))
     assert out["error"] == "InvalidInputError", out
+    assert out["message"].startswith("[PERSIST_NO_ATOMIC_COMMIT] Cannot commit to ") and " SQLSTATE: 0A000" in out["message"]
     assert "sparkpersist knows no atomic create-if-absent on 's3a' stores" in out["message"]
     assert "fs.s3a.create.conditional.enabled=true" in out["message"]
     listed = client(endpoint).list_objects_v2(Bucket=BUCKET, Prefix="shards/unsafe_s3/")

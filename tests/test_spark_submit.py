@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,14 +11,9 @@ import sparkpersist
 from sparkpersist.thriftserver import spark_env, spark_script
 
 from apps import scenario
+from conftest import run_conf
 
 APP = Path(__file__).parent / "apps" / "pruning_app.py"
-
-
-def run_conf() -> dict[str, str]:
-    """The extra Spark configs of this pytest run: ``SPARKPERSIST_TEST_CONF="k=v,k=v"`` (see the Makefile)."""
-    pairs = (pair.partition("=") for pair in os.environ.get("SPARKPERSIST_TEST_CONF", "").split(",") if pair)
-    return {key.strip(): value.strip() for key, _, value in pairs}
 
 
 def pushdown_mode() -> str:

@@ -7,25 +7,19 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import pytest
 
 import sparkpersist
 from sparkpersist.thriftserver import (ThriftServerError, beeline_command, check_bind, is_loopback, spark_env,
-                                       start_thriftserver, stop, thriftserver_command, wait_until_ready)
+                                       start_thriftserver, thriftserver_command)
 
 from apps import scenario
-from test_spark_submit import pushdown_mode, run_conf, without_stack_frames
+from conftest import HOST, Server, free_port
+from test_spark_submit import pushdown_mode, without_stack_frames
 
-HOST = "127.0.0.1"
 PROMPT = re.compile(r"^\d+: jdbc:hive2://\S+> ")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def test_command_line_carries_extensions_catalog_root_and_address() -> None:
@@ -78,23 +72,9 @@ def test_cli_reports_a_missing_root_and_exits_2(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    """A Thrift server over a fresh root; yields its port and stops it afterwards."""
-    root = tmp_path_factory.mktemp("thrift_shards")
-    log_path = root.parent / "thriftserver.log"
-    port = free_port()
-    with open(log_path, "wb") as log:
-        process = start_thriftserver(str(root), port=port, host=HOST, master="local[2]", log=log,
-                                     conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2",
-                                           **run_conf()})
-        try:
-            try:
-                wait_until_ready(process, HOST, port, timeout_s=150)
-            except ThriftServerError as e:
-                pytest.fail(f"{e}\n--- server log ---\n{without_stack_frames(log_path.read_text())[-6000:]}")
-            yield port
-        finally:
-            stop(process)
+def server(thrift_server: Server) -> int:
+    """The port of a Thrift server over a fresh root."""
+    return thrift_server.port
 
 
 def beeline(port: int, statements: Sequence[str], timeout_s: float = 120) -> subprocess.CompletedProcess:

@@ -18,15 +18,19 @@ from ._session import CATALOG, configure, session
 from ._merge import (ShardMergeBuilder, ShardMergeMatchedActionBuilder, ShardMergeNotMatchedActionBuilder,
                      ShardMergeNotMatchedBySourceActionBuilder)
 from ._table import ShardTable
-from .errors import (ConnectNotSupportedError, CorruptStateError, InvalidInputError, ShardExistsError,
-                     ShardNotFoundError, SparkPersistError, UnreadablePartError, UnsupportedFormatError,
-                     UnsupportedSparkError, UpperMismatchError, translated_errors)
+from .errors import (AsOfError, ConcurrentShardUpdateError, ConnectNotSupportedError, CorruptStateError,
+                     InconsistentUpdatesError, InvalidInputError, NotFoundError, ShardConflictError, ShardExistsError,
+                     ShardNotFoundError, SoftPushdownViolationError, SparkPersistError, StreamError,
+                     UnreadablePartError, UnsupportedFormatError, UnsupportedOperationError, UnsupportedSparkError,
+                     UpperMismatchError, translated_errors)
 
 __all__ = [
-    "Batch", "CATALOG", "ConnectNotSupportedError", "CorruptStateError", "InvalidInputError", "ShardExistsError",
-    "ShardNotFoundError", "SparkPersistError", "UnreadablePartError", "UnsupportedFormatError", "UnsupportedSparkError",
-    "UpperMismatchError", "compact", "configure", "drop_batch", "gc", "jar_path", "last_scans", "parts", "register_monotone",
-    "session", "set_cluster_by", "spark_lines", "set_index_columns", "shards", "translated_errors", "write",
-    "ShardMergeBuilder", "ShardMergeMatchedActionBuilder", "ShardMergeNotMatchedActionBuilder",
-    "ShardMergeNotMatchedBySourceActionBuilder", "ShardTable",
+    "AsOfError", "Batch", "CATALOG", "compact", "ConcurrentShardUpdateError", "configure", "ConnectNotSupportedError",
+    "CorruptStateError", "drop_batch", "gc", "InconsistentUpdatesError", "InvalidInputError", "jar_path",
+    "last_scans", "NotFoundError", "parts", "register_monotone", "session", "set_cluster_by", "set_index_columns",
+    "ShardConflictError", "ShardExistsError", "ShardMergeBuilder", "ShardMergeMatchedActionBuilder",
+    "ShardMergeNotMatchedActionBuilder", "ShardMergeNotMatchedBySourceActionBuilder", "ShardNotFoundError", "shards",
+    "ShardTable", "SoftPushdownViolationError", "spark_lines", "SparkPersistError", "StreamError",
+    "translated_errors", "UnreadablePartError", "UnsupportedFormatError", "UnsupportedOperationError",
+    "UnsupportedSparkError", "UpperMismatchError", "write",
 ]

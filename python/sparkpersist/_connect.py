@@ -50,8 +50,8 @@ def _literal(value: Any) -> str:
 def call(spark: SparkSession, procedure: str, **args: Any) -> list[dict[str, Any]]:
     """``CALL persist.system.<procedure>(name => value, ...)`` (``None`` arguments left out), as dicts.
 
-    The JVM's errors are raised as the package's own (e.g. :class:`UpperMismatchError`), as in a
-    classic session; Spark's own errors as pyspark raises them.
+    The JVM's errors are raised as the package's own by their error condition (e.g.
+    :class:`UpperMismatchError` for ``PERSIST_UPPER_MISMATCH``), as in a classic session.
     """
     given = ", ".join(f"{k} => {_literal(v)}" for k, v in args.items() if v is not None)
     with translated_errors():

@@ -6,6 +6,8 @@ import scala.collection.mutable
 
 import org.apache.spark.sql.internal.SQLConf
 
+import sparkpersist.errors.PersistError
+
 /**
  * Every sparkpersist configuration, declared once with its default and documentation.
  *
@@ -30,7 +32,8 @@ object PersistConf {
       try parse(value)
       catch {
         case e: IllegalArgumentException =>
-          throw new IllegalArgumentException(s"Invalid value '$value' for $key: ${e.getMessage}. $doc", e)
+          throw PersistError("PERSIST_INVALID_CONF", "value" -> value, "key" -> key, "reason" -> e.getMessage,
+            "doc" -> doc).invalidInput(e)
       }
   }
 

@@ -11,12 +11,12 @@
  * extension (`PersistExtensions`) on top and everything else (`PersistConf`) low; the Spark bridge
  * (`org.apache.spark.sql.sparkpersist`, what Spark keeps package-private) counts as one.
  *
- * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
+ * Layers, bottom first: `errors` <- `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
  * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore`,
  * `restore` <- `catalyst`, `api`, `parser`, `table` <- `PersistExtensions`, `source`, `datasource`.
  *
- * Layer rule: `PersistConf` imports `stats`.
+ * Layer rule: `PersistConf` imports `errors`, `stats`.
  *
  * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `parser`, `stream`.
  */

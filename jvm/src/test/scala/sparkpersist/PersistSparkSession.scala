@@ -7,6 +7,7 @@ import org.apache.spark.SparkConf
 import org.apache.spark.sql.test.SharedSparkSession
 
 import sparkpersist.catalog.PersistCatalog
+import sparkpersist.errors.PersistThrowable
 import sparkpersist.scan.{ScanReport, ScanReports}
 import sparkpersist.shard.ShardStore
 
@@ -49,9 +50,9 @@ trait PersistSparkSession extends SharedSparkSession {
       (sql(query).collect().map(_.toString).toSeq.sorted, ScanReports.last(spark))
     }
 
-  /** The catalog's own message in Spark's report of the `IllegalArgumentException` an ALTER TABLE
-    * got from it: an unsupported table change, which Spark 4.3 wraps in its error class and SQLSTATE. */
+  /** The catalog's own error message (`[PERSIST_...] ... SQLSTATE: ...`) for a refused ALTER TABLE, which
+    * Spark 4.3 wraps in its own error class and SQLSTATE. */
   protected def refusedChange(e: Throwable): String =
-    e.getMessage.stripPrefix("[UNSUPPORTED_TABLE_CHANGE] ").stripPrefix("Unsupported table change: ")
-      .stripSuffix(" SQLSTATE: 0A000")
+    Iterator.iterate(e)(_.getCause).takeWhile(_ != null).collectFirst { case p: PersistThrowable => p.getMessage }
+      .getOrElse(e.getMessage)
 }

@@ -6,6 +6,7 @@ import org.apache.spark.sql.SparkSession
 import org.apache.spark.sql.expressions.UserDefinedFunction
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.PersistErrors
 
 /**
  * Declaring user functions monotone so part pruning maps ranges through them (as built-in
@@ -28,7 +29,9 @@ object MonotoneFunctions {
     val key = PersistConf.MonotoneUdfs.key
     val current = PersistConf.MonotoneUdfs.get(spark.sessionState.conf).getOrElse(Map.empty)
     val dir = direction.trim.toLowerCase(Locale.ROOT)
-    require(dir == "up" || dir == "down", s"direction must be 'up' or 'down', got '$direction'")
+    if (dir != "up" && dir != "down") {
+      throw PersistErrors.invalidOption(s"Cannot declare '$name' monotone", s"direction must be 'up' or 'down', got '$direction'")
+    }
     val declared = current.updated(name.trim.toLowerCase(Locale.ROOT), dir)
     spark.conf.set(key, declared.toSeq.sorted.map { case (n, d) => s"$n:$d" }.mkString(","))
   }

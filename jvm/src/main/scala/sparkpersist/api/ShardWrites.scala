@@ -4,6 +4,7 @@ import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.{JsonColumns, NestedNullability, ShardSchema}
 import sparkpersist.shard.{BatchMeta, ShardHandle, ShardStore}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -57,15 +58,18 @@ object ShardWrites {
     val handle = store.open(shard)
     orderBy.foreach { o =>
       val existing = handle.state.schema.orderBy
-      require(o.map(_.toLowerCase) == existing.map(_.toLowerCase),
-        s"Shard '$shard' is ordered by (${existing.mkString(", ")}); order_by is fixed when a " +
-          s"shard is created and cannot become (${o.mkString(", ")}). Omit order_by.")
+      if (o.map(_.toLowerCase) != existing.map(_.toLowerCase)) {
+        throw PersistErrors.invalidWrite(shard, s"it is ordered by (${existing.mkString(", ")}); order_by is fixed " +
+          s"when a shard is created and cannot become (${o.mkString(", ")}). Omit order_by.")
+      }
     }
     clusterBy.foreach { c =>
       val existing = ClusterColumns.render(handle.state.schema)
-      require(c.map(_.toLowerCase) == ClusterColumns.parse(existing).map(_.toLowerCase),
-        s"Shard '$shard' is clustered by (${existing.replace(",", ", ")}), not (${c.mkString(", ")}); change its " +
-          s"clustering with ALTER TABLE persist.$shard CLUSTER BY (...) or set_cluster_by(), or omit cluster_by.")
+      if (c.map(_.toLowerCase) != ClusterColumns.parse(existing).map(_.toLowerCase)) {
+        throw PersistErrors.invalidWrite(shard, s"it is clustered by (${existing.replace(",", ", ")}), not " +
+          s"(${c.mkString(", ")}); change its clustering with ALTER TABLE persist.$shard CLUSTER BY (...) or " +
+          "set_cluster_by(), or omit cluster_by.")
+      }
     }
     handle
   }

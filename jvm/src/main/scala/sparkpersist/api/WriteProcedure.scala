@@ -7,6 +7,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
+import sparkpersist.errors.PersistErrors
 import sparkpersist.shard.ShardStore
 import sparkpersist.write.WriteOptions
 
@@ -57,10 +58,10 @@ final class WriteProcedure(store: ShardStore) extends RowsProcedure("write",
     def string(name: String): Option[String] = Option.when(given(name))(input.getUTF8String(at(name)).toString)
     def columns(name: String): Option[Seq[String]] = Option.when(given(name)) {
       input.getArray(at(name)).toSeq[UTF8String](StringType).map(column => Option(column).map(_.toString).getOrElse(
-        throw new IllegalArgumentException(s"persist.system.write: $name holds a null; name columns.")))
+        throw PersistErrors.invalidOption("persist.system.write", s"$name holds a null; name columns.")))
     }
-    val Seq(shard, source) = required.map(name => string(name).getOrElse(throw new IllegalArgumentException(
-      s"persist.system.write needs $name: the shard's name and the table or view holding the rows.")))
+    val Seq(shard, source) = required.map(name => string(name).getOrElse(throw PersistErrors.invalidOption(
+      "persist.system.write", s"it needs $name: the shard's name and the table or view holding the rows.")))
     val options = WriteOptions(timeCol = string("time_col"), diffCol = string("diff_col"),
       maxRowsPerPart = Option.when(given("max_rows_per_part"))(input.getLong(at("max_rows_per_part"))),
       jsonColumns = columns("json_columns").getOrElse(Nil), keepStats = columns("keep_stats").getOrElse(Nil),

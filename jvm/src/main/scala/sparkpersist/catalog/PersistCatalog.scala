@@ -13,6 +13,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.PersistConf
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.PersistErrors
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
@@ -60,9 +61,8 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
     val spark = SparkSession.active
     val root = Option(options.get("root")).filter(_.trim.nonEmpty)
       .orElse(PersistConf.Root.get(spark.sessionState.conf))
-      .getOrElse(throw new IllegalArgumentException(
-        s"Catalog '$name' needs the directory its shards live in: set spark.sql.catalog.$name.root " +
-          s"or ${PersistConf.Root.key}."))
+      .getOrElse(throw PersistErrors.invalidOption(s"Catalog '$name'", "it needs the directory its shards live " +
+        s"in: set spark.sql.catalog.$name.root or ${PersistConf.Root.key}."))
     store = new ShardStore(root, spark.sessionState.newHadoopConf(),
       openShards = PersistConf.OpenShards.get(spark.sessionState.conf).toInt)
   }
@@ -167,7 +167,7 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
     }
 
   override def alterNamespace(namespace: Array[String], changes: NamespaceChange*): Unit =
-    throw new UnsupportedOperationException(s"Namespace $catalogName.${namespace.mkString(".")} keeps the " +
+    throw PersistErrors.unsupported(s"Cannot alter namespace $catalogName.${namespace.mkString(".")}", "it keeps the " +
       "properties it was created with: drop it and create it again with other properties.")
 
   /** Drops a namespace: RESTRICT refuses one holding shards or namespaces, CASCADE drops every shard in it. */
@@ -183,9 +183,8 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
   private def snapshotShard(ident: Identifier, action: String): String = {
     val id = parse(ident)
     if (id.view != TableView.Snapshot) {
-      throw new UnsupportedOperationException(
-        s"Cannot $action ${id.sqlName(catalogName)}: it is a view of shard '${id.shard}'. " +
-          s"$action $catalogName.${id.shard} instead.")
+      throw PersistErrors.unsupported(s"Cannot $action ${id.sqlName(catalogName)}",
+        s"it is a view of shard '${id.shard}'. $action $catalogName.${id.shard} instead.")
     }
     id.shard
   }

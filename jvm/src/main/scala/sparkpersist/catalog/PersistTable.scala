@@ -15,6 +15,7 @@ import org.apache.spark.sql.types.StructType
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.dml.{DeleteWholeParts, OverwriteShard, PersistRowLevelOperation}
+import sparkpersist.errors.PersistErrors
 import sparkpersist.plan.{ScanPlan, ScanRequest, TableView}
 import sparkpersist.scan.{PersistScanBuilder, RowIdentity}
 import sparkpersist.schema.ShardSchema
@@ -131,10 +132,10 @@ final class PersistTable(val shard: ShardHandle, val shardSchema: ShardSchema, v
   /** Fails unless this table takes the write: one of the `views`, not read as of a past time. */
   private def writable(views: TableView*): Unit = {
     if (!views.contains(view)) {
-      throw new UnsupportedOperationException(s"$tableName does not take this write: write to the shard's snapshot table instead.")
+      throw PersistErrors.unsupported(s"$tableName does not take this write", "write to the shard's snapshot table instead.")
     }
     travel.foreach { t =>
-      throw new UnsupportedOperationException(s"$tableName is read as of $t here; write to the table without " +
+      throw PersistErrors.unsupported(s"$tableName is read as of $t here", "write to the table without " +
         "TIMESTAMP AS OF or VERSION AS OF.")
     }
   }

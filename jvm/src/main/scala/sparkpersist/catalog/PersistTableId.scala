@@ -4,6 +4,7 @@ import java.util.Locale
 
 import org.apache.spark.sql.connector.catalog.Identifier
 
+import sparkpersist.errors.PersistError
 import sparkpersist.plan.TableView
 import sparkpersist.shard.ShardStore
 
@@ -54,12 +55,9 @@ object PersistTableId {
   /** The identifier of a shard's snapshot table in `namespace`. */
   def snapshotIdentifier(namespace: Seq[String], shard: String): Identifier = Identifier.of(namespace.toArray, shard)
 
-  private def unsupported(ident: Identifier, catalog: String): IllegalArgumentException = {
-    val written = (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString(".")
-    new IllegalArgumentException(
-      s"'$written' is not a persist table name. Use $catalog.<shard> (or $catalog.<namespace>.<shard>) for a " +
-        s"shard's snapshot, $catalog.`<path or URI>` for the shard at a location, and one more part for its " +
-        s"metadata: .updates for its raw updates, .parts for its parts, .batches for its batches, .history for " +
-        s"its history.")
-  }
+  private def unsupported(ident: Identifier, catalog: String): IllegalArgumentException =
+    PersistError("PERSIST_INVALID_NAME.TABLE", "name" -> (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString("."),
+      "shapes" -> (s"$catalog.<shard> (or $catalog.<namespace>.<shard>) for a shard's snapshot, $catalog.`<path or URI>` " +
+        "for the shard at a location, and one more part for its metadata: .updates for its raw updates, .parts for " +
+        "its parts, .batches for its batches, .history for its history")).invalidInput()
 }

@@ -3,6 +3,7 @@ package sparkpersist.catalog
 import org.apache.spark.sql.{SparkSession => ApiSession}
 import org.apache.spark.sql.classic.SparkSession
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.plan.TableView
 import sparkpersist.shard.ShardStore
 
@@ -18,9 +19,8 @@ object SessionShards {
   def catalog(spark: ApiSession): PersistCatalog =
     spark.asInstanceOf[SparkSession].sessionState.catalogManager.catalog(CatalogName) match {
       case c: PersistCatalog => c
-      case other => throw new IllegalArgumentException(
-        s"Catalog '$CatalogName' is ${other.getClass.getName}, not sparkpersist's: set " +
-          s"spark.sql.catalog.$CatalogName=${classOf[PersistCatalog].getName}.")
+      case other => throw PersistErrors.invalidOption(s"Catalog '$CatalogName'", s"it is ${other.getClass.getName}, " +
+        s"not sparkpersist's: set spark.sql.catalog.$CatalogName=${classOf[PersistCatalog].getName}.")
     }
 
   def store(spark: ApiSession): ShardStore = catalog(spark).shardStore

@@ -5,6 +5,7 @@ import org.apache.spark.sql.connector.expressions.{ClusterByTransform, Transform
 import org.apache.spark.sql.types.{StructField, StructType}
 
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.PersistErrors
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
@@ -37,15 +38,15 @@ object ShardTables {
       properties: Map[String, String]): ShardSchema = {
     val clusterBy = partitions.toSeq.map {
       case ClusterByTransform(columns) => columns.map(_.fieldNames().mkString("."))
-      case _ => throw new UnsupportedOperationException(
-        s"Persist table $tableName cannot be partitioned: parts are pruned by their statistics. " +
+      case _ => throw PersistErrors.unsupported(
+        s"Persist table $tableName cannot be partitioned", "parts are pruned by their statistics. " +
           s"Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than time, or the " +
           s"'${PersistCatalog.OrderBy}' table property to sort them.")
     }
     val unknown = properties.keySet.filterNot(k => ShardProperties(k) || SparkProperties(k))
     if (unknown.nonEmpty) {
-      throw new IllegalArgumentException(
-        s"Unsupported table properties for $tableName: ${unknown.toSeq.sorted.mkString(", ")}. " +
+      throw PersistErrors.invalidOption(
+        s"Unsupported table properties for $tableName", s"${unknown.toSeq.sorted.mkString(", ")}. " +
           s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
           s"'${ClusterColumns.Property}' (comma-separated columns), and '${IsolationLevel.Property}'.")
     }
@@ -53,7 +54,7 @@ object ShardTables {
     val clustering = (clusterBy ++ properties.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
       case Seq() => Nil
       case Seq(columns) => columns
-      case _ => throw new IllegalArgumentException(s"$context: CLUSTER BY and the table property " +
+      case _ => throw PersistErrors.invalidOption(context, "CLUSTER BY and the table property " +
         s"'${ClusterColumns.Property}' both name clustering columns. Keep one")
     }
     val orderBy = properties.get(PersistCatalog.OrderBy).toSeq
@@ -97,7 +98,7 @@ object ShardTables {
   /** `table` read as of `asOf` its shard ([[TimeTravel]]); `what` names the clause for the error on a metadata view. */
   def travelled(table: Table, what: String)(asOf: ShardHandle => Long): Table = table match {
     case t: PersistTable => t.travelledTo(asOf(t.shard))
-    case other => throw new UnsupportedOperationException(s"${other.name()} cannot be read $what: it shows the " +
+    case other => throw PersistErrors.unsupported(s"${other.name()} cannot be read $what", "it shows the " +
       "shard's metadata as it is now. Read the shard's table or its .updates view as of a time instead.")
   }
 

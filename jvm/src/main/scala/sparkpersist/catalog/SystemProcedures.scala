@@ -7,6 +7,7 @@ import scala.jdk.CollectionConverters._
 import org.apache.spark.sql.connector.catalog.Identifier
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure
 
+import sparkpersist.errors.PersistError
 import sparkpersist.shard.ShardStore
 
 /**
@@ -45,9 +46,9 @@ object SystemProcedures {
       case Seq(ns) if ns.equalsIgnoreCase(Namespace) => procedures.get(ident.name().toLowerCase(Locale.ROOT))
       case _ => None
     }
-    found.getOrElse(throw new NoSuchElementException(
-      s"No persist procedure ${(ident.namespace() :+ ident.name()).mkString(".")}: the persist catalog " +
-        s"offers ${procedures.keys.toSeq.sorted.map(n => s"$Namespace.$n").mkString(", ")}."))
+    found.getOrElse(throw PersistError("PERSIST_PROCEDURE_NOT_FOUND",
+      "procedure" -> (ident.namespace() :+ ident.name()).mkString("."),
+      "procedures" -> procedures.keys.toSeq.sorted.map(n => s"$Namespace.$n").mkString(", ")).notFound)
   }
 
   /** The procedures of `namespace`: all of them in `system`, none elsewhere. */

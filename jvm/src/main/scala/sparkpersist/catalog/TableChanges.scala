@@ -5,6 +5,7 @@ import org.apache.spark.sql.connector.expressions.NamedReference
 import org.apache.spark.sql.types.StructField
 
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.PersistErrors
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
@@ -109,6 +110,5 @@ object TableChanges {
     case _ => ColumnPosition.First
   }
 
-  private def refuse(context: String, why: String): Nothing =
-    throw new UnsupportedOperationException(s"$context: $why.")
+  private def refuse(context: String, why: String): Nothing = throw PersistErrors.unsupported(context, s"$why.")
 }

@@ -2,6 +2,7 @@ package sparkpersist.catalog
 
 import scala.util.control.NonFatal
 
+import sparkpersist.errors.PersistError
 import sparkpersist.plan.AsOf
 import sparkpersist.shard.ShardHandle
 
@@ -32,22 +33,17 @@ object TimeTravel {
   /** The as-of of `VERSION AS OF version`. */
   def ofVersion(shard: ShardHandle, version: String): Long = {
     val state = shard.state
-    val seqNo = version.trim.toLongOption.filter(_ >= 0).getOrElse(throw new IllegalArgumentException(
-      s"Cannot read shard '${shard.name}' as of version '$version': a version is a state version number " +
-        s"(0 to ${state.seqNo}). Use TIMESTAMP AS OF for a time."))
-    if (seqNo > state.seqNo) {
-      throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version $seqNo: its newest " +
-        s"version is ${state.seqNo}.")
-    }
+    def refuse(version: String, reason: String, cause: Throwable = null) =
+      PersistError("PERSIST_INVALID_AS_OF.VERSION", "shard" -> shard.name, "version" -> version, "reason" -> reason)
+        .invalidInput(cause)
+    val seqNo = version.trim.toLongOption.filter(_ >= 0).getOrElse(throw refuse(s"'$version'",
+      s"a version is a state version number (0 to ${state.seqNo}). Use TIMESTAMP AS OF for a time."))
+    if (seqNo > state.seqNo) throw refuse(seqNo.toString, s"its newest version is ${state.seqNo}.")
     val at = try shard.log.statesFrom(seqNo).next() catch {
-      case NonFatal(e) => throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version " +
-        s"$seqNo: the state log no longer holds it (garbage collection keeps the newest versions; " +
-        s"${e.getMessage}). Read as of a time instead: TIMESTAMP AS OF.", e)
+      case NonFatal(e) => throw refuse(seqNo.toString, "the state log no longer holds it (garbage collection keeps " +
+        s"the newest versions; ${e.getMessage}). Read as of a time instead: TIMESTAMP AS OF.", e)
     }
-    if (at.upper <= 0) {
-      throw new IllegalArgumentException(s"Cannot read shard '${shard.name}' as of version $seqNo: no time was " +
-        "complete yet at that version (it holds no batch).")
-    }
+    if (at.upper <= 0) throw refuse(seqNo.toString, "no time was complete yet at that version (it holds no batch).")
     AsOf.check(state, at.upper - 1)
   }
 }

@@ -1,5 +1,7 @@
 package sparkpersist.catalyst
 
+import org.apache.spark.SPARK_DOC_ROOT
+import org.apache.spark.sql.AnalysisException
 import org.apache.spark.sql.catalyst.FunctionIdentifier
 import org.apache.spark.sql.catalyst.expressions.{Expression, ExpressionInfo}
 import sparkpersist.interpret.MzNow
@@ -21,7 +23,9 @@ object MzNowFunction {
 
   def build(args: Seq[Expression]): Expression = {
     if (args.nonEmpty) {
-      throw new IllegalArgumentException(s"$name() takes no arguments, but ${args.length} were given.")
+      // Spark's own condition for a call with the wrong number of arguments, as its built-in functions raise.
+      throw new AnalysisException("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", Map("functionName" -> s"`$name`",
+        "expectedNum" -> "0", "actualNum" -> args.length.toString, "docroot" -> SPARK_DOC_ROOT))
     }
     MzNow()
   }

@@ -13,6 +13,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.catalog.{PersistCatalog, PersistTable}
 import sparkpersist.dml.OverwriteShard
+import sparkpersist.errors.PersistErrors
 import sparkpersist.plan.TableView
 import sparkpersist.shard.ShardState
 import sparkpersist.write.DataSourceWriteOptions
@@ -69,7 +70,7 @@ object PersistOverwrites extends Rule[LogicalPlan] {
   /** A replace of `t` by the rows of `rtas.query`, which must have `t`'s columns (matched by name). */
   private def replace(rtas: ReplaceTableAsSelect, t: PersistTable): LogicalPlan = {
     val shard = t.shard.name
-    def fail(why: String): Nothing = throw new IllegalArgumentException(s"Cannot replace shard '$shard': $why " +
+    def fail(why: String): Nothing = throw PersistErrors.unsupportedInput(s"Cannot replace shard '$shard'", s"$why " +
       "A replace keeps the shard and its history; to start a new shard, DROP TABLE it first.")
     if (rtas.partitioning.nonEmpty) fail("shards have no partitions.")
     val changed = rtas.tableSpec.properties.filter { case (k, v) => t.properties().asScala.get(k).exists(_ != v) }

@@ -2,6 +2,8 @@ package sparkpersist.cluster
 
 import java.util.Locale
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * A space-filling curve: a bijection between the cells of an n-dimensional grid of `2^bits` cells
  * per side and the positions `0 until 2^(n * bits)` along the curve. Rows sorted by their cell's
@@ -20,7 +22,7 @@ object Curve {
 
   /** The curve named `name` (`hilbert` or `zorder`, any case), or an error naming both. */
   def named(name: String): Curve = All.find(_.name == name.trim.toLowerCase(Locale.ROOT)).getOrElse(
-    throw new IllegalArgumentException(s"Unknown space-filling curve '$name': use ${All.map(_.name).mkString(" or ")}."))
+    throw PersistErrors.invalidOption(s"Unknown space-filling curve '$name'", s"use ${All.map(_.name).mkString(" or ")}."))
 
   /** Bits per dimension for `n` dimensions: as many as a long holds, at most 16. */
   def bitsFor(n: Int): Int = {

@@ -7,6 +7,7 @@ import scala.util.Try
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 
+import sparkpersist.errors.{PersistError, PersistErrors}
 import sparkpersist.shard.{BatchMeta, BatchReplacement, CommitInfo, ShardHandle, VersionRecord}
 
 /** What [[BatchRemoval.drop]] removed. */
@@ -41,11 +42,10 @@ object BatchRemoval {
     val key = Try(shard.relativeKey(new Path(batchOrPart))).toOption
     val batch = state.batches.find(_.id == batchOrPart)
       .orElse(state.batches.find(_.parts.exists(p => !p.negated && (p.key == batchOrPart || key.contains(p.key)))))
-      .getOrElse(throw new IllegalArgumentException(s"Shard '${shard.name}' has no batch '$batchOrPart' and no " +
-        "part at that key or path: name a batch id (persist.<shard>.batches) or a part's path as a read error names it."))
+      .getOrElse(throw PersistError("PERSIST_BATCH_NOT_FOUND", "shard" -> shard.name, "batch" -> batchOrPart).invalidInput())
     val files = batch.parts.map(_.key).toSet
     state.batches.find(b => b.id != batch.id && b.parts.exists(p => p.negated && files(p.fileKey))).foreach { b =>
-      throw new IllegalArgumentException(s"Cannot drop batch '${batch.id}' of shard '${shard.name}': batch '${b.id}' " +
+      throw PersistErrors.unsupportedInput(s"Cannot drop batch '${batch.id}' of shard '${shard.name}'", s"batch '${b.id}' " +
         "retracts some of its parts whole (a DELETE), and would then retract rows the shard no longer holds. " +
         s"Drop batch '${b.id}' first.")
     }
@@ -53,8 +53,7 @@ object BatchRemoval {
       batch.appends, batch.epochs, commit = Some(CommitInfo(VersionRecord.DropBatch)))
     val (_, applied) = shard.log.replaceBatches(Seq(BatchReplacement(IndexedSeq(batch.id), empty)))
     if (applied.isEmpty) {
-      throw new IllegalStateException(s"Shard '${shard.name}': batch '${batch.id}' was replaced meanwhile (by a " +
-        "compaction); nothing was dropped. Find the batch holding the part again and drop it.")
+      throw PersistError("PERSIST_BATCH_REPLACED", "shard" -> shard.name, "batch" -> batch.id).illegalState
     }
     DroppedBatch(shard.name, batch.id, batch.lower, batch.upper, batch.partCount, batch.rowCount)
   }

@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, LongType,
 import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
+import sparkpersist.errors.PersistErrors
 import sparkpersist.shard.ShardStore
 
 /**
@@ -46,7 +47,7 @@ final class LifecycleProcedures extends SystemProcedures {
         "time: the way out when its parts cannot be read.",
       Seq("shard" -> StringType, "batch" -> StringType),
       args => {
-        if (args.isNull(1)) throw new IllegalArgumentException("drop_batch needs the batch: its id or a part's path.")
+        if (args.isNull(1)) throw PersistErrors.invalidOption("drop_batch", "it needs the batch: its id or a part's path.")
         Lifecycle.dropBatch(store, args.string(0), args.string(1))
       }))
 }

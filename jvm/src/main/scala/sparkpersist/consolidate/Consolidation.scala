@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.InternalRow
 import org.apache.spark.sql.catalyst.expressions.{BoundReference, RowOrdering, UnsafeProjection}
 import org.apache.spark.sql.types.StructType
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 
@@ -94,10 +95,10 @@ object MergeKey {
 
 /** The shard retracts a row more often than it inserted it: its updates are inconsistent. */
 final class NegativeMultiplicity(val shard: String, val asOf: Long, val count: Long)
-  extends IllegalStateException(
-    s"Shard '$shard' as of $asOf holds a row with net multiplicity $count (more retractions than " +
-      s"insertions), so its updates are inconsistent. Read its raw updates (the .updates table) to " +
-      "find the retractions without a matching insertion.")
+  extends IllegalStateException with PersistThrowable {
+  override def error: PersistError =
+    PersistError("PERSIST_INCONSISTENT_UPDATES", "shard" -> shard, "asOf" -> asOf, "count" -> count)
+}
 
 /** A run whose rows are not in merge-key order cannot be consolidated by a streaming merge. */
 final class UnsortedRun(val shard: String, val path: String)

@@ -6,6 +6,7 @@ package sparkpersist
  * ranges and row shares read by parallel tasks. It takes value orderings from `interpret`, and
  * knows nothing of plans, scans or the catalog.
  *
- * Layer rule: `consolidate` imports `PersistConf`, `interpret`, `read`, `schema`, `shard`, `stats`, `util`.
+ * Layer rule: `consolidate` imports `PersistConf`, `errors`, `interpret`, `read`, `schema`, `shard`, `stats`,
+ * `util`.
  */
 package object consolidate

@@ -1,5 +1,6 @@
 package sparkpersist.isolation
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -29,8 +30,8 @@ object IsolationLevel {
 
   /** The level `value` names (ignoring case), or an error saying which levels there are. */
   def parse(value: String, context: String): IsolationLevel =
-    all.find(_.name.equalsIgnoreCase(value.trim)).getOrElse(throw new IllegalArgumentException(
-      s"$context: '$value' is not an isolation level of table property '$Property'. Use WriteSerializable " +
+    all.find(_.name.equalsIgnoreCase(value.trim)).getOrElse(throw PersistErrors.invalidOption(context,
+      s"'$value' is not an isolation level of table property '$Property'. Use WriteSerializable " +
         "(the default: appends never conflict with a statement) or Serializable (appends whose rows the " +
         "statement's condition may match conflict too)."))
 

@@ -7,6 +7,6 @@ package sparkpersist
  * ([[isolation.StatementRebase]]), or fails with [[isolation.ConcurrentShardUpdate]] naming the one
  * that does.
  *
- * Layer rule: `isolation` imports `PersistConf`, `plan`, `positional`, `schema`, `shard`, `write`.
+ * Layer rule: `isolation` imports `PersistConf`, `errors`, `plan`, `positional`, `schema`, `shard`, `write`.
  */
 package object isolation

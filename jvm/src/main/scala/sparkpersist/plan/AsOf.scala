@@ -3,6 +3,7 @@ package sparkpersist.plan
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.shard.ShardState
 
 /** The time a batch read of a shard sees: `since <= asOf < upper`. */
@@ -48,16 +49,15 @@ object AsOfSetting {
 /** A read asked for a time the shard cannot answer. */
 final class InvalidAsOf(val shard: String, val asOf: Long, val since: Long, val upper: Long,
     setting: AsOfSetting = AsOfSetting.Session)
-  extends IllegalArgumentException(InvalidAsOf.message(shard, asOf, since, upper, setting))
-
-object InvalidAsOf {
-  private def message(shard: String, asOf: Long, since: Long, upper: Long, setting: AsOfSetting): String = {
+  extends IllegalArgumentException with PersistThrowable {
+  override def error: PersistError = {
     val reason =
       if (asOf < since) s"history before since = $since has been compacted"
       else s"only times before upper = $upper are complete"
     val fix =
       if (upper > since) s"Set ${setting.what} to a time in [$since, ${upper - 1}], or ${setting.latest} to read the latest."
       else s"The shard holds no complete time yet; ${setting.empty} to read it as empty."
-    s"Cannot read shard '$shard' as of $asOf: $reason (since = $since, upper = $upper). $fix"
+    PersistError("PERSIST_INVALID_AS_OF.TIME", "shard" -> shard, "asOf" -> asOf, "reason" -> reason, "since" -> since,
+      "upper" -> upper, "fix" -> fix)
   }
 }

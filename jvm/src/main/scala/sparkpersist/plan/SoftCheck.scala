@@ -9,6 +9,7 @@ import org.apache.spark.util.LongAccumulator
 import org.slf4j.LoggerFactory
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.read.PartFile
 
 /**
@@ -122,5 +123,7 @@ object SoftCheck extends PredicateHelper {
 }
 
 /** Soft mode found a row in a part that pruning would have skipped, and failOnViolation is set. */
-final class SoftPushdownViolation(message: String) extends IllegalStateException(
-  message + s". Set ${PersistConf.PushdownMode.key}=off to read every part, and report this as a bug.")
+final class SoftPushdownViolation(violation: String) extends IllegalStateException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_SOFT_PUSHDOWN_VIOLATION", "violation" -> violation,
+    "pushdownMode" -> PersistConf.PushdownMode.key)
+}

@@ -8,6 +8,7 @@ package sparkpersist
  * and the read mode; runtime filters, the pushdown mode and its soft check, and how parts are
  * packed into tasks. It knows nothing of consolidation, scans or the catalog.
  *
- * Layer rule: `plan` imports `PersistConf`, `interpret`, `positional`, `read`, `schema`, `shard`, `stats`, `util`.
+ * Layer rule: `plan` imports `PersistConf`, `errors`, `interpret`, `positional`, `read`, `schema`, `shard`, `stats`,
+ * `util`.
  */
 package object plan

@@ -5,6 +5,8 @@ import java.util.zip.CRC32
 
 import org.apache.hadoop.fs.{FileSystem, Path}
 
+import sparkpersist.errors.PersistError
+
 /**
  * What one run of a row-level operation retracted, by position. `retracting` names (in the
  * file's own directory) the run's parts that hold retractions; `targets` gives, for each part
@@ -59,8 +61,7 @@ object RetractedPositions {
       val in = fs.open(path)
       try in.readAllBytes() finally in.close()
     }
-    def damaged(why: String) = new IOException(s"Positions file $path is damaged ($why); delete the shard's " +
-      "positional retractions by compacting it, or restore the file.")
+    def damaged(why: String) = PersistError("PERSIST_DAMAGED_POSITIONS_FILE", "path" -> path, "reason" -> why).unreadableFile
     if (bytes.length < Magic.length + 12) throw damaged("too short")
     val crc = new CRC32
     crc.update(bytes, 0, bytes.length - 8)
@@ -71,8 +72,10 @@ object RetractedPositions {
     in.readFully(magic)
     if (!java.util.Arrays.equals(magic, Magic)) throw damaged("not a positions file")
     val format = in.readInt()
-    if (format != Format) throw new IOException(s"Positions file $path has format $format; this sparkpersist reads " +
-      s"format $Format. Upgrade sparkpersist to read this shard.")
+    if (format != Format) {
+      throw PersistError("PERSIST_UNSUPPORTED_FORMAT.POSITIONS", "path" -> path, "found" -> format,
+        "supported" -> Format).unreadableFile
+    }
     val retracting = Vector.fill(in.readInt())(in.readUTF())
     val targets = Vector.fill(in.readInt()) {
       val key = in.readUTF()

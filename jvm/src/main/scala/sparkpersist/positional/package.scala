@@ -10,6 +10,6 @@ package sparkpersist
  * read (as of earlier times, the updates view, streams, compaction) uses them as before, and a
  * read that cannot apply the positions consolidates by value.
  *
- * Layer rule: `positional` imports `shard`.
+ * Layer rule: `positional` imports `errors`, `shard`.
  */
 package object positional

@@ -7,6 +7,8 @@ import scala.util.control.NonFatal
 
 import org.apache.spark.TaskKilledException
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
+
 /**
  * A part file the shard's state refers to could not be read: it is missing, cut short or
  * damaged. Parts are written once under unique names and never changed (garbage collection
@@ -16,11 +18,10 @@ import org.apache.spark.TaskKilledException
  * The scan fails rather than return the rows of the other parts; the message names the shard and
  * the batch that wrote the part, and the call that removes that batch on purpose.
  */
-final class UnreadablePart(val path: String, cause: Throwable) extends IOException(
-  s"Part file $path cannot be read (${cause.getClass.getSimpleName}: ${cause.getMessage}). The shard's " +
-    "state refers to it, and parts are never changed after they are written, so it was removed or damaged " +
-    "outside sparkpersist: restore it from a backup of the shard directory. Until then every query that " +
-    s"reads this part fails (none answers without its rows).${UnreadablePart.removal(path)}", cause)
+final class UnreadablePart(val path: String, cause: Throwable) extends IOException(cause) with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_UNREADABLE_PART", "path" -> path,
+    "cause" -> s"${cause.getClass.getSimpleName}: ${cause.getMessage}", "removal" -> UnreadablePart.removal(path))
+}
 
 private[read] object UnreadablePart {
 

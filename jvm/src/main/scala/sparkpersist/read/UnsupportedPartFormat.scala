@@ -10,6 +10,7 @@ import org.apache.parquet.HadoopReadOptions
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.shard.ShardState
 import sparkpersist.shard.PartFormat
 
@@ -18,14 +19,13 @@ import sparkpersist.shard.PartFormat
  * build reads, or a value that is no version at all. The part is refused, not read as if it had
  * the current layout: a newer release may lay parts out otherwise.
  */
-final class UnsupportedPartFormat(val path: String, val found: String, val supported: Int) extends IOException(
-  if (found.toIntOption.isDefined) {
-    s"Part file $path has part format version $found, but this sparkpersist reads part formats up to " +
-      s"$supported. A newer sparkpersist wrote it: upgrade sparkpersist to read this shard."
-  } else {
-    s"Part file $path records part format version '$found', which is not a version: its footer was damaged " +
-      "outside sparkpersist. Restore the part from a backup of the shard directory."
-  })
+final class UnsupportedPartFormat(val path: String, val found: String, val supported: Int)
+  extends IOException with PersistThrowable {
+  override def error: PersistError =
+    if (found.toIntOption.isDefined) {
+      PersistError("PERSIST_UNSUPPORTED_FORMAT.PART", "path" -> path, "found" -> found, "supported" -> supported)
+    } else PersistError("PERSIST_UNSUPPORTED_FORMAT.PART_VERSION_DAMAGED", "path" -> path, "found" -> found)
+}
 
 private[read] object UnsupportedPartFormat {
   /**

@@ -6,6 +6,6 @@ package sparkpersist
  * It knows nothing of scans, pruning or consolidation, nor of writing: the part layout it
  * checks is `shard`'s ([[sparkpersist.shard.PartFormat]]).
  *
- * Layer rule: `read` imports `org.apache.spark.sql.sparkpersist`, `positional`, `schema`, `shard`, `util`.
+ * Layer rule: `read` imports `errors`, `org.apache.spark.sql.sparkpersist`, `positional`, `schema`, `shard`, `util`.
  */
 package object read

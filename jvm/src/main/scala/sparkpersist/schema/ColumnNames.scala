@@ -2,6 +2,8 @@ package sparkpersist.schema
 
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructType}
 
+import sparkpersist.errors.PersistError
+
 /**
  * The one naming rule of shards: no two names at the same level — two top-level columns, or two
  * fields of one struct, at any depth (inside arrays and maps too) — may be equal ignoring case.
@@ -31,11 +33,8 @@ object ColumnNames {
   def requireDistinct(schema: StructType, context: String): Unit = {
     val found = clashes(schema)
     if (found.nonEmpty) {
-      throw new IllegalArgumentException(
-        s"$context: ${found.map(_.describe).mkString("; ")}. A shard's names must stay distinct " +
-          "ignoring case, because sessions with either spark.sql.caseSensitive setting read it. Rename " +
-          "one of each pair, for example SELECT a, A AS A_2 (or rename the struct field with " +
-          "withField/dropFields, or struct(...) with new field names), and write again.")
+      throw PersistError("PERSIST_INVALID_NAME.COLUMN_CASE", "context" -> context,
+        "names" -> found.map(_.describe).mkString("; ")).invalidInput()
     }
   }
 

@@ -2,6 +2,8 @@ package sparkpersist.schema
 
 import org.apache.spark.sql.types.DataType
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * The checks of a table setting that flags named columns of a shard (index columns, clustering
  * columns): the names must be top-level columns, and the flagged columns of types the setting
@@ -30,5 +32,5 @@ object FlaggedColumns {
     schema
   }
 
-  def refuse(context: String, why: String): Nothing = throw new IllegalArgumentException(s"$context: $why.")
+  def refuse(context: String, why: String): Nothing = throw PersistErrors.invalidSchema(context, s"$why.")
 }

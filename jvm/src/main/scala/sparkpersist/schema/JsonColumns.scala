@@ -4,6 +4,8 @@ import java.util.Locale
 
 import org.apache.spark.sql.types.{Metadata, MetadataBuilder, StringType, StructType}
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * String columns declared to hold JSON text. A declared column gets JSON statistics
  * ([[sparkpersist.stats.JsonTextCollector]]), so filters through `get_json_object` can prune.
@@ -53,6 +55,5 @@ object JsonColumns {
     }
   }
 
-  private def fail(shardName: String, msg: String): Nothing =
-    throw new IllegalArgumentException(s"Cannot write to shard '$shardName': $msg")
+  private def fail(shardName: String, msg: String): Nothing = throw PersistErrors.invalidWrite(shardName, msg)
 }

@@ -2,6 +2,8 @@ package sparkpersist.schema
 
 import org.apache.spark.sql.types.{DataType, StructType}
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * Changes to a struct inside a column's type, found by a path of field names (each its exact name,
  * else the one equal ignoring case: names are distinct ignoring case, [[ColumnNames]]). Each
@@ -42,5 +44,5 @@ private[schema] object NestedFields {
       .orElse(Some(s.fieldNames.indexWhere(_.equalsIgnoreCase(name))).filter(_ >= 0))
 
   private def fail(context: String, missing: String): Nothing =
-    throw new IllegalArgumentException(s"$context: $missing.")
+    throw PersistErrors.invalidSchema(context, s"$missing.")
 }

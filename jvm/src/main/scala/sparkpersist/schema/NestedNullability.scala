@@ -2,6 +2,8 @@ package sparkpersist.schema
 
 import org.apache.spark.sql.types.{ArrayType, DataType, MapType, StructField, StructType}
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * Nullability inside a column: of array elements, map values and struct fields, at every depth.
  *
@@ -47,11 +49,11 @@ object NestedNullability {
     case (s: StructType, Seq(name, more @ _*)) =>
       val i = Some(s.fieldNames.indexOf(name)).filter(_ >= 0)
         .getOrElse(s.fieldNames.indexWhere(_.equalsIgnoreCase(name)))
-      if (i < 0) throw new IllegalArgumentException(s"$context: $missing.")
+      if (i < 0) throw PersistErrors.invalidSchema(context, s"$missing.")
       val f = s.fields(i)
       val changed: StructField =
         if (more.isEmpty) f.copy(nullable = true) else f.copy(dataType = relax(f.dataType, more, context, missing))
       StructType(s.fields.updated(i, changed))
-    case _ => throw new IllegalArgumentException(s"$context: $missing.")
+    case _ => throw PersistErrors.invalidSchema(context, s"$missing.")
   }
 }

@@ -3,6 +3,8 @@ package sparkpersist.schema
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.types.{DataType, MetadataBuilder, StructField, StructType}
 
+import sparkpersist.errors.PersistErrors
+
 /** Where an added or moved column goes among a shard's columns. */
 sealed trait ColumnPosition
 
@@ -32,7 +34,7 @@ object SchemaEvolution {
 
   def addColumn(schema: ShardSchema, field: StructField, position: ColumnPosition, context: String): ShardSchema = {
     if (!field.nullable) {
-      throw new IllegalArgumentException(s"$context: an added column must be nullable ('${field.name}' is " +
+      throw PersistErrors.invalidSchema(context, s"an added column must be nullable ('${field.name}' is " +
         "NOT NULL), since parts written before it hold no value for it: add it without NOT NULL.")
     }
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(StructType(Seq(field))).head
@@ -52,7 +54,7 @@ object SchemaEvolution {
    */
   def addField(schema: ShardSchema, path: Seq[String], field: StructField, context: String): ShardSchema = {
     if (!field.nullable) {
-      throw new IllegalArgumentException(s"$context: an added field must be nullable ('${field.name}' is " +
+      throw PersistErrors.invalidSchema(context, s"an added field must be nullable ('${field.name}' is " +
         "NOT NULL), since parts written before it hold no value for it: add it without NOT NULL.")
     }
     val c = existing(schema, path.head, context)
@@ -78,7 +80,7 @@ object SchemaEvolution {
     val (fieldPath, dataType) = NestedFields.changeField(c.dataType, path.tail, context, notAField(schema, path)) {
       (struct, i) =>
         if (struct.length == 1) {
-          throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' is the only field of its " +
+          throw PersistErrors.invalidSchema(context, s"'${path.mkString(".")}' is the only field of its " +
             "struct; a struct keeps at least one field (drop the struct instead).")
         }
         StructType(struct.fields.patch(i, Nil, 1))
@@ -99,7 +101,7 @@ object SchemaEvolution {
       (struct, i) => StructType(struct.fields.updated(i, struct.fields(i).copy(name = newName)))
     }
     if (!c.fieldIds.contains(fieldPath)) {
-      throw new IllegalArgumentException(s"$context: field '${path.mkString(".")}' has no field id: the shard " +
+      throw PersistErrors.invalidSchema(context, s"field '${path.mkString(".")}' has no field id: the shard " +
         "was created before sparkpersist gave ids to fields inside structs, so its parts match the field by " +
         "name and would lose its data under a new name. Add a new field (ADD COLUMN " +
         s"${path.init.mkString(".")}.$newName) and write it, or copy the data into a new shard.")
@@ -115,7 +117,7 @@ object SchemaEvolution {
       (struct, i) =>
         val f = struct.fields(i)
         if (f.dataType != newType && !TypeWidening.widens(f.dataType, newType)) {
-          throw new IllegalArgumentException(s"$context: field '${path.mkString(".")}' cannot change type from " +
+          throw PersistErrors.invalidSchema(context, s"field '${path.mkString(".")}' cannot change type from " +
             s"${f.dataType.sql} to ${newType.sql}. ${TypeWidening.refusal}")
         }
         StructType(struct.fields.updated(i, f.copy(dataType = newType)))
@@ -130,11 +132,11 @@ object SchemaEvolution {
   def dropColumn(schema: ShardSchema, name: String, context: String): ShardSchema = {
     val c = existing(schema, name, context)
     if (schema.orderBy.exists(_.equalsIgnoreCase(c.name))) {
-      throw new IllegalArgumentException(s"$context: column '${c.name}' is in the shard's order key " +
+      throw PersistErrors.invalidSchema(context, s"column '${c.name}' is in the shard's order key " +
         s"(${schema.orderBy.mkString(", ")}) and cannot be dropped.")
     }
     if (schema.columns.size == 1) {
-      throw new IllegalArgumentException(s"$context: '${c.name}' is the shard's only column; a shard keeps at least one.")
+      throw PersistErrors.invalidSchema(context, s"'${c.name}' is the shard's only column; a shard keeps at least one.")
     }
     checked(schema.copy(columns = schema.columns.filterNot(_.id == c.id),
       maxColumnId = schema.nextColumnId - 1), context)
@@ -151,7 +153,7 @@ object SchemaEvolution {
     val c = existing(schema, name, context)
     if (c.declaredType == newType) schema
     else if (!TypeWidening.widens(c.dataType, newType) || CharVarcharUtils.getRawType(c.metadata).isDefined) {
-      throw new IllegalArgumentException(s"$context: column '${c.name}' cannot change type from " +
+      throw PersistErrors.invalidSchema(context, s"column '${c.name}' cannot change type from " +
         s"${c.declaredType.sql} to ${newType.sql}. ${TypeWidening.refusal}")
     } else checked(replace(schema, c.copy(dataType = newType)), context)
   }
@@ -164,7 +166,7 @@ object SchemaEvolution {
   def changeNullability(schema: ShardSchema, path: Seq[String], nullable: Boolean, context: String): ShardSchema = {
     val c = existing(schema, path.head, context)
     if (!nullable) {
-      throw new IllegalArgumentException(s"$context: '${path.mkString(".")}' cannot become NOT NULL: parts " +
+      throw PersistErrors.invalidSchema(context, s"'${path.mkString(".")}' cannot become NOT NULL: parts " +
         "already written are not checked again. Only NOT NULL to nullable is accepted.")
     }
     val changed =
@@ -213,8 +215,8 @@ object SchemaEvolution {
   }
 
   private def existing(schema: ShardSchema, name: String, context: String): ColumnDef =
-    schema.column(name).getOrElse(throw new IllegalArgumentException(
-      s"$context: '$name' is not a column of the shard (columns: ${schema.columns.map(_.name).mkString(", ")})."))
+    schema.column(name).getOrElse(throw PersistErrors.invalidSchema(
+      context, s"'$name' is not a column of the shard (columns: ${schema.columns.map(_.name).mkString(", ")})."))
 
   private def replace(schema: ShardSchema, c: ColumnDef): ShardSchema =
     schema.copy(columns = schema.columns.map(old => if (old.id == c.id) c else old))

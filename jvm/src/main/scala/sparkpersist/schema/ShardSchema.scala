@@ -3,6 +3,8 @@ package sparkpersist.schema
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils
 import org.apache.spark.sql.types.{DataType, LongType, Metadata, StructField, StructType}
 
+import sparkpersist.errors.{PersistError, PersistErrors}
+
 /**
  * One data column of a shard. `id` is stable for the life of the shard: Parquet parts name
  * their fields by it (field ids), so a column keeps its id across renames.
@@ -115,8 +117,10 @@ object ShardSchema {
     ColumnNames.requireDistinct(struct, context)
     StorableTypes.requireStorable(struct, context)
     orderBy.foreach { c =>
-      require(struct.fieldNames.exists(_.equalsIgnoreCase(c)),
-        s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
+      if (!struct.fieldNames.exists(_.equalsIgnoreCase(c))) {
+        throw PersistErrors.invalidSchema(context,
+          s"order_by column '$c' is not a column of the shard (columns: ${struct.fieldNames.mkString(", ")})")
+      }
     }
     val stored = CharVarcharUtils.replaceCharVarcharWithStringInSchema(struct)
     var next = stored.length + 1
@@ -148,8 +152,6 @@ object ReservedColumns {
 
   def requireNotReserved(name: String): Unit =
     if (name.equalsIgnoreCase(Time) || name.equalsIgnoreCase(Diff)) {
-      throw new IllegalArgumentException(
-        s"Column '$name' is reserved by sparkpersist for each update's $name. Rename the column, " +
-          s"or pass it as the writer's ${name}_col to use it as the update $name.")
+      throw PersistError("PERSIST_INVALID_NAME.RESERVED_COLUMN", "name" -> name).invalidInput()
     }
 }

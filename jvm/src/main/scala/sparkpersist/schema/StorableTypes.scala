@@ -3,6 +3,8 @@ package sparkpersist.schema
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat
 import org.apache.spark.sql.types.{ArrayType, CalendarIntervalType, DataType, MapType, StructField, StructType, TimeType, UserDefinedType}
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * The types a shard can hold: those Spark's Parquet writer stores
  * ([[ParquetFileFormat.supportDataType]]), since parts are Parquet files, and that every session
@@ -30,7 +32,7 @@ object StorableTypes {
   /** Fails with an `IllegalArgumentException`, prefixed by `context`, if any column cannot be stored. */
   def requireStorable(schema: StructType, context: String): Unit = {
     val found = unstorable(schema)
-    if (found.nonEmpty) throw new IllegalArgumentException(s"$context: ${found.map(_.describe).mkString(" ")}")
+    if (found.nonEmpty) throw PersistErrors.invalidSchema(context, s"${found.map(_.describe).mkString(" ")}")
   }
 
   private def innermost(dt: DataType, path: Seq[String]): Seq[Unstorable] = {

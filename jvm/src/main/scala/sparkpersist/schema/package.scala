@@ -5,6 +5,6 @@ package sparkpersist
  * names, nested field ids and nullability, and schema evolution (adding, renaming, widening and
  * relaxing columns).
  *
- * Layer rule: `schema` imports nothing of sparkpersist.
+ * Layer rule: `schema` imports `errors`.
  */
 package object schema

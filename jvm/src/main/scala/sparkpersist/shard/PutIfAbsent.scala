@@ -9,6 +9,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileAlreadyExistsException => HadoopFileExists, FileContext, FileSystem, Options, Path}
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.{PersistError, PersistThrowable}
 
 /**
  * Writes a file only if no file of that name exists, atomically across processes: readers see
@@ -161,9 +162,10 @@ private[sparkpersist] object BeforePublish {
   @volatile var hook: Path => Unit = _ => ()
 }
 
-final class NoAtomicCommit(store: String, scheme: String) extends IllegalArgumentException(
-  s"Cannot commit to $store: sparkpersist knows no atomic create-if-absent on '$scheme' stores, and " +
-    "a best-effort commit could let two writers both win. " + NoAtomicCommit.advice(scheme))
+final class NoAtomicCommit(store: String, scheme: String) extends IllegalArgumentException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_NO_ATOMIC_COMMIT", "store" -> store, "scheme" -> scheme,
+    "advice" -> NoAtomicCommit.advice(scheme))
+}
 
 object NoAtomicCommit {
   private def advice(scheme: String): String = scheme match {

@@ -7,6 +7,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileContext, Options, Path}
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -48,9 +49,7 @@ final class ShardLocations(
   /** Opens the shard at `dir`; [[NoSuchShard]] if there is none. */
   def open(dir: Path): ShardHandle = {
     val at = qualified(dir)
-    open(at, at.toString, new NoSuchShard(at.toString, parentOf(at), Nil,
-      s"There is no shard at $at (no ${ShardStore.StateDir}/${FsStateLog.versionName(0)} under it). " +
-        "Create one there first, or check the path."))
+    open(at, at.toString, new NoSuchShard(at.toString, parentOf(at), Nil, located = true))
   }
 
   def exists(dir: Path): Boolean = {
@@ -93,13 +92,13 @@ final class ShardLocations(
     val fs = src.getFileSystem(hadoopConf)
     val scheme = fs.getScheme.toLowerCase(java.util.Locale.ROOT)
     if (!ShardLocations.atomicRename(scheme, hadoopConf)) {
-      throw new UnsupportedOperationException(s"Cannot rename shard $src to $dst: renaming a directory on " +
+      throw PersistErrors.unsupported(s"Cannot rename shard $src to $dst", s"renaming a directory on " +
         s"'$scheme' is not atomic (it copies every file), so readers and writers could see half a shard. Renames " +
         s"are done where the store renames atomically (local disk, HDFS; ${PersistConf.RenameSchemes.key}). " +
         "Create the new table and copy the rows with INSERT INTO ... SELECT instead, then drop the old one.")
     }
     if (src.toUri.getScheme != dst.toUri.getScheme || src.toUri.getAuthority != dst.toUri.getAuthority) {
-      throw new UnsupportedOperationException(s"Cannot rename shard $src to $dst: they are on different file " +
+      throw PersistErrors.unsupported(s"Cannot rename shard $src to $dst", "they are on different file " +
         "systems, and a rename moves a directory within one. Copy the rows with INSERT INTO ... SELECT instead.")
     }
     if (fs.exists(dst)) {

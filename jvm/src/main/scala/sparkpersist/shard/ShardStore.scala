@@ -6,6 +6,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileSystem, Path}
 
 import sparkpersist.PersistConf
+import sparkpersist.errors.PersistError
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -49,14 +50,13 @@ final class ShardStore(
       val where = namespaceDir(namespace)
       if (!namespaceExists(namespace)) throw new NoSuchNamespace(namespace, qualifiedRoot.toString)
       if (namespaces.exists(new Path(where, name))) {
-        throw new IllegalArgumentException(s"Cannot create shard '$shard': a namespace of that name exists under " +
-          s"$where, and a directory is a namespace or a shard, never both. Choose another name.")
+        throw PersistError("PERSIST_NAME_TAKEN.BY_NAMESPACE", "action" -> "create shard", "name" -> shard,
+          "where" -> where).invalidInput()
       }
       // On a case-insensitive file system (macOS, Windows) the two would be one directory.
       list(namespace).find(n => n != name && n.equalsIgnoreCase(name)).foreach { other =>
-        throw new IllegalArgumentException(s"Cannot create shard '$shard' under $where: it differs only in " +
-          s"case from the existing shard '${qualify(namespace, other)}', and on case-insensitive file systems they " +
-          "would be one directory. Choose another name, or open the existing shard.")
+        throw PersistError("PERSIST_INVALID_NAME.SHARD_CASE", "name" -> shard, "root" -> where,
+          "existing" -> qualify(namespace, other)).invalidInput()
       }
       locations.create(new Path(where, name), shard, schema, where.toString)
   }
@@ -111,7 +111,8 @@ final class ShardStore(
       case Named(namespace, name) =>
         if (!namespaceExists(namespace)) throw new NoSuchNamespace(namespace, qualifiedRoot.toString)
         if (namespaces.exists(new Path(namespaceDir(namespace), name))) {
-          throw new IllegalArgumentException(s"Cannot rename shard '$from' to '$to': a namespace of that name exists.")
+          throw PersistError("PERSIST_NAME_TAKEN.BY_NAMESPACE", "action" -> s"rename shard '$from' to", "name" -> to,
+            "where" -> namespaceDir(namespace)).invalidInput()
         }
       case Located(_) =>
     }
@@ -127,7 +128,7 @@ final class ShardStore(
 
   /**
    * Creates `namespace` (its parent must exist) holding `properties`; [[NamespaceAlreadyExists]]
-   * if it exists, an IllegalArgumentException if a shard has its name.
+   * if it exists, PERSIST_NAME_TAKEN if a shard has its name.
    */
   def createNamespace(namespace: Seq[String], properties: Map[String, String]): Unit = {
     require(namespace.nonEmpty, "The root namespace always exists.")
@@ -135,8 +136,8 @@ final class ShardStore(
     if (!namespaceExists(parent)) throw new NoSuchNamespace(parent, qualifiedRoot.toString)
     val dir = namespaceDir(namespace)
     if (locations.exists(dir)) {
-      throw new IllegalArgumentException(s"Cannot create namespace '${namespace.mkString(".")}': a shard of that name " +
-        s"exists under ${namespaceDir(parent)}, and a directory is a namespace or a shard, never both. Choose another name.")
+      throw PersistError("PERSIST_NAME_TAKEN.BY_SHARD", "action" -> "create namespace",
+        "name" -> namespace.mkString("."), "where" -> namespaceDir(parent)).invalidInput()
     }
     if (!namespaces.create(dir, properties)) throw new NamespaceAlreadyExists(namespace, qualifiedRoot.toString)
   }
@@ -252,7 +253,6 @@ object ShardStore {
       else Some("it starts with a digit")
     }
 
-  private def failName(name: String, why: String): Nothing = throw new IllegalArgumentException(
-    s"Invalid shard name '$name': $why. A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}: " +
-      "a letter or '_', then up to 127 letters, digits or '_'.")
+  private def failName(name: String, why: String): Nothing =
+    throw PersistError("PERSIST_INVALID_NAME.SHARD", "name" -> name, "reason" -> why).invalidInput()
 }

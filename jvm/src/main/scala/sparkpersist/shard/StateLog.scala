@@ -1,5 +1,6 @@
 package sparkpersist.shard
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -95,16 +96,16 @@ final case class StateListing(versions: IndexedSeq[StateFile], rollups: IndexedS
 
 /** An append named an upper that is no longer the shard's upper. Nothing was written. */
 final class UpperMismatch(val shard: String, val expected: Long, val actual: Long)
-  extends IllegalStateException(
-    s"Shard '$shard' upper moved: the append expected upper $expected but the shard is at $actual " +
-      "(another writer committed first). Nothing was written; retry with times >= the new upper.")
+  extends IllegalStateException with PersistThrowable {
+  override def error: PersistError =
+    PersistError("PERSIST_UPPER_MISMATCH", "shard" -> shard, "expected" -> expected, "actual" -> actual)
+}
 
 /** Two writers raced for the same state version; the loser retries from the new state. */
 final class SeqNoConflict(val shard: String, val seqNo: Long)
   extends IllegalStateException(s"Shard '$shard': state version $seqNo was written concurrently")
 
 /** A write's parts were written under a schema the shard no longer has. Nothing was written. */
-final class SchemaChanged(val shard: String)
-  extends IllegalStateException(
-    s"Shard '$shard' changed its schema (ALTER TABLE) while this write ran, so its parts do not match " +
-      "the new schema. Nothing was written; write again.")
+final class SchemaChanged(val shard: String) extends IllegalStateException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_SCHEMA_CHANGED_DURING_WRITE", "shard" -> shard)
+}

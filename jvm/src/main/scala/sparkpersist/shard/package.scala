@@ -6,6 +6,6 @@ package sparkpersist
  * opens shards, and the layout of its part files ([[sparkpersist.shard.PartFormat]], which `write`
  * writes and `read` checks).
  *
- * Layer rule: `shard` imports `PersistConf`, `codec`, `schema`, `stats`, `stats.legacy`.
+ * Layer rule: `shard` imports `PersistConf`, `codec`, `errors`, `schema`, `stats`, `stats.legacy`.
  */
 package object shard

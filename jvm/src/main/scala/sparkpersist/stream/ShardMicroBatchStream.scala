@@ -10,6 +10,7 @@ import org.apache.spark.sql.types.{StructType, TimestampType}
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.sql.vectorized.ColumnarBatch
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.interpret.{MzNow, MzNowSpec}
 import sparkpersist.plan.{AsOf, AsOfSetting, PartPruning, PartSelection, PushdownMode, ScanPlan, ScanRequest, TableView}
 import sparkpersist.scan.PersistScan
@@ -161,7 +162,7 @@ final class ShardMicroBatchStream(
 
   private def checkInsertsOnly(state: ShardState, from: Long, asOf: Long): Unit =
     state.parts.find(p => p.hasRetractions && p.maxTime >= from && p.minTime <= asOf).foreach { p =>
-      throw new UnsupportedOperationException(s"Cannot stream shard '${shard.name}' as rows: the updates at times " +
+      throw PersistErrors.unsupported(s"Cannot stream shard '${shard.name}' as rows", s"the updates at times " +
         s"[$from, $asOf] include retractions (part ${p.key}). Stream its updates instead, as (data…, time, diff) " +
         s"rows: spark.readStream.table(\"<catalog>.${shard.name}.updates\").")
     }

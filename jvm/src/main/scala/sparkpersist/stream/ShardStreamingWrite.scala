@@ -11,6 +11,7 @@ import org.apache.spark.sql.connector.write.streaming.{StreamingDataWriterFactor
 import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.types.StructType
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.{ReservedColumns, ShardSchema}
 import sparkpersist.shard.{CommitInfo, PartFormat, ShardHandle, ShardState, StreamEpoch}
 import sparkpersist.write.{BatchCommit, DataSourceWriteOptions, Rebase, RunCommitMessage, RunDataWriter, RunSpec, RunWriter}
@@ -80,7 +81,7 @@ final class ShardStreamingWrite(shard: ShardHandle, state: ShardState, info: Log
   private def checkBoundary(schema: ShardSchema): Unit =
     if (!SQLConf.get.charVarcharAsString) {
       schema.columns.find(c => c.declaredType != c.dataType).foreach { c =>
-        throw new UnsupportedOperationException(s"Cannot stream into shard '${shard.name}': column '${c.name}' is " +
+        throw PersistErrors.unsupported(s"Cannot stream into shard '${shard.name}'", s"column '${c.name}' is " +
           s"${c.declaredType.sql}, whose length a streaming write does not check. Write it with INSERT INTO, " +
           "or cast the column to STRING in a new shard.")
       }
@@ -105,7 +106,7 @@ final class EpochRunWriterFactory(
         projection.project(row)
         notNull.foreach { i =>
           if (projection.isNullAt(i)) {
-            throw new IllegalArgumentException(s"Cannot write to shard '$shardName': column '${columnNames(i)}' of " +
+            throw PersistErrors.invalidWrite(shardName, s"column '${columnNames(i)}' of " +
               "the shard is NOT NULL, but the stream holds a null in it. Filter or fill the nulls before writing.")
           }
         }

@@ -5,6 +5,8 @@ import java.util.Locale
 import org.apache.spark.sql.connector.read.streaming.ReadLimit
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * The read options of a streaming read of a shard (`spark.readStream.option(...)`):
  *
@@ -24,7 +26,7 @@ object StreamReadOptions {
 
   def parse(shard: String, options: CaseInsensitiveStringMap): StreamReadOptions = {
     def invalid(key: String, value: String, expected: String) =
-      new IllegalArgumentException(s"Invalid streaming read option $key = '$value' for shard '$shard': expected $expected.")
+      PersistErrors.invalidOption(s"Invalid streaming read option $key = '$value' for shard '$shard'", s"expected $expected.")
     val startingAsOf = Option(options.get(StartingAsOf)).map(_.trim).flatMap {
       case v if v.toLowerCase(Locale.ROOT) == "latest" => None
       case v => Some(v.toLongOption.getOrElse(throw invalid(StartingAsOf, v, "'latest' or a time in epoch milliseconds")))

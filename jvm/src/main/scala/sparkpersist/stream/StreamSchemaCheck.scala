@@ -2,6 +2,7 @@ package sparkpersist.stream
 
 import org.apache.spark.sql.types.StructType
 
+import sparkpersist.errors.{PersistError, PersistThrowable}
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -25,7 +26,6 @@ object StreamSchemaCheck {
 
 /** A running stream's shard changed a column the stream reads ([[StreamSchemaCheck]]). */
 final class StreamSchemaChanged(val shard: String, val column: String)
-  extends IllegalStateException(s"Shard '$shard' changed column '$column' (ALTER TABLE renamed, dropped or " +
-    "retyped it, or a field inside it) after this stream started, so its rows no longer match the stream's " +
-    "columns. Restart the query: it continues from its checkpoint under the shard's current schema (update " +
-    "the query if it names the column).")
+  extends IllegalStateException with PersistThrowable {
+  override def error: PersistError = PersistError("PERSIST_STREAM_SCHEMA_CHANGED", "shard" -> shard, "column" -> column)
+}

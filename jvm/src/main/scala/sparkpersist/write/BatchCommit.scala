@@ -4,6 +4,7 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, CommitInfo, PartMeta, RunMeta, SchemaChanged, ShardHandle, StreamEpoch}
 
@@ -50,13 +51,13 @@ final class BatchCommit(shard: ShardHandle, val batchId: String, val expectedUpp
       } else {
         val minTime = parts.iterator.map(_.meta.minTime).min
         if (minTime < expectedUpper) {
-          throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': every time must be >= " +
+          throw PersistErrors.invalidWrite(shard.name, s"every time must be >= " +
             s"the shard's upper $expectedUpper (times below it are already complete), but $timeSource holds " +
             s"$minTime. Nothing was written.")
         }
         val maxTime = parts.iterator.map(_.meta.maxTime).max
         if (maxTime == Long.MaxValue) {
-          throw new IllegalArgumentException(s"Cannot write to shard '${shard.name}': $timeSource holds " +
+          throw PersistErrors.invalidWrite(shard.name, s"$timeSource holds " +
             s"${Long.MaxValue}, which leaves no upper above it. Nothing was written.")
         }
         append(BatchMeta(batchId, expectedUpper, maxTime + 1, runsOf(runs), System.currentTimeMillis(), epochs = epochs,

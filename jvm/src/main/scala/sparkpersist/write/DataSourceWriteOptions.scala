@@ -6,6 +6,8 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * The options of a DataSource V2 write to a shard (`df.writeTo(...).option(k, v)`,
  * `df.write.option(k, v).insertInto(...)`, `writeStream.option(k, v).toTable(...)`), by the
@@ -63,6 +65,5 @@ object DataSourceWriteOptions {
       jsonColumns = columns(JsonColumns))
   }
 
-  private def fail(shardName: String, msg: String): Nothing =
-    throw new IllegalArgumentException(s"Cannot write to shard '$shardName': $msg")
+  private def fail(shardName: String, msg: String): Nothing = throw PersistErrors.invalidWrite(shardName, msg)
 }

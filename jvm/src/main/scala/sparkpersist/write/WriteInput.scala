@@ -10,6 +10,7 @@ import org.apache.spark.sql.internal.SQLConf
 import org.apache.spark.sql.sparkpersist.CatalystColumns
 import org.apache.spark.sql.types.{ArrayType, DataType, LongType, MapType, StructField, StructType, TimestampType}
 
+import sparkpersist.errors.PersistErrors
 import sparkpersist.schema.{ColumnDef, ColumnNames, ReservedColumns, ShardSchema}
 import sparkpersist.shard.PartFormat
 
@@ -244,8 +245,7 @@ object WriteInput {
 
   private def sql(t: DataType): String = t.sql.toLowerCase(java.util.Locale.ROOT)
 
-  private def fail(shardName: String, msg: String): Nothing =
-    throw new IllegalArgumentException(s"Cannot write to shard '$shardName': $msg")
+  private def fail(shardName: String, msg: String): Nothing = throw PersistErrors.invalidWrite(shardName, msg)
 
   private def notNull(value: Column, what: String): Column =
     coalesce(value, raise_error(lit(s"Cannot write: $what. Filter or fill the nulls before writing.")))

@@ -7,6 +7,7 @@ package sparkpersist
  * implement. It holds nothing that reads parts, and `read` nothing of it (they share a layer, so
  * neither may import the other): the part layout both follow is `shard`'s.
  *
- * Layer rule: `write` imports `PersistConf`, `org.apache.spark.sql.sparkpersist`, `schema`, `shard`, `stats`, `util`.
+ * Layer rule: `write` imports `PersistConf`, `errors`, `org.apache.spark.sql.sparkpersist`, `schema`, `shard`,
+ * `stats`, `util`.
  */
 package object write

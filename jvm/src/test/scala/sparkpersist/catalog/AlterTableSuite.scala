@@ -146,27 +146,27 @@ class AlterTableSuite extends PersistSparkSession {
       insert("id, CAST(id AS INT), named_struct('a', 1), 'abc'", 0, 3)
       val before = shardSchema
       def refused(ddl: String): String = refusedChange(intercept[Exception](sql(ddl)))
-      assert(refused("ALTER TABLE persist.t ALTER COLUMN v TYPE DOUBLE") === "Cannot alter table persist.t: " +
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN v TYPE DOUBLE") === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: " +
         "column 'v' cannot change type from INT to DOUBLE. A shard column's type may only widen without changing " +
         "any value: tinyint/smallint/int to a wider integer type, float to double, and decimal(p, s) to " +
         "decimal(p', s') with s' >= s and p' - s' >= p - s. For another type, create a new shard and copy the " +
-        "data with INSERT INTO ... SELECT CAST(...).")
-      assert(refused("ALTER TABLE persist.t ADD COLUMN x INT NOT NULL") === "Cannot alter table persist.t: an " +
+        "data with INSERT INTO ... SELECT CAST(...). SQLSTATE: 42K09")
+      assert(refused("ALTER TABLE persist.t ADD COLUMN x INT NOT NULL") === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: an " +
         "added column must be nullable ('x' is NOT NULL), since parts written before it hold no value for it: " +
-        "add it without NOT NULL.")
-      assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "Cannot alter table persist.t: column 'id' is " +
-        "in the shard's order key (id) and cannot be dropped.")
-      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a COMMENT 'x'") === "Cannot alter table persist.t: " +
+        "add it without NOT NULL. SQLSTATE: 42K09")
+      assert(refused("ALTER TABLE persist.t DROP COLUMN id") === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: column 'id' is " +
+        "in the shard's order key (id) and cannot be dropped. SQLSTATE: 42K09")
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a COMMENT 'x'") === "[PERSIST_UNSUPPORTED_OPERATION] Cannot alter table persist.t: " +
         "'s.a' is a field inside a struct: fields inside structs can be added, dropped, renamed, widened and made " +
-        "nullable, but keep their comment. Change the struct column instead.")
-      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a TYPE STRING") === "Cannot alter table persist.t: " +
+        "nullable, but keep their comment. Change the struct column instead. SQLSTATE: 0A000")
+      assert(refused("ALTER TABLE persist.t ALTER COLUMN s.a TYPE STRING") === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: " +
         "field 's.a' cannot change type from INT to STRING. A shard column's type may only widen without changing " +
         "any value: tinyint/smallint/int to a wider integer type, float to double, and decimal(p, s) to " +
         "decimal(p', s') with s' >= s and p' - s' >= p - s. For another type, create a new shard and copy the " +
-        "data with INSERT INTO ... SELECT CAST(...).")
-      assert(refused("ALTER TABLE persist.t DROP COLUMN s.a") === "Cannot alter table persist.t: 's.a' is the " +
-        "only field of its struct; a struct keeps at least one field (drop the struct instead).")
-      assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("Column 'time' is reserved"))
+        "data with INSERT INTO ... SELECT CAST(...). SQLSTATE: 42K09")
+      assert(refused("ALTER TABLE persist.t DROP COLUMN s.a") === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: 's.a' is the " +
+        "only field of its struct; a struct keeps at least one field (drop the struct instead). SQLSTATE: 42K09")
+      assert(refused("ALTER TABLE persist.t RENAME COLUMN v TO time").startsWith("[PERSIST_INVALID_NAME.RESERVED_COLUMN] Invalid name: column 'time' is reserved"))
       assert(shardSchema === before)
       assert(store.open("t").state.seqNo === 1)
       sql("ALTER TABLE persist.t ALTER COLUMN v DROP NOT NULL") // already nullable: nothing to write
@@ -183,7 +183,7 @@ class AlterTableSuite extends PersistSparkSession {
       val part = old.parts.next()
       val batch = BatchMeta("late", old.upper, old.upper + 1, IndexedSeq(RunMeta(IndexedSeq(part))), 0L)
       val e = intercept[SchemaChanged](shard.log.compareAndAppend(old.upper, batch, old.schema))
-      assert(e.getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
+      assert(e.getMessage.startsWith("[PERSIST_SCHEMA_CHANGED_DURING_WRITE] Shard 't' changed its schema (ALTER TABLE) while this write ran"))
       assert(store.open("t").state.batches.size === 1)
       // A compaction's output written under the old schema is dropped, as if it lost a race.
       val replacement = BatchReplacement(IndexedSeq(old.batches.head.id), old.batches.head.copy(id = "merged"),
@@ -349,10 +349,10 @@ class AlterTableSuite extends PersistSparkSession {
       insert("id, named_struct('a', CAST(id AS INT), 'b', CAST(id AS STRING))", 0, 10)
       assert(firstPartFieldIds.filter(_._1.head == "s") === Seq(Seq("s") -> 2, Seq("s", "a") -> -1, Seq("s", "b") -> -1))
       val e = intercept[Exception](sql("ALTER TABLE persist.t RENAME COLUMN s.a TO c"))
-      assert(refusedChange(e) === "Cannot alter table persist.t: field 's.a' " +
+      assert(refusedChange(e) === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.t: field 's.a' " +
         "has no field id: the shard was created before sparkpersist gave ids to fields inside structs, so its parts " +
         "match the field by name and would lose its data under a new name. Add a new field (ADD COLUMN s.c) and " +
-        "write it, or copy the data into a new shard.")
+        "write it, or copy the data into a new shard. SQLSTATE: 42K09")
       // Dropping needs no id: the field added again gets one, which no old part holds.
       sql("ALTER TABLE persist.t DROP COLUMN s.b")
       sql("ALTER TABLE persist.t ADD COLUMN s.b STRING")
@@ -383,13 +383,13 @@ class AlterTableSuite extends PersistSparkSession {
       val late = sql("SELECT id, 'y' AS extra, 0L AS at FROM range(0, 2)")
       val e = intercept[IllegalArgumentException](ShardWriter.write(late, shard,
         WriteOptions(timeCol = Some("at"), mergeSchema = true)))
-      assert(e.getMessage.startsWith("Cannot write to shard 't': every time must be >= the shard's upper"))
+      assert(e.getMessage.startsWith("[PERSIST_INVALID_WRITE] Cannot write to shard 't': every time must be >= the shard's upper"))
       assert(store.open("t").state === after)
       // Another schema change while the write ran fails it, adding nothing.
       val merge = SchemaMerge(sql("SELECT id, 'z' AS extra FROM range(20, 21)"), shard, WriteOptions(mergeSchema = true))
       sql("ALTER TABLE persist.t ADD COLUMN other INT")
       assert(intercept[SchemaChanged](ShardWriter.write(merge.df, shard, WriteOptions(), merge.state,
-        merge.alteredFrom)).getMessage.startsWith("Shard 't' changed its schema (ALTER TABLE) while this write ran"))
+        merge.alteredFrom)).getMessage.startsWith("[PERSIST_SCHEMA_CHANGED_DURING_WRITE] Shard 't' changed its schema (ALTER TABLE) while this write ran"))
       assert(store.open("t").state.schema.column("extra").isEmpty)
     }
   }

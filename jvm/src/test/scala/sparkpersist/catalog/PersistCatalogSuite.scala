@@ -88,12 +88,12 @@ class PersistCatalogSuite extends SharedSparkSession {
 
   test("names that are not a shard or one of its views are refused with the accepted shapes") {
     val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("/data/t"), "history")))
-    assert(e.getMessage === "'persist./data/t.history' is not a persist table name. Use persist.<shard> (or " +
-      "persist.<namespace>.<shard>) for a shard's snapshot, persist.`<path or URI>` for the shard at a location, and " +
-      "one more part for its metadata: .updates for its raw updates, .parts for its parts, .batches for its batches, .history for " +
-      "its history.")
+    assert(e.getMessage === "[PERSIST_INVALID_NAME.TABLE] Invalid name: 'persist./data/t.history' is not a persist " +
+      "table name. Use persist.<shard> (or persist.<namespace>.<shard>) for a shard's snapshot, persist.`<path or URI>` " +
+      "for the shard at a location, and one more part for its metadata: .updates for its raw updates, .parts for its " +
+      "parts, .batches for its batches, .history for its history. SQLSTATE: 42602")
     val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "file:/b"), "c")))
-    assert(deep.getMessage.startsWith("'persist.a.file:/b.c' is not a persist table name."))
+    assert(deep.getMessage.startsWith("[PERSIST_INVALID_NAME.TABLE] Invalid name: 'persist.a.file:/b.c' is not a persist table name."))
     // Two names are a shard in a namespace unless the first is a shard (see NamespacesSuite).
     intercept[NoSuchTableException](catalog.loadTable(Identifier.of(Array("events"), "history")))
   }
@@ -101,33 +101,34 @@ class PersistCatalogSuite extends SharedSparkSession {
   test("creation refuses partitioning, unknown properties, reserved and unknown order_by columns") {
     val partitioned = intercept[UnsupportedOperationException](
       sql("CREATE TABLE persist.events (id INT, day DATE) PARTITIONED BY (day)"))
-    assert(partitioned.getMessage === "Persist table persist.events cannot be partitioned: parts are " +
+    assert(partitioned.getMessage === "[PERSIST_UNSUPPORTED_OPERATION] Persist table persist.events cannot be partitioned: parts are " +
       "pruned by their statistics. Drop PARTITIONED BY; use CLUSTER BY (columns) to lay rows out by other columns than " +
-      "time, or the 'order_by' table property to sort them.")
+      "time, or the 'order_by' table property to sort them. SQLSTATE: 0A000")
     val props = intercept[IllegalArgumentException](
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (sort = 'id')"))
-    assert(props.getMessage === "Unsupported table properties for persist.events: sort. The persist table " +
+    assert(props.getMessage === "[PERSIST_INVALID_OPTION] Unsupported table properties for persist.events: sort. The persist table " +
       "properties are 'order_by', 'sparkpersist.indexColumns' and 'sparkpersist.clusterBy' (comma-separated columns), " +
-        "and 'sparkpersist.isolationLevel'.")
+        "and 'sparkpersist.isolationLevel'. SQLSTATE: 42K06")
     val reserved = intercept[IllegalArgumentException](sql("CREATE TABLE persist.events (time BIGINT)"))
-    assert(reserved.getMessage.startsWith("Column 'time' is reserved by sparkpersist"))
+    assert(reserved.getMessage.startsWith("[PERSIST_INVALID_NAME.RESERVED_COLUMN] Invalid name: column 'time' is reserved by sparkpersist"))
     val order = intercept[IllegalArgumentException](
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (order_by = 'nope')"))
-    assert(order.getMessage === "requirement failed: order_by column 'nope' is not a column of the shard (columns: id)")
+    assert(order.getMessage === "[PERSIST_INVALID_SCHEMA] Cannot create table persist.events: " +
+      "order_by column 'nope' is not a column of the shard (columns: id) SQLSTATE: 42K09")
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
   }
 
   test("views cannot be created, dropped, altered or renamed") {
     withShard("CREATE TABLE persist.events (id INT)") {
       val drop = intercept[UnsupportedOperationException](catalog.dropTable(Identifier.of(Array("events"), "parts")))
-      assert(drop.getMessage === "Cannot drop persist.events.parts: it is a view of shard 'events'. " +
-        "drop persist.events instead.")
+      assert(drop.getMessage === "[PERSIST_UNSUPPORTED_OPERATION] Cannot drop persist.events.parts: it is a view of shard 'events'. " +
+        "drop persist.events instead. SQLSTATE: 0A000")
       val alter = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events.parts ADD COLUMN x INT"))
-      assert(alter.getMessage === "Cannot alter persist.events.parts: it is a view of shard 'events'. " +
-        "alter persist.events instead.")
+      assert(alter.getMessage === "[PERSIST_UNSUPPORTED_OPERATION] Cannot alter persist.events.parts: it is a view of " +
+        "shard 'events'. alter persist.events instead. SQLSTATE: 0A000")
       val rename = intercept[UnsupportedOperationException](sql("ALTER TABLE persist.events.parts RENAME TO persist.other"))
-      assert(rename.getMessage === "Cannot rename persist.events.parts: it is a view of shard 'events'. " +
-        "rename persist.events instead.")
+      assert(rename.getMessage === "[PERSIST_UNSUPPORTED_OPERATION] Cannot rename persist.events.parts: it is a view of " +
+        "shard 'events'. rename persist.events instead. SQLSTATE: 0A000")
     }
   }
 
@@ -135,9 +136,9 @@ class PersistCatalogSuite extends SharedSparkSession {
     withShard("CREATE TABLE persist.events (id INT)") {
       withSQLConf(PersistConf.AsOf.key -> "5") {
         val e = intercept[InvalidAsOf](sql("SELECT * FROM persist.events").collect())
-        assert(e.getMessage === "Cannot read shard 'events' as of 5: only times before upper = 0 are " +
+        assert(e.getMessage === "[PERSIST_INVALID_AS_OF.TIME] Cannot read shard 'events' as of 5: only times before upper = 0 are " +
           s"complete (since = 0, upper = 0). The shard holds no complete time yet; unset ${PersistConf.AsOf.key} " +
-          "to read it as empty.")
+          "to read it as empty. SQLSTATE: 22023")
       }
     }
   }
@@ -145,8 +146,8 @@ class PersistCatalogSuite extends SharedSparkSession {
   test("the catalog needs a root") {
     val e = intercept[IllegalArgumentException](new PersistCatalog().initialize("p",
       new org.apache.spark.sql.util.CaseInsensitiveStringMap(java.util.Map.of())))
-    assert(e.getMessage === "Catalog 'p' needs the directory its shards live in: set " +
-      s"spark.sql.catalog.p.root or ${PersistConf.Root.key}.")
+    assert(e.getMessage === "[PERSIST_INVALID_OPTION] Catalog 'p': it needs the directory its shards live in: set " +
+      s"spark.sql.catalog.p.root or ${PersistConf.Root.key}. SQLSTATE: 42K06")
   }
 
   test("an empty shard reads as zero rows through SQL and the DataFrame reader") {

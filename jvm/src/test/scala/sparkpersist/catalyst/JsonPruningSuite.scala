@@ -71,8 +71,8 @@ class JsonPruningSuite extends PersistSparkSession {
     val e = intercept[IllegalArgumentException](PythonApi.write(
       spark.range(1).select(col("id").as("n"), parse_json(lit("{}")).as("payload"), lit("{}").as("js")),
       "docs", null, null, null, null, java.util.List.of("n"), null))
-    assert(e.getMessage === "Cannot write to shard 'docs': its JSON columns are (js), fixed when the shard was " +
-      "created; json_columns (n) differs. Omit json_columns or pass exactly those.")
+    assert(e.getMessage === "[PERSIST_INVALID_WRITE] Cannot write to shard 'docs': its JSON columns are (js), fixed when the shard was " +
+      "created; json_columns (n) differs. Omit json_columns or pass exactly those. SQLSTATE: 42000")
   }
 
   test("variant_get(payload, '$.ts', 'bigint') > X prunes parts whose ts are all numbers on the other side") {

@@ -1,7 +1,7 @@
 package sparkpersist.catalyst
 
 import org.apache.hadoop.fs.FileUtil
-import org.apache.spark.sql.Row
+import org.apache.spark.sql.{AnalysisException, Row}
 import org.apache.spark.sql.catalyst.rules.Rule
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, when}
@@ -175,8 +175,9 @@ class PruningSuite extends PersistSparkSession {
       assert(sql("SELECT count(*) FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 1 DAY")
         .collect().head === Row(20L))
     }
-    val e = intercept[Exception](sql("SELECT mz_now(1)").collect())
-    assert(e.getMessage.contains("mz_now() takes no arguments"))
+    val e = intercept[AnalysisException](sql("SELECT mz_now(1)").collect())
+    assert(e.getCondition === "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+    assert(e.getMessageParameters.get("actualNum") === "1" && e.getMessageParameters.get("expectedNum") === "0")
   }
 
   test("the rule is idempotent and leaves plans without persist scans untouched") {
@@ -214,8 +215,13 @@ class PruningSuite extends PersistSparkSession {
     }
     withSQLConf(PersistConf.PushdownMode.key -> "soft", PersistConf.SoftFailOnViolation.key -> "true") {
       val e = intercept[Exception](sql(query).collect())
-      assert(e.getMessage.contains("Soft pushdown violation in shard 'liar'"), e.getMessage)
-      assert(classOf[SoftPushdownViolation].getSimpleName.nonEmpty)
+      val violation = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
+        .collectFirst { case v: SoftPushdownViolation => v }.getOrElse(fail(e))
+      assert(violation.getCondition === "PERSIST_SOFT_PUSHDOWN_VIOLATION" && violation.getSqlState === "XX000")
+      assert(violation.getMessage.startsWith("[PERSIST_SOFT_PUSHDOWN_VIOLATION] Soft pushdown violation in shard 'liar'"),
+        violation.getMessage)
+      assert(violation.getMessage.endsWith(s"Set ${PersistConf.PushdownMode.key}=off to read every part, and report " +
+        "this as a bug. SQLSTATE: XX000"), violation.getMessage)
     }
   }
 

@@ -3,12 +3,13 @@ package sparkpersist.compact
 import java.io.File
 
 import org.apache.hadoop.fs.Path
-import org.apache.spark.SparkException
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
 import org.apache.spark.sql.types._
 
+import sparkpersist.errors.PersistStateException
 import sparkpersist.plan.InvalidAsOf
+import sparkpersist.read.UnreadablePart
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog, VersionEntry}
 import sparkpersist.shard.PartFormat
@@ -109,7 +110,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     val refused = intercept[Exception](asOf(349L)(rows("SELECT name FROM persist.accounts")))
     assert(Iterator.iterate[Throwable](refused)(_.getCause).takeWhile(_ != null).exists {
       case e: InvalidAsOf => e.getMessage.startsWith(
-        "Cannot read shard 'accounts' as of 349: history before since = 350 has been compacted")
+        "[PERSIST_INVALID_AS_OF.TIME] Cannot read shard 'accounts' as of 349: history before since = 350 has been compacted")
       case _ => false
     }, refused)
     // Compacting again changes nothing: the settled batch is consolidated already.
@@ -180,6 +181,21 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     assert(rows("SELECT * FROM persist.busy") === Seq("[1,day0-1]", "[2,day0-2]", "[3,day0-3]", "[4,day1]", "[5,meanwhile]"))
   }
 
+  test("drop_batch of a batch a compaction replaced while it ran drops nothing and says what to do") {
+    create("dropping")
+    (1 to 3).foreach(i => append("dropping", i * 10L, i.toLong -> s"v$i"))
+    append("dropping", Day + 1, 4L -> "day1") // day 0 is sealed: compaction merges its three batches
+    val before = store.open("dropping").state
+    val doomed = before.batches.head.id
+    val e = intercept[PersistStateException](BatchRemoval.drop(interleaved("dropping")(compact("dropping")), doomed))
+    assert(e.getCondition === "PERSIST_BATCH_REPLACED")
+    assert(e.getMessage === s"[PERSIST_BATCH_REPLACED] Shard 'dropping': batch '$doomed' was replaced meanwhile (by a " +
+      "compaction); nothing was dropped. Find the batch holding the part again and drop it. SQLSTATE: 40001")
+    val after = store.open("dropping").state
+    assert(after.batches.map(_.appends) === Seq(3L, 1L))
+    assert(rows("SELECT * FROM persist.dropping") === Seq("[1,v1]", "[2,v2]", "[3,v3]", "[4,day1]"))
+  }
+
   test("a compaction that loses the race to another deletes its own parts and commits nothing") {
     create("race")
     (1 to 3).foreach(i => append("race", i * 10L, i.toLong -> s"v$i"))
@@ -204,7 +220,10 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     // Day 1's group cannot be read; day 0's task may well finish and write its part first.
     val lost = before.batches(2).parts.next()
     new File(shard.partPath(lost).toUri).delete()
-    intercept[SparkException](compact("broken"))
+    // The task's UnreadablePart, a SparkThrowable, which Spark 4 reports itself rather than wrapped in a SparkException.
+    val failure = intercept[Exception](compact("broken"))
+    assert(Iterator.iterate[Throwable](failure)(_.getCause).takeWhile(_ != null).exists(_.isInstanceOf[UnreadablePart]),
+      failure)
     assert(store.open("broken").state === before)
     assert(batchDirs(store.open("broken")) === originals)
   }

@@ -152,9 +152,9 @@ class ConsolidationSuite extends SharedSparkSession {
     val runs = Seq(Seq(Seq(update(1, "a", 1.0, null, 1, 1), update(1, "a", 1.0, null, 2, -2))))
     for (how <- everyWay) {
       val e = intercept[NegativeMultiplicity](consolidate(2, runs, how = how))
-      assert(e.getMessage === "Shard 't' as of 2 holds a row with net multiplicity -1 (more retractions " +
+      assert(e.getMessage === "[PERSIST_INCONSISTENT_UPDATES] Shard 't' as of 2 holds a row with net multiplicity -1 (more retractions " +
         "than insertions), so its updates are inconsistent. Read its raw updates (the .updates table) " +
-        "to find the retractions without a matching insertion.")
+        "to find the retractions without a matching insertion. SQLSTATE: 22000")
       if (how != Columnar) assert(consolidate(1, runs, how = how) === Seq(Row(1, "a", 1.0, null)))
     }
     // Retractions in their own part, paid off by inserts streamed from another.

@@ -132,22 +132,23 @@ class IndexPropertySuite extends PersistSparkSession {
 
   test("a property naming a column that is not one, or one of a type filters cannot hold, fails and changes nothing") {
     val unknown = intercept[IllegalArgumentException](create("bad", s"'${IndexColumns.Property}' = 'user_id,nope'"))
-    assert(unknown.getMessage === "Cannot create table persist.bad: sparkpersist.indexColumns names 'nope', not " +
-      "column(s) of the table (columns: user_id, session_id, other). Name top-level columns.")
+    assert(unknown.getMessage === "[PERSIST_INVALID_SCHEMA] Cannot create table persist.bad: sparkpersist.indexColumns names 'nope', not " +
+      "column(s) of the table (columns: user_id, session_id, other). Name top-level columns. SQLSTATE: 42K09")
     assert(!store.exists("bad"))
 
     sql("CREATE TABLE persist.typed (user_id BIGINT, flag BOOLEAN, tags ARRAY<BIGINT>, nested STRUCT<a: INT>)")
     def refused(ddl: String): String = refusedChange(intercept[Exception](sql(ddl)))
     val unsupported = refused(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'flag, nested, tags')")
-    assert(unsupported === "Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
+    assert(unsupported === "[PERSIST_INVALID_SCHEMA] Cannot alter table persist.typed: sparkpersist.indexColumns cannot index " +
       "'flag' (BOOLEAN), 'nested' (STRUCT<a: INT>): membership filters hold integral, date, timestamp, float, " +
-      "double, decimal or UTF8_BINARY string values, or arrays of them. Remove the column from the property.")
+      "double, decimal or UTF8_BINARY string values, or arrays of them. Remove the column from the property. SQLSTATE: 42K09")
     assert(property("typed") === None)
     sql(s"ALTER TABLE persist.typed SET TBLPROPERTIES ('${IndexColumns.Property}' = 'tags')")
     assert(property("typed") === Some("tags"))
 
     val other = refused("ALTER TABLE persist.typed SET TBLPROPERTIES ('color' = 'blue')")
     assert(other.endsWith(s"its properties are 'order_by', set at creation, '${IndexColumns.Property}', " +
-      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'."))
+      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'. SQLSTATE: 0A000"))
+    assert(other.startsWith("[PERSIST_UNSUPPORTED_OPERATION] Cannot alter table persist.typed: "), other)
   }
 }

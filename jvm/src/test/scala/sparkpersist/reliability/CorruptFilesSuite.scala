@@ -134,7 +134,10 @@ class CorruptFilesSuite extends QueryTest with PersistSparkSession with KeyValue
       // Spark's vectorized reader, and its row reader (which keeps the footer to itself).
       Seq("true", "false").foreach { vectorized =>
         withSQLConf("spark.sql.parquet.enableVectorizedReader" -> vectorized) {
-          failsEverywhere(name).foreach(m => assert(m.contains(s"Part file ") && m.contains(message), s"$version: $m"))
+          failsEverywhere(name).foreach { m =>
+            assert(m.contains("[PERSIST_UNSUPPORTED_FORMAT.PART") && m.contains(message) && m.contains(" SQLSTATE: 0A000"),
+              s"$version: $m")
+          }
         }
       }
     }

@@ -33,7 +33,7 @@ class NamesSuite extends AnyFunSuite {
           "open" -> (() => store.open(name)), "exists" -> (() => store.exists(name)), "drop" -> (() => store.drop(name)))
         ops.foreach { case (op, f) =>
           val e = intercept[IllegalArgumentException](f())
-          assert(e.getMessage.startsWith(s"Invalid shard name '$name': ") &&
+          assert(e.getMessage.startsWith(s"[PERSIST_INVALID_NAME.SHARD] Invalid name: shard name '$name': ") &&
             e.getMessage.contains("A shard name must match [A-Za-z_][A-Za-z0-9_]{0,127}"), s"$op '$name'")
         }
       }

@@ -276,10 +276,10 @@ class PersistReadSuite extends SharedSparkSession {
       shard.log.downgradeSince(5)
       def failure(t: Long): String =
         asOf(t)(intercept[InvalidAsOf](sql("SELECT * FROM persist.kv").collect()).getMessage)
-      assert(failure(11) === "Cannot read shard 'kv' as of 11: only times before upper = 11 are complete " +
-        s"(since = 5, upper = 11). Set ${PersistConf.AsOf.key} to a time in [5, 10], or unset it to read the latest.")
-      assert(failure(4) === "Cannot read shard 'kv' as of 4: history before since = 5 has been compacted " +
-        s"(since = 5, upper = 11). Set ${PersistConf.AsOf.key} to a time in [5, 10], or unset it to read the latest.")
+      assert(failure(11) === "[PERSIST_INVALID_AS_OF.TIME] Cannot read shard 'kv' as of 11: only times before upper = 11 are complete " +
+        s"(since = 5, upper = 11). Set ${PersistConf.AsOf.key} to a time in [5, 10], or unset it to read the latest. SQLSTATE: 22023")
+      assert(failure(4) === "[PERSIST_INVALID_AS_OF.TIME] Cannot read shard 'kv' as of 4: history before since = 5 has been compacted " +
+        s"(since = 5, upper = 11). Set ${PersistConf.AsOf.key} to a time in [5, 10], or unset it to read the latest. SQLSTATE: 22023")
       assert(snapshot(Some(5)) === Nil)
       assert(snapshot(None) === Seq(("a", 1)))
     }

@@ -103,8 +103,8 @@ class FsStateLogSuite extends AnyFunSuite {
       // w2's cached state still says upper 0: its write of version 1 loses, it re-reads, and fails.
       val e = intercept[UpperMismatch](w2.compareAndAppend(0, batch("b", 0, 20)))
       assert((e.shard, e.expected, e.actual) === ("s", 0L, 10L))
-      assert(e.getMessage === "Shard 's' upper moved: the append expected upper 0 but the shard is at 10 " +
-        "(another writer committed first). Nothing was written; retry with times >= the new upper.")
+      assert(e.getMessage === "[PERSIST_UPPER_MISMATCH] Shard 's' upper moved: the append expected upper 0 but the shard is at 10 " +
+        "(another writer committed first). Nothing was written; retry with times >= the new upper. SQLSTATE: 40001")
       val s = freshLog(store).current()
       assert((s.upper, s.seqNo, s.batches.map(_.id)) === (10L, 1L, Vector("a")))
       assert(w2.compareAndAppend(10, batch("b", 10, 20)).batches.map(_.id) === Vector("a", "b"))
@@ -288,8 +288,9 @@ class FsStateLogSuite extends AnyFunSuite {
   test("a state file from a newer format is refused with a clear error") {
     withShard() { (store, stateDir) =>
       def refused(file: String) = intercept[UnsupportedStateFormat](freshLog(store).current()).getMessage ===
-        s"State file $file has formatVersion 99, but this sparkpersist reads formatVersion up to " +
-          s"${ShardState.TablePropertiesFormatVersion}. Upgrade sparkpersist to read this shard."
+        "[PERSIST_UNSUPPORTED_FORMAT.STATE] A file of the shard is in a format this sparkpersist does not read: " +
+          s"state file $file has formatVersion 99, but this sparkpersist reads formatVersion up to " +
+          s"${ShardState.TablePropertiesFormatVersion}. Upgrade sparkpersist to read this shard. SQLSTATE: 0A000"
       val version = writeStateFile(stateDir, FsStateLog.versionName(1),
         """{"formatVersion":99,"seqNo":1,"kind":"append","batch":{}}""")
       assert(refused(version))
@@ -304,8 +305,8 @@ class FsStateLogSuite extends AnyFunSuite {
       val file = writeStateFile(stateDir, FsStateLog.versionName(1),
         """{"formatVersion":1,"seqNo":7,"kind":"since","since":1}""")
       assert(intercept[CorruptState](freshLog(store).current()).getMessage ===
-        s"Shard 's': state file $file cannot be read (the file records seqNo 7, but its name says 1). " +
-          "State files are written atomically, so it was damaged after it was written: restore it from a backup.")
+        s"[PERSIST_CORRUPT_STATE] Shard 's': state file $file cannot be read (the file records seqNo 7, but its name says 1). " +
+          "State files are written atomically, so it was damaged after it was written: restore it from a backup. SQLSTATE: XX001")
     }
   }
 

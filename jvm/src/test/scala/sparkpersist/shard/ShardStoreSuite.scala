@@ -101,8 +101,8 @@ class ShardStoreSuite extends AnyFunSuite {
     withStore { (store, _) =>
       val first = store.create("events", eventSchema)
       val e = intercept[ShardAlreadyExists](store.create("events", ShardSchema(Vector.empty, Nil)))
-      assert(e.getMessage === s"Shard 'events' already exists under ${new Path(store.root).toString.stripSuffix("/")}. " +
-        "Open it to append to it, or drop it first to re-create it with a new schema.")
+      assert(e.getMessage === s"[PERSIST_SHARD_EXISTS] Shard 'events' already exists under ${new Path(store.root).toString.stripSuffix("/")}. " +
+        "Open it to append to it, or drop it first to re-create it with a new schema. SQLSTATE: 42P07")
       assert(store.open("events").state.schema === eventSchema)
       assert(store.open("events").state.shardId === first.state.shardId)
     }
@@ -112,13 +112,13 @@ class ShardStoreSuite extends AnyFunSuite {
     withStore { (store, _) =>
       val root = new Path(store.root).toString.stripSuffix("/")
       val e1 = intercept[NoSuchShard](store.open("events"))
-      assert(e1.getMessage === s"Shard 'events' does not exist under $root (existing shards: none). " +
-        "Create it first, or check the root directory and the name.")
+      assert(e1.getMessage === s"[PERSIST_SHARD_NOT_FOUND] Shard 'events' does not exist under $root (existing shards: none). " +
+        "Create it first, or check the root directory and the name. SQLSTATE: 42P01")
       store.create("Events", eventSchema)
       store.create("clicks", eventSchema)
       val e2 = intercept[NoSuchShard](store.open("events"))
-      assert(e2.getMessage === s"Shard 'events' does not exist under $root (existing shards: Events, clicks). " +
-        "Did you mean 'Events'? (names are case-sensitive) Create it first, or check the root directory and the name.")
+      assert(e2.getMessage === s"[PERSIST_SHARD_NOT_FOUND] Shard 'events' does not exist under $root (existing shards: Events, clicks). " +
+        "Did you mean 'Events'? (names are case-sensitive) Create it first, or check the root directory and the name. SQLSTATE: 42P01")
       assert(e2.existing === Seq("Events", "clicks"))
     }
   }
@@ -136,7 +136,7 @@ class ShardStoreSuite extends AnyFunSuite {
       ("x" * 129) -> "it is 129 characters long, the limit is 128")
     withStore { (store, _) =>
       cases.foreach { case (name, why) =>
-        val expected = s"Invalid shard name '$name': $why. $rule"
+        val expected = s"[PERSIST_INVALID_NAME.SHARD] Invalid name: shard name '$name': $why. $rule SQLSTATE: 42602"
         assert(intercept[IllegalArgumentException](ShardStore.validateName(name)).getMessage === expected)
         assert(intercept[IllegalArgumentException](store.create(name, eventSchema)).getMessage === expected)
         assert(intercept[IllegalArgumentException](store.open(name)).getMessage === expected)

@@ -30,7 +30,7 @@ class StatsBudgetSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     assert(e.getMessage === "requirement failed: A stats budget is at least 0 bytes (0: no budget), got -1")
     val conf = intercept[IllegalArgumentException](PersistConf.StatsBudgetBytes.parseChecked("-5"))
     assert(conf.getMessage.startsWith(
-      "Invalid value '-5' for spark.sparkpersist.stats.budgetBytes: requirement failed: must be at least 0."))
+      "[PERSIST_INVALID_CONF] Invalid value '-5' for spark.sparkpersist.stats.budgetBytes: requirement failed: must be at least 0."))
     assert(PersistConf.StatsBudgetBytes.default === 1536L)
   }
 

@@ -42,10 +42,10 @@ class StreamSchemaChangeSuite extends StreamTesting {
       sql("ALTER TABLE persist.evolving RENAME COLUMN v TO w")
       sql("INSERT INTO persist.evolving VALUES (3, 'c', 'y')")
       val e = intercept[StreamingQueryException](running.processAllAvailable())
-      assert(causeOf[StreamSchemaChanged](e).map(_.getMessage) === Some("Shard 'evolving' changed column 'v' " +
+      assert(causeOf[StreamSchemaChanged](e).map(_.getMessage) === Some("[PERSIST_STREAM_SCHEMA_CHANGED] Shard 'evolving' changed column 'v' " +
         "(ALTER TABLE renamed, dropped or retyped it, or a field inside it) after this stream started, so its rows " +
         "no longer match the stream's columns. Restart the query: it continues from its checkpoint under the " +
-        "shard's current schema (update the query if it names the column)."))
+        "shard's current schema (update the query if it names the column). SQLSTATE: 55000"))
       assert(before.seen === Seq("[1,a]", "[2,b]"))
     } finally running.stop()
     val restarted = start(after)

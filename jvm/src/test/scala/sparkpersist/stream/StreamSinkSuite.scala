@@ -162,7 +162,7 @@ class StreamSinkSuite extends StreamTesting {
       try q.processAllAvailable() finally q.stop()
     }
     assert(causeOf[UnsupportedOperationException](refused).exists(_.getMessage.startsWith(
-      "Cannot stream into shard 'chars': column 'c' is CHAR(3), whose length a streaming write does not check.")),
+      "[PERSIST_UNSUPPORTED_OPERATION] Cannot stream into shard 'chars': column 'c' is CHAR(3), whose length a streaming write does not check.")),
       refused)
   }
 

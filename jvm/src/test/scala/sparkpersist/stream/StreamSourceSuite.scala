@@ -83,7 +83,7 @@ class StreamSourceSuite extends StreamTesting with KeyValueShards {
       Seq(Seq("[b,300,-1]", "[d,300,1]")))
     val refused = intercept[Exception](runAvailableNow(spark.readStream.table("persist.accounts"), rows))
     assert(causeOf[UnsupportedOperationException](refused).exists(_.getMessage.startsWith(
-      "Cannot stream shard 'accounts' as rows: the updates at times [201, 300] include retractions")), refused)
+      "[PERSIST_UNSUPPORTED_OPERATION] Cannot stream shard 'accounts' as rows: the updates at times [201, 300] include retractions")), refused)
   }
 
   test("an offset at or below since after compaction fails with what to do; a fresh checkpoint reads on") {
@@ -101,7 +101,7 @@ class StreamSourceSuite extends StreamTesting with KeyValueShards {
     val e = intercept[Exception](runAvailableNow(stream, checkpoint))
     val below = causeOf[OffsetBelowSince](e).getOrElse(fail(e))
     assert((below.upper, below.since) === (101L, 251L))
-    assert(below.getMessage.startsWith("Cannot continue streaming shard 'ledger' from its checkpointed offset " +
+    assert(below.getMessage.startsWith("[PERSIST_STREAM_OFFSET_BELOW_SINCE] Cannot continue streaming shard 'ledger' from its checkpointed offset " +
       "(upper = 101): its history up to since = 251 has been compacted"))
     assert(below.getMessage.contains("Restart the query with a fresh checkpoint location"))
     assert(below.getMessage.contains("option startingAsOf = t for a t in [251, 300]"))

@@ -2,7 +2,7 @@ package sparkpersist.write
 
 import java.io.File
 
-import org.apache.spark.{SparkException, SparkThrowable}
+import org.apache.spark.SparkThrowable
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 import org.apache.spark.sql.types.{ArrayType, IntegerType, StringType, StructField, StructType}
 
@@ -123,7 +123,7 @@ class NestedNullabilitySuite extends QueryTest with PersistSparkSession {
     val middle = state.batches(1)
     val part = new File(root, s"damaged/${middle.parts.next().key}")
     java.nio.file.Files.write(part.toPath, Array.fill[Byte](64)(7))
-    val e = intercept[SparkException](sql("SELECT * FROM persist.damaged").collect())
+    val e = intercept[Exception](sql("SELECT * FROM persist.damaged").collect())
     val unreadable = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
       .collectFirst { case u: sparkpersist.read.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
     val (msg, path) = (unreadable.getMessage, unreadable.path)
@@ -148,7 +148,7 @@ class NestedNullabilitySuite extends QueryTest with PersistSparkSession {
     val legacy = new File(getClass.getResource("/legacy-shards/legacy_nested").toURI)
     org.apache.commons.io.FileUtils.copyDirectory(legacy, new File(root, "legacy_nested"))
     val corrupt = "d876da9a-ec55-449a-aca0-8f3ae4413f89"
-    val e = intercept[SparkException](sql("SELECT * FROM persist.legacy_nested").collect())
+    val e = intercept[Exception](sql("SELECT * FROM persist.legacy_nested").collect())
     val unreadable = Iterator.iterate[Throwable](e)(_.getCause).takeWhile(_ != null)
       .collectFirst { case u: sparkpersist.read.UnreadablePart => u }.getOrElse(fail(s"no read error: $e"))
     assert(unreadable.getMessage.contains(s"written by batch $corrupt of shard 'legacy_nested'"), unreadable.getMessage)

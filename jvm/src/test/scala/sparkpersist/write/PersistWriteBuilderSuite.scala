@@ -101,7 +101,7 @@ class PersistWriteBuilderSuite extends QueryTest with SharedSparkSession {
           "order_by" -> "table property 'order_by'", "merge_schema" -> "ADD COLUMNS",
           "tiem_col" -> "unknown write option 'tiem_col'", "max_rows_per_part" -> "at least 1")) {
         val e = intercept[IllegalArgumentException](df.writeTo("persist.events").option(key, "0").append())
-        assert(e.getMessage.startsWith("Cannot write to shard 'events': "), e.getMessage)
+        assert(e.getMessage.startsWith("[PERSIST_INVALID_WRITE] Cannot write to shard 'events': "), e.getMessage)
         assert(e.getMessage.contains(says), s"$key: ${e.getMessage}")
       }
       val json = intercept[IllegalArgumentException](df.writeTo("persist.events").option("json_columns", "v").append())

@@ -123,19 +123,19 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     val shard = newShard()
     val wrongType = rows(3, 1).withColumn("x", col("x").cast("float"))
     assert(assertRefused[IllegalArgumentException](shard, wrongType, WriteOptions()).getMessage ===
-      "Cannot write to shard 'events': column 'x' must be double, but the DataFrame's is float. " +
-        "Cast it to double.")
+      "[PERSIST_INVALID_WRITE] Cannot write to shard 'events': column 'x' must be double, but the DataFrame's is float. " +
+        "Cast it to double. SQLSTATE: 42000")
     assert(assertRefused[IllegalArgumentException](shard, rows(3, 1).drop("v"), WriteOptions()).getMessage ===
-      "Cannot write to shard 'events': the DataFrame lacks the shard column(s) 'v' string. " +
-        "Add them (a null literal cast to the type, if the column is nullable).")
+      "[PERSIST_INVALID_WRITE] Cannot write to shard 'events': the DataFrame lacks the shard column(s) 'v' string. " +
+        "Add them (a null literal cast to the type, if the column is nullable). SQLSTATE: 42000")
     assert(assertRefused[IllegalArgumentException](shard, rows(3, 1).withColumn("y", lit(1)), WriteOptions()).getMessage ===
-      "Cannot write to shard 'events': column(s) 'y' are not columns of the shard (shard columns: k, v, x). " +
-        "Drop them before writing.")
+      "[PERSIST_INVALID_WRITE] Cannot write to shard 'events': column(s) 'y' are not columns of the shard (shard columns: k, v, x). " +
+        "Drop them before writing. SQLSTATE: 42000")
     assert(assertRefused[IllegalArgumentException](shard, rows(3, 1).withColumn("t", lit("x")),
       WriteOptions(timeCol = Some("t"))).getMessage ===
-      "Cannot write to shard 'events': the time column 't' must be bigint or timestamp, but it is string.")
+      "[PERSIST_INVALID_WRITE] Cannot write to shard 'events': the time column 't' must be bigint or timestamp, but it is string. SQLSTATE: 42000")
     assert(assertRefused[IllegalArgumentException](shard, rows(3, 1).withColumn("time", lit(1L)), WriteOptions())
-      .getMessage.startsWith("Column 'time' is reserved by sparkpersist"))
+      .getMessage.startsWith("[PERSIST_INVALID_NAME.RESERVED_COLUMN] Invalid name: column 'time' is reserved by sparkpersist"))
   }
 
   test("times below the shard's upper are refused and the written parts deleted") {
@@ -143,8 +143,8 @@ class ShardWriterSuite extends QueryTest with SharedSparkSession {
     ShardWriter.write(rows(3, 1).withColumn("t", lit(50L)), shard, WriteOptions(timeCol = Some("t")))
     val stale = rows(4, 2).withColumn("t", col("k") + 48)
     assert(assertRefused[IllegalArgumentException](shard, stale, WriteOptions(timeCol = Some("t"))).getMessage ===
-      "Cannot write to shard 'events': every time must be >= the shard's upper 51 (times below it are already " +
-        "complete), but the time column 't' holds 48. Nothing was written.")
+      "[PERSIST_INVALID_WRITE] Cannot write to shard 'events': every time must be >= the shard's upper 51 (times below it are already " +
+        "complete), but the time column 't' holds 48. Nothing was written. SQLSTATE: 42000")
   }
 
   test("a null in a NOT NULL column fails the write and leaves nothing") {

@@ -95,7 +95,7 @@ class StatsBudgetWriteSuite extends PersistSparkSession {
   test("keep_stats must name shard columns") {
     val e = intercept[IllegalArgumentException](
       ShardWriter.write(part(0), store.open("full"), WriteOptions(keepStats = Seq("country", "nope"))))
-    assert(e.getMessage === "Cannot write to shard 'full': keep_stats names 'nope', not column(s) of the shard " +
-      "(shard columns: id, event_ts, note, country). Name shard columns.")
+    assert(e.getMessage === "[PERSIST_INVALID_WRITE] Cannot write to shard 'full': keep_stats names 'nope', not column(s) of the shard " +
+      "(shard columns: id, event_ts, note, country). Name shard columns. SQLSTATE: 42000")
   }
 }

@@ -1,0 +1,39 @@
+"""Triggers every error case of ``error_cases`` over Spark Connect: ``python errors_client.py sc://host:port <root>``.
+
+Prints one JSON object: per case, the class the error was raised as (its name and the package's classes it
+is an instance of), its condition and its message. ``tests/test_errors.py`` checks it. Runs in its own
+process: a Spark Connect session and a classic one do not share a Python process.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import sparkpersist
+from error_cases import CASES, trigger
+
+
+def main(url: str, root: Path) -> None:
+    spark = SparkSession.builder.remote(url).getOrCreate()
+    out: dict = {"connect": type(spark).__module__, "cases": {}}
+    for case in CASES:
+        if "connect" not in case.surfaces:
+            continue
+        try:
+            error = trigger(case, spark, root, "connect", lambda: SparkSession.builder.remote(url).create())
+            out["cases"][case.condition] = {
+                "class": type(error).__name__,
+                "is": sorted(n for n in sparkpersist.__all__ if isinstance(getattr(sparkpersist, n), type)
+                             and isinstance(error, getattr(sparkpersist, n))),
+                "condition": error.getCondition(), "sql_state": error.getSqlState(), "message": str(error)}
+        except Exception as e:  # reported, not raised: the test names every case that failed
+            out["cases"][case.condition] = {"failed": f"{type(e).__name__}: {e}"[:3000]}
+    print(json.dumps(out))
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], Path(sys.argv[2]))
