@@ -96,6 +96,13 @@ def test_the_command_line_sets_the_session_catalog_only_when_asked() -> None:
     assert with_it[at - 1] == "--conf" and with_it[:at - 1] + with_it[at + 1:] == without
 
 
+def test_the_cli_takes_session_catalog() -> None:
+    from sparkpersist.__main__ import build_parser
+
+    assert build_parser().parse_args(["thriftserver", "--root", "/data", "--session-catalog"]).session_catalog
+    assert not build_parser().parse_args(["thriftserver", "--root", "/data"]).session_catalog
+
+
 def test_a_persist_table_in_a_database_through_the_thrift_server(thrift_outputs: dict[str, str]) -> None:
     orders, tables, totals, described = result_sets(
         thrift_outputs["first"], ["id,customer,amount", "namespace,tableName,isTemporary", "city,total",

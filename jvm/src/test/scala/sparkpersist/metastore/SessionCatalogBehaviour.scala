@@ -172,6 +172,18 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     assert(!spark.catalog.tableExists("dropped.other"))
   }
 
+  test("RENAME of a managed table moves its shard with its directory") {
+    spark.sql("CREATE DATABASE IF NOT EXISTS renamed")
+    spark.sql("CREATE TABLE renamed.before (id BIGINT) USING persist")
+    spark.sql("INSERT INTO renamed.before VALUES (1), (2)")
+    val old = new File(entry("renamed", "before").location)
+    spark.sql("ALTER TABLE renamed.before RENAME TO renamed.after")
+    assert(!old.exists())
+    assert(new File(new File(entry("renamed", "after").location), "state").isDirectory)
+    spark.sql("INSERT INTO renamed.after VALUES (3)")
+    checkAnswer(spark.table("renamed.after"), Seq(Row(1L), Row(2L), Row(3L)))
+  }
+
   test("refused CREATEs leave no entry behind") {
     spark.sql("CREATE DATABASE IF NOT EXISTS refused")
     val property = intercept[IllegalArgumentException](
