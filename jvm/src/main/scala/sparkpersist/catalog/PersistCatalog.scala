@@ -68,7 +68,7 @@ class PersistCatalog extends TableCatalog with SupportsNamespaces with Procedure
   }
 
   override def listTables(namespace: Array[String]): Array[Identifier] = namespace.toSeq match {
-    case ns if store.namespaceExists(ns) => store.list(ns).map(PersistTableId.snapshotIdentifier(ns, _)).toArray
+    case ns if namespaceExists(namespace) => store.list(ns).map(PersistTableId.snapshotIdentifier(ns, _)).toArray
     case ns if store.exists(ns.mkString(".")) =>
       TableView.metadataViews.flatMap(_.suffix).map(v => Identifier.of(namespace, v)).toArray
     case _ => throw new NoSuchNamespaceException(namespace)

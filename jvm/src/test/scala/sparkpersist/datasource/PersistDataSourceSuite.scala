@@ -76,7 +76,11 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
     checkAnswer(spark.read.format("persist").load(p), oracle(rows(2, from = 50), "SELECT * FROM {t}"))
     // Overwrite is retractions plus inserts, one batch: the version before it still reads the old rows.
     checkAnswer(sql(s"SELECT count(*) FROM persist.`$p` VERSION AS OF 2"), Row(7L))
-    checkAnswer(sql(s"SELECT sum(diff), count(*) FROM persist.`$p`.updates"), Row(2L, 16L)) // 7 inserts, then 7 retractions and 2 inserts
+    checkAnswer(sql(s"SELECT sum(diff), count(*) FROM persist.`$p`.updates"), Row(2L, 16L))
+    // The procedures take a path as the shard; SHOW TABLES IN a path table lists its views.
+    sql(s"CALL persist.system.compact(shard => '$p')")
+    checkAnswer(spark.read.format("persist").load(p), oracle(rows(2, from = 50), "SELECT * FROM {t}"))
+    assert(sql(s"SHOW TABLES IN persist.`$p`").collect().map(_.getString(1)).toSeq === Seq("updates", "parts", "batches")) // 7 inserts, then 7 retractions and 2 inserts
     // Options are the catalog write's: an unknown one fails, naming the options a write takes.
     val unknown = intercept[IllegalArgumentException](rows(1).write.format("persist").mode("append").option("nope", "1").save(p))
     assert(unknown.getMessage.contains("nope"))

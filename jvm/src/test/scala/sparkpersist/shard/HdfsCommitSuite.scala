@@ -72,6 +72,22 @@ class HdfsCommitSuite extends QueryTest with PersistSparkSession {
     } finally pool.shutdown()
   }
 
+  test("ALTER TABLE RENAME on HDFS moves the shard with one rename, within the catalog and between paths") {
+    sql("CREATE NAMESPACE hdfs.archive")
+    sql("CREATE TABLE hdfs.moving (id BIGINT)")
+    sql("INSERT INTO hdfs.moving VALUES (1), (2)")
+    sql("ALTER TABLE hdfs.moving RENAME TO archive.moved")
+    checkAnswer(sql("SELECT id FROM hdfs.archive.moved"), Seq(Row(1L), Row(2L)))
+    val (from, to) = (s"${cluster.getFileSystem.getUri}/paths/a", s"${cluster.getFileSystem.getUri}/paths/b")
+    sql(s"CREATE TABLE hdfs.`$from` (id BIGINT)")
+    sql(s"INSERT INTO hdfs.`$from` VALUES (3)")
+    sql(s"ALTER TABLE hdfs.`$from` RENAME TO hdfs.`$to`")
+    checkAnswer(sql(s"SELECT id FROM hdfs.`$to`"), Row(3L))
+    assert(!cluster.getFileSystem.exists(new Path(from)))
+    sql(s"INSERT INTO hdfs.`$to` VALUES (4)")
+    checkAnswer(sql(s"SELECT count(*) FROM hdfs.`$to`.batches"), Row(2L))
+  }
+
   test("two processes appending to one shard on HDFS: every acknowledged batch exactly once, upper monotone") {
     val t = ConcurrentWritersRun.run(spark, onHdfs, "racing", processes = 2, appends = 4, compact = false)
     assert(t.failures === 0, t.summary)
