@@ -17,7 +17,8 @@ import sparkpersist.shard.{ShardHandle, VersionEntry}
  * newest first, with the columns of Delta Lake's `DESCRIBE HISTORY` that a shard has
  * ([[sparkpersist.shard.VersionRecord]]): `version`, `timestamp`, `userName`, `operation`,
  * `operationParameters`, `operationMetrics` (as text, as Delta's), `userMetadata`, `engineInfo`,
- * `isBlindAppend`, and persist's own `readUpper` (the upper of the state a statement read) and
+ * `isBlindAppend`, `readVersion` (the state version a statement read), and persist's own `readUpper`
+ * (the upper of the state it read) and
  * `appId` (the Spark application). A version written before records came shows what its change
  * says (operation, parameters and what it added; for a compaction, the batches it removed) and null
  * for the rest, its timestamp its file's modification time. Versions garbage collection deleted
@@ -61,6 +62,7 @@ object HistoryTable {
     StructField("userMetadata", StringType),
     StructField("engineInfo", StringType),
     StructField("isBlindAppend", BooleanType, nullable = false),
+    StructField("readVersion", LongType),
     StructField("readUpper", LongType),
     StructField("appId", StringType)))
 
@@ -71,6 +73,7 @@ object HistoryTable {
       m.map(kv => UTF8String.fromString(kv._1)).toArray, m.map(kv => UTF8String.fromString(kv._2)).toArray)
     InternalRow(entry.seqNo, Math.multiplyExact(entry.timestampMs, 1000L), text(r.userName),
       UTF8String.fromString(r.operation), map(r.parameters), map(r.metrics.map { case (k, v) => k -> v.toString }),
-      text(r.userMetadata), text(r.engineInfo), r.isBlindAppend, r.readUpper.map(Long.box).orNull, text(r.appId))
+      text(r.userMetadata), text(r.engineInfo), r.isBlindAppend, r.readVersion.map(Long.box).orNull,
+      r.readUpper.map(Long.box).orNull, text(r.appId))
   }
 }

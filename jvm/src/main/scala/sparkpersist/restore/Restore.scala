@@ -48,7 +48,7 @@ object Restore {
       val counts = difference.agg(sum(copies(_ > 0L)), sum(copies(_ < 0L))).head()
       val restored = Option(counts.get(0)).fold(0L)(_.asInstanceOf[Long])
       val retracted = Option(counts.get(1)).fold(0L)(_.asInstanceOf[Long])
-      val info = CommitInfo.inSession(spark.sessionState.conf, VersionRecord.Restore, Some(state.upper),
+      val info = CommitInfo.inSession(spark.sessionState.conf, VersionRecord.Restore, Some(state),
         target.parameters + ("asOf" -> asOf.toString),
         Map("numRestoredRows" -> restored, "numRetractedRows" -> retracted))
       val updates = difference.select(data :+ lit(BatchCommit.commitTime(state.upper)).as(ReservedColumns.Time) :+

@@ -81,21 +81,22 @@ object StreamEpoch {
 
 /**
  * What wrote a batch, as the committing session knew it: the `operation` (`DELETE`, `UPDATE`,
- * `MERGE`, an overwrite, ...), for a statement the upper of the state it read (`readUpper`: its
- * snapshot is as of `readUpper - 1`; below the batch's lower when the commit was rebased over
- * batches committed meanwhile), and the session's `spark.sparkpersist.commit.userMetadata`; the
+ * `MERGE`, an overwrite, ...), for a statement the upper and version of the state it read
+ * (`readUpper`: its snapshot is as of `readUpper - 1`; below the batch's lower when the commit was
+ * rebased over batches committed meanwhile; `readVersion`, Delta's), and the session's `spark.sparkpersist.commit.userMetadata`; the
  * operation's own `parameters` and `metrics` where its writer knows them (a RESTORE's version, the
  * rows it retracted and inserted), which the shard's history shows beside those the state implies
  * ([[VersionRecord]]).
  */
 final case class CommitInfo(operation: String, readUpper: Option[Long] = None, userMetadata: Option[String] = None,
-    parameters: Map[String, String] = Map.empty, metrics: Map[String, Long] = Map.empty)
+    parameters: Map[String, String] = Map.empty, metrics: Map[String, Long] = Map.empty, readVersion: Option[Long] = None)
 
 object CommitInfo {
-  /** What `operation` (of a statement that read the shard at `readUpper`) commits in a session of `conf`. */
-  def inSession(conf: org.apache.spark.sql.internal.SQLConf, operation: String, readUpper: Option[Long] = None,
+  /** What `operation` (of a statement that read the shard's state `read`) commits in a session of `conf`. */
+  def inSession(conf: org.apache.spark.sql.internal.SQLConf, operation: String, read: Option[ShardState] = None,
       parameters: Map[String, String] = Map.empty, metrics: Map[String, Long] = Map.empty): CommitInfo =
-    CommitInfo(operation, readUpper, sparkpersist.PersistConf.CommitUserMetadata.get(conf), parameters, metrics)
+    CommitInfo(operation, read.map(_.upper), sparkpersist.PersistConf.CommitUserMetadata.get(conf), parameters, metrics,
+      read.map(_.seqNo))
 }
 
 /**

@@ -367,6 +367,7 @@ private[shard] object StateCodec {
   private[shard] def commitJson(commit: CommitInfo): ObjectNode = {
     val node = Json.obj().put("operation", commit.operation)
     commit.readUpper.foreach(node.put("readUpper", _))
+    commit.readVersion.foreach(node.put("readVersion", _)) // older readers skip it
     commit.userMetadata.foreach(node.put("userMetadata", _))
     // Written only when the writer gave them; older readers skip the fields.
     if (commit.parameters.nonEmpty) stringsJson(node.putObject("parameters"), commit.parameters)
@@ -376,19 +377,20 @@ private[shard] object StateCodec {
 
   private[shard] def commitFrom(r: JsonReader): CommitInfo = {
     var operation: Option[String] = None
-    var readUpper: Option[Long] = None
+    var readUpper, readVersion: Option[Long] = None
     var userMetadata: Option[String] = None
     var parameters = Map.empty[String, String]
     var metrics = Map.empty[String, Long]
     r.readObject("commit") {
       case "operation" => operation = Some(r.string("operation"))
       case "readUpper" => readUpper = Some(r.long("readUpper"))
+      case "readVersion" => readVersion = Some(r.long("readVersion"))
       case "userMetadata" => userMetadata = Some(r.string("userMetadata"))
       case "parameters" => parameters = stringsFrom(r, "parameters")
       case "metrics" => metrics = longsFrom(r, "metrics")
       case _ => r.skip()
     }
-    CommitInfo(JsonReader.required(operation, "operation"), readUpper, userMetadata, parameters, metrics)
+    CommitInfo(JsonReader.required(operation, "operation"), readUpper, userMetadata, parameters, metrics, readVersion)
   }
 
   /**
@@ -412,12 +414,13 @@ private[shard] object StateCodec {
     record.engineInfo.foreach(node.put("engineInfo", _))
     record.userMetadata.foreach(node.put("userMetadata", _))
     record.readUpper.foreach(node.put("readUpper", _))
+    record.readVersion.foreach(node.put("readVersion", _))
     node
   }
 
   private def recordFrom(r: JsonReader): VersionRecord = {
     var operation, userName, appId, engineInfo, userMetadata: Option[String] = None
-    var timestampMs, readUpper: Option[Long] = None
+    var timestampMs, readUpper, readVersion: Option[Long] = None
     var parameters = Map.empty[String, String]
     var metrics = Map.empty[String, Long]
     r.readObject("record") {
@@ -430,10 +433,11 @@ private[shard] object StateCodec {
       case "engineInfo" => engineInfo = Some(r.string("engineInfo"))
       case "userMetadata" => userMetadata = Some(r.string("userMetadata"))
       case "readUpper" => readUpper = Some(r.long("readUpper"))
+      case "readVersion" => readVersion = Some(r.long("readVersion"))
       case _ => r.skip()
     }
     VersionRecord(JsonReader.required(operation, "operation"), SortedMap.from(parameters), SortedMap.from(metrics),
-      timestampMs, userName, appId, engineInfo, userMetadata, readUpper)
+      timestampMs, userName, appId, engineInfo, userMetadata, readUpper, readVersion)
   }
 
   private def stringsJson(node: ObjectNode, map: Map[String, String]): Unit =

@@ -9,7 +9,7 @@ import sparkpersist.schema.ShardSchema
  * the `operation` and its `parameters`, its `metrics` (batches, parts, updates and bytes added and
  * removed), when (`timestampMs`), who (`userName`, the Spark application `appId`), with which
  * engine (`engineInfo`: sparkpersist and Spark), the session's `userMetadata`, and for a statement
- * the upper of the state it read (`readUpper`).
+ * the upper and version of the state it read (`readUpper`, `readVersion`).
  *
  * Every version written since this record came holds it ([[VersionRecord.committed]], written by
  * the one commit path of the state log); an older version gets what its change alone says
@@ -24,7 +24,8 @@ final case class VersionRecord(
     appId: Option[String] = None,
     engineInfo: Option[String] = None,
     userMetadata: Option[String] = None,
-    readUpper: Option[Long] = None) {
+    readUpper: Option[Long] = None,
+    readVersion: Option[Long] = None) {
 
   /** Whether the version only added rows, reading nothing (Delta's `isBlindAppend`). */
   def isBlindAppend: Boolean = VersionRecord.BlindAppends(operation) && readUpper.isEmpty
@@ -100,7 +101,8 @@ object VersionRecord {
     val parameters = extra ++ epochs ++ batch.commit.toSeq.flatMap(_.parameters)
     VersionRecord(operation, SortedMap.from(parameters),
       SortedMap.from(added(Seq(batch)) ++ batch.commit.toSeq.flatMap(_.metrics)),
-      userMetadata = batch.commit.flatMap(_.userMetadata), readUpper = batch.commit.flatMap(_.readUpper))
+      userMetadata = batch.commit.flatMap(_.userMetadata), readUpper = batch.commit.flatMap(_.readUpper),
+      readVersion = batch.commit.flatMap(_.readVersion))
   }
 
   /**

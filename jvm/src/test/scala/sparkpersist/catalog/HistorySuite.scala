@@ -79,6 +79,9 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert(exact(5) === counts(0, 0, 3)) // -(3, c) +(3, C) +(5, e)
     assert(exact(10) === counts(2, 0, 0))
     assert(byVersion(0L)._1 === Map("columns" -> "k,v", "orderBy" -> "k"))
+    assert(byVersion(3L)._1 === Map("predicate" -> "(persist.h.k = 4)"))
+    assert(byVersion(4L)._1 === Map.empty && byVersion(5L)._1 === Map.empty)
+    assert(byVersion(6L)._1 === Map("predicate" -> "true"))
     assert(byVersion(7L)._1 === Map("addedColumns" -> "w"))
     assert(byVersion(8L)._1 === Map("renamedColumns" -> "v -> name"))
     assert(byVersion(9L)._1 === Map("indexColumns" -> "name"))
@@ -96,7 +99,7 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert(byVersion(13L)._2("numRemovedUpdates") === 2L && byVersion(13L)._2("numAddedParts") === 0L)
 
     // Who and what committed, and what statements read.
-    val who = sql("SELECT version, userName, appId, engineInfo, userMetadata, isBlindAppend, readUpper " +
+    val who = sql("SELECT version, userName, appId, engineInfo, userMetadata, isBlindAppend, readUpper, readVersion " +
       "FROM persist.h.history").collect().map(r => r.getLong(0) -> r).toMap
     rows.indices.foreach { v =>
       val r = who(v.toLong)
@@ -107,7 +110,8 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert((0 to 1).map(v => who(v.toLong).getString(4)) === Seq("nightly load", "nightly load"))
     assert(who(2L).isNullAt(4))
     assert((3 to 6).map(v => who(v.toLong).getLong(6)) === (3 to 6).map(v => batches(v - 1).lower))
-    assert(who(1L).isNullAt(6) && who(12L).isNullAt(6))
+    assert((3 to 6).map(v => who(v.toLong).getLong(7)) === (2 to 5).map(_.toLong))
+    assert(who(1L).isNullAt(6) && who(12L).isNullAt(6) && who(1L).isNullAt(7))
 
     // DESCRIBE HISTORY through the extension's parser, newest first.
     checkAnswer(sql("DESCRIBE HISTORY persist.h LIMIT 2").select("version", "operation"),

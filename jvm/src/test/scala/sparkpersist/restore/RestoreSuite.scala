@@ -44,13 +44,13 @@ class RestoreSuite extends QueryTest with PersistSparkSession {
     assert(result.getAs[Long]("num_restored_rows") === 4L && result.getAs[Long]("num_retracted_rows") === 3L)
     assert(result.getAs[Int]("num_added_parts") === batch.partCount && result.getAs[Long]("added_bytes") === batch.bytes)
     assert(result.getAs[Int]("num_of_parts_after_restore") === after.parts.count(!_.negated))
-    val history = sql("SELECT operation, operationParameters, operationMetrics, readUpper FROM persist.r.history " +
+    val history = sql("SELECT operation, operationParameters, operationMetrics, readUpper, readVersion FROM persist.r.history " +
       "WHERE version = 6").collect().head
     assert(history.getString(0) === "RESTORE")
     assert(history.getMap[String, String](1).toMap === Map("version" -> "2", "asOf" -> result.getAs[Long]("as_of").toString))
     val metrics = history.getMap[String, String](2)
     assert(metrics("numRestoredRows") === "4" && metrics("numRetractedRows") === "3")
-    assert(history.getLong(3) === batch.lower)
+    assert(history.getLong(3) === batch.lower && history.getLong(4) === 5L)
     // Restoring the version it already equals commits nothing.
     val again = sql("CALL persist.system.restore(shard => 'r', version => 2)").collect().head
     assert(again.isNullAt(again.fieldIndex("batch_id")) && again.getAs[Long]("num_restored_rows") === 0L)

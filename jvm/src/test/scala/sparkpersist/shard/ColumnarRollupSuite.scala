@@ -48,8 +48,9 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     clusteredBy <- Gen.choose(0, 3).flatMap(Gen.listOfN(_, Gen.choose(1, 40)))
     commit <- Gen.option(Gen.zip(Gen.oneOf("WRITE", "DELETE", "MERGE \"quoted\""), Gen.option(Gen.long),
       Gen.option(Gen.asciiPrintableStr), Gen.mapOf(Gen.zip(Gen.asciiPrintableStr, Gen.asciiPrintableStr)),
-      Gen.mapOf(Gen.zip(Gen.alphaStr, Gen.long))).map { case (op, read, meta, parameters, metrics) =>
-      CommitInfo(op, read, meta, parameters, metrics) })
+      Gen.mapOf(Gen.zip(Gen.alphaStr, Gen.long)), Gen.option(Gen.long)).map {
+      case (op, read, meta, parameters, metrics, readVersion) => CommitInfo(op, read, meta, parameters, metrics, readVersion)
+    })
   } yield BatchMeta(id, bounds._1 min bounds._2, bounds._1 max bounds._2, runs.map(ps => RunMeta(ps.toVector)).toVector,
     committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector, clusteredBy.toVector, commit)
 
