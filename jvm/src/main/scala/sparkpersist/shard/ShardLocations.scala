@@ -40,9 +40,18 @@ final class ShardLocations(
 
   private val kept = new OpenShards(openShards)
 
-  /** Creates a shard with `schema` at `dir` (state version 0: since = upper = 0, no batches). */
+  /**
+   * Creates a shard with `schema` at `dir` (state version 0: since = upper = 0, no batches). A
+   * directory that exists and holds anything but a shard is refused (an IllegalArgumentException):
+   * dropping the shard deletes its directory, which must then hold nothing else.
+   */
   def create(dir: Path, schema: ShardSchema): ShardHandle = {
     val at = qualified(dir)
+    val fs = at.getFileSystem(hadoopConf)
+    if (!exists(at) && fs.exists(at) && (!fs.getFileStatus(at).isDirectory || fs.listStatus(at).nonEmpty)) {
+      throw new IllegalArgumentException(s"Cannot create a shard at $at: it holds other files, which dropping the " +
+        "shard would delete with its directory. Choose a new or empty directory.")
+    }
     create(at, at.toString, schema, parentOf(at))
   }
 
@@ -109,8 +118,11 @@ final class ShardLocations(
     FileContext.getFileContext(fs.getUri, hadoopConf).rename(src, dst, Options.Rename.NONE)
   }
 
-  /** `dir` made absolute on its file system (scheme and authority filled in). */
-  def qualified(dir: Path): Path = dir.getFileSystem(hadoopConf).makeQualified(dir)
+  /** `dir` made absolute on its file system (scheme and authority filled in), without a trailing `/`. */
+  def qualified(dir: Path): Path = {
+    val normalized = new Path(dir.toString) // as parsed from a string: no trailing '/', so one key per directory
+    normalized.getFileSystem(hadoopConf).makeQualified(normalized)
+  }
 
   /** Creates shard `name` at the qualified `dir`; [[ShardAlreadyExists]] names it under `where`. */
   private[shard] def create(dir: Path, name: String, schema: ShardSchema, where: String): ShardHandle = {

@@ -45,6 +45,15 @@ class ShardLocationsSuite extends AnyFunSuite {
         "under it). Create one there first, or check the path.")
       assert(n.existing === Nil)
       assert(shards.dropIfUnwritten(dir) && !shards.exists(dir))
+      // A directory holding other files is no place for a shard, whose drop deletes its directory.
+      val occupied = new File(tmp, "occupied")
+      assert(new File(occupied, "data").mkdirs())
+      val taken = intercept[IllegalArgumentException](shards.create(new Path(occupied.toURI), eventSchema))
+      assert(taken.getMessage === s"Cannot create a shard at ${shards.qualified(new Path(occupied.getPath))}: it holds " +
+        "other files, which dropping the shard would delete with its directory. Choose a new or empty directory.")
+      assert(occupied.list().toSeq === Seq("data"))
+      assert(new File(tmp, "empty").mkdirs())
+      shards.create(new Path(new File(tmp, "empty").toURI), eventSchema)
     }
   }
 
