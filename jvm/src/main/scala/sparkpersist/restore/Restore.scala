@@ -2,8 +2,9 @@ package sparkpersist.restore
 
 import org.apache.spark.sql.{Column, DataFrame, SparkSession}
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation
-import org.apache.spark.sql.functions.{abs, col, lit, sum, when}
+import org.apache.spark.sql.functions.{abs, col, first, lit, sum, when}
 import org.apache.spark.sql.sparkpersist.DataFrames
+import org.apache.spark.sql.types.{DoubleType, FloatType, StringType}
 import org.apache.spark.storage.StorageLevel
 
 import sparkpersist.catalog.PersistTable
@@ -27,8 +28,10 @@ import sparkpersist.write.{BatchCommit, ShardWriter, WriteInput, WriteOptions}
  * A target below `since` or at or above `upper` is refused as a time-travel read is
  * ([[sparkpersist.plan.AsOf]]).
  *
- * Rows are compared as Spark's grouping compares them (nulls equal, NaN equal to NaN, -0.0 to 0.0):
- * columns Spark cannot group by (maps, VARIANT) make the restore fail with Spark's error.
+ * Rows are compared as Spark's grouping compares them (nulls equal, NaN equal to NaN), but for a
+ * float or double column, whose `-0.0` Spark's grouping takes for `0.0`: those are compared by their
+ * text. Inside structs and arrays `-0.0` still counts as `0.0`; columns Spark cannot group by (maps,
+ * VARIANT) make the restore fail with Spark's error.
  */
 object Restore {
 
@@ -40,9 +43,16 @@ object Restore {
     def rows(t: PersistTable, diff: Long): DataFrame = DataFrames.ofRows(spark, DataSourceV2Relation.create(t, None, None))
       .toDF(names: _*).withColumn(ReservedColumns.Diff, lit(diff))
     val data = names.map(n => col(WriteInput.quote(n)))
-    val difference = rows(table.latestOf(state), -1L).unionAll(rows(table.travelledTo(asOf), 1L))
-      .groupBy(data: _*).agg(sum(ReservedColumns.Diff).as(ReservedColumns.Diff))
-      .where(col(ReservedColumns.Diff) =!= 0L)
+    // Spark's grouping takes -0.0 for 0.0 and keeps 0.0: a float column is grouped by its text
+    // (exact, -0.0 apart) and its value taken as it was.
+    val floats = state.schema.columns.map(c => c.dataType == FloatType || c.dataType == DoubleType)
+    val keys = data.zip(floats).zipWithIndex.map { case ((c, float), i) => if (float) c.cast(StringType).as(s"_key$i") else c }
+    val values = data.zip(floats).zipWithIndex.collect { case ((c, true), i) => first(c).as(s"_value$i") }
+    val grouped = rows(table.latestOf(state), -1L).unionAll(rows(table.travelledTo(asOf), 1L))
+      .groupBy(keys: _*).agg(sum(ReservedColumns.Diff).as(ReservedColumns.Diff), values: _*)
+    val difference = grouped.where(col(ReservedColumns.Diff) =!= 0L)
+      .select(data.zip(floats).zipWithIndex.map { case ((c, float), i) =>
+        if (float) col(s"_value$i").as(names(i)) else c } :+ col(ReservedColumns.Diff): _*)
       .persist(StorageLevel.MEMORY_AND_DISK)
     try {
       val counts = difference.agg(sum(copies(_ > 0L)), sum(copies(_ < 0L))).head()

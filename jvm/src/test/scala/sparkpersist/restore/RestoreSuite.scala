@@ -57,6 +57,19 @@ class RestoreSuite extends QueryTest with PersistSparkSession {
     assert(store.open("r").state.seqNo === after.seqNo)
   }
 
+  test("-0.0 and 0.0 are two values: each comes back as it was") {
+    sql("CREATE TABLE persist.rz (d DOUBLE, f FLOAT, k INT)")
+    sql("INSERT INTO persist.rz VALUES (CAST('-0.0' AS DOUBLE), CAST('-0.0' AS FLOAT), 1), (0.0, 0.0, 2), " +
+      "(CAST('NaN' AS DOUBLE), CAST('NaN' AS FLOAT), 3)")
+    val text = "SELECT CAST(d AS STRING), CAST(f AS STRING), k FROM persist.rz"
+    val atOne = sql(text).collect().toSeq
+    assert(atOne.map(_.toString).sorted === Seq("[-0.0,-0.0,1]", "[0.0,0.0,2]", "[NaN,NaN,3]"))
+    sql("UPDATE persist.rz SET d = 0.0, f = CAST('-0.0' AS FLOAT) WHERE k = 1")
+    sql("UPDATE persist.rz SET d = CAST('-0.0' AS DOUBLE) WHERE k = 2")
+    sql("RESTORE TABLE persist.rz TO VERSION AS OF 1").collect()
+    checkAnswer(sql(text), atOne)
+  }
+
   test("TIMESTAMP AS OF, in SQL and in the procedure; a version below since is refused as a read is") {
     sql("CREATE TABLE persist.rt (k INT) TBLPROPERTIES ('order_by' = 'k')")
     sql("INSERT INTO persist.rt VALUES (1), (2)")
