@@ -15,6 +15,8 @@ import sparkpersist
 from sparkpersist._session import CATALOG_CLASS, EXTENSIONS, ROOT_KEY
 from sparkpersist.thriftserver import spark_env, spark_script, stop, wait_until_ready
 
+from apps import history_scenario
+
 HOST = "127.0.0.1"
 APPS = Path(__file__).resolve().parent / "apps"
 
@@ -115,3 +117,11 @@ def test_a_connect_write_is_committed_and_timed_by_the_jvm_whatever_commits_betw
     own_batches(race, races["rows_each"])
     writers = [w for w, _ in race["updates"]]
     assert writers.count("intruder") == len(race["batches"]) - 2 >= 2
+
+
+def test_history_and_restore_over_connect(connect_url: str) -> None:
+    """DESCRIBE HISTORY and RESTORE TABLE reach the server's parser; the restore equals VERSION AS OF and a Parquet copy."""
+    done = subprocess.run([sys.executable, str(APPS / "connect_history.py"), connect_url],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    history_scenario.check(json.loads(done.stdout.strip().splitlines()[-1]))

@@ -149,6 +149,33 @@ def test_errors_reach_the_client(server: int) -> None:
             in done.stderr), without_stack_frames(done.stderr)
 
 
+def test_history_and_restore_through_beeline(server: int) -> None:
+    """DESCRIBE HISTORY and RESTORE TABLE reach the Thrift server's parser, as any client sends them."""
+    done = beeline(server, [
+        "CREATE TABLE persist.beeline_hist (k INT, v STRING) TBLPROPERTIES ('order_by' = 'k')",
+        "INSERT INTO persist.beeline_hist VALUES (1, 'a'), (2, 'b')",
+        "INSERT INTO persist.beeline_hist VALUES (3, 'c')",
+        "DELETE FROM persist.beeline_hist WHERE k = 2",
+        "SELECT k, v FROM persist.beeline_hist VERSION AS OF 2 ORDER BY k",
+        "restore table persist.beeline_hist to version as of 2",
+        "SELECT k, v FROM persist.beeline_hist ORDER BY k",
+        "DESC HISTORY persist.beeline_hist LIMIT 2",
+    ])
+    assert done.returncode == 0, without_stack_frames(done.stderr)
+    lines = [PROMPT.sub("", line) for line in done.stdout.splitlines() if line.strip()]
+    before = lines.index("k,v")
+    after = lines.index("k,v", before + 1)
+    assert lines[before + 1:before + 4] == ["1,a", "2,b", "3,c"]
+    assert lines[after + 1:after + 4] == ["1,a", "2,b", "3,c"]
+    [restore_header] = [line for line in lines if line.startswith("shard,version,as_of,batch_id")]
+    restore = dict(zip(restore_header.split(","), lines[lines.index(restore_header) + 1].split(",")))
+    assert (restore["shard"], restore["version"], restore["num_restored_rows"], restore["num_retracted_rows"]) == \
+        ("beeline_hist", "2", "1", "0")
+    [history_header] = [line for line in lines if line.startswith("version,timestamp,userName,operation")]
+    history = [row for row in table(lines[lines.index(history_header) + 1:])]
+    assert [(row[0], row[3]) for row in history] == [("4", "RESTORE"), ("3", "DELETE")]
+
+
 def test_char_varchar_through_beeline(server: int) -> None:
     """CHAR/VARCHAR columns behave as in Spark's own tables: padded CHAR, lengths checked on INSERT."""
     done = beeline(server, [

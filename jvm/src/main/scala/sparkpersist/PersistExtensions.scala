@@ -4,6 +4,7 @@ import org.apache.spark.sql.SparkSessionExtensions
 
 import sparkpersist.aggregate.{AnswerAggregatesFromStats, StatsAnswerStrategy}
 import sparkpersist.catalyst.{DeleteWholePartsRule, FilterMergeTarget, MzNowFunction, PersistOverwrites, PinQueryTime, PrunePersistParts}
+import sparkpersist.parser.PersistParser
 import sparkpersist.stream.StreamFilters
 
 /**
@@ -15,11 +16,13 @@ import sparkpersist.stream.StreamFilters
  * strategy for the answers that need no read, [[StatsAnswerStrategy]]), and the one that
  * turns overwrites of shards into retractions and inserts ([[PersistOverwrites]]), and the one
  * that deletes whole parts without reading them ([[DeleteWholePartsRule]]), and the one that reads
- * only the target rows a small MERGE source can match ([[FilterMergeTarget]]).
+ * only the target rows a small MERGE source can match ([[FilterMergeTarget]]). In front of Spark's
+ * parser it reads `DESCRIBE HISTORY` and `RESTORE TABLE` ([[PersistParser]]).
  */
 class PersistExtensions extends (SparkSessionExtensions => Unit) {
   override def apply(extensions: SparkSessionExtensions): Unit = {
     extensions.injectFunction(MzNowFunction.description)
+    extensions.injectParser((_, delegate) => new PersistParser(delegate))
     extensions.injectOptimizerRule(_ => PrunePersistParts)
     extensions.injectOptimizerRule(_ => AnswerAggregatesFromStats)
     extensions.injectPlannerStrategy(_ => StatsAnswerStrategy)

@@ -13,11 +13,11 @@
  *
  * Layers, bottom first: `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
- * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate` <-
- * `catalyst`, `api`, `table` <- `PersistExtensions`, `source`.
+ * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`,
+ * `restore` <- `catalyst`, `api`, `parser`, `table` <- `PersistExtensions`, `source`.
  *
  * Layer rule: `PersistConf` imports `stats`.
  *
- * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `stream`.
+ * Layer rule: `PersistExtensions` imports `aggregate`, `catalyst`, `parser`, `stream`.
  */
 package object sparkpersist

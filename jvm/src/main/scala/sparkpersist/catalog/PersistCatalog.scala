@@ -36,6 +36,7 @@ import sparkpersist.shard.{NoSuchShard, ShardHandle, ShardStore}
  *  - `persist.<shard>.updates`: its raw updates `(data…, time, diff)` with time <= as-of.
  *  - `persist.<shard>.parts`: one row per part, with the part's statistics.
  *  - `persist.<shard>.batches`: one row per batch, with its time bounds, runs and parts.
+ *  - `persist.<shard>.history`: one row per state version, with what committed it ([[HistoryTable]]).
  *  - `CALL persist.system.<procedure>(...)`: the [[SystemProcedures]] (compaction, GC).
  *    `ALTER TABLE` changes the shard's schema ([[TableChanges]]).
  * Shards cannot be renamed.
@@ -76,6 +77,7 @@ class PersistCatalog extends TableCatalog with ProcedureCatalog {
     id.view match {
       case TableView.Parts => new PartsTable(shard, tableName)
       case TableView.Batches => new BatchesTable(shard, tableName)
+      case TableView.History => new HistoryTable(shard, tableName)
       case view =>
         val state = shard.state
         val properties = Map(

@@ -32,7 +32,7 @@ object PersistTableId {
     val written = (Seq(catalog) ++ ident.namespace() :+ ident.name()).mkString(".")
     new IllegalArgumentException(
       s"'$written' is not a persist table name. Use $catalog.<shard> for a shard's snapshot, " +
-        s"$catalog.<shard>.updates for its raw updates, $catalog.<shard>.parts for its parts or " +
-        s"$catalog.<shard>.batches for its batches.")
+        s"$catalog.<shard>.updates for its raw updates, $catalog.<shard>.parts for its parts, " +
+        s"$catalog.<shard>.batches for its batches or $catalog.<shard>.history for its history.")
   }
 }

@@ -7,7 +7,7 @@ import scala.util.Try
 import org.apache.hadoop.fs.Path
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 
-import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, CommitInfo, ShardHandle, VersionRecord}
 
 /** What [[BatchRemoval.drop]] removed. */
 final case class DroppedBatch(shard: String, batchId: String, lower: Long, upper: Long, parts: Int, rows: Long)
@@ -50,7 +50,7 @@ object BatchRemoval {
         s"Drop batch '${b.id}' first.")
     }
     val empty = BatchMeta(s"dropped-${UUID.randomUUID()}", batch.lower, batch.upper, IndexedSeq.empty, nowMs,
-      batch.appends, batch.epochs)
+      batch.appends, batch.epochs, commit = Some(CommitInfo(VersionRecord.DropBatch)))
     val (_, applied) = shard.log.replaceBatches(Seq(BatchReplacement(IndexedSeq(batch.id), empty)))
     if (applied.isEmpty) {
       throw new IllegalStateException(s"Shard '${shard.name}': batch '${batch.id}' was replaced meanwhile (by a " +

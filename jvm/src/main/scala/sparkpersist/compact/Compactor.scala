@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 import org.slf4j.LoggerFactory
 
 import sparkpersist.cluster.{AutoClustering, FilterWorkload}
-import sparkpersist.shard.{ShardHandle, ShardState}
+import sparkpersist.shard.{CommitInfo, ShardHandle, ShardState, VersionRecord}
 import sparkpersist.write.BatchCommit
 
 /**
@@ -101,7 +101,7 @@ object Compactor {
       if (groups.isEmpty) done = true
       else {
         rounds += 1
-        totals += round(spark, shard, state, groups, keepStats, planning.cluster, rounds)
+        totals += round(spark, shard, state, groups, keepStats, planning, budgetBytes.isDefined, rounds)
       }
     }
     val after = shard.state
@@ -133,9 +133,17 @@ object Compactor {
       rowsWritten + o.rowsWritten, bytesRead + o.bytesRead, bytesWritten + o.bytesWritten)
   }
 
-  /** Merges `groups` in one Spark job and commits the outcome in one state version. */
+  /**
+   * Merges `groups` in one Spark job and commits the outcome in one state version, each merged batch
+   * recording the compaction's settings ([[CommitInfo]], shown by the shard's history).
+   */
   private def round(spark: SparkSession, shard: ShardHandle, state: ShardState, groups: Seq[MergeGroup],
-      keepStats: Set[Int], cluster: ClusterSettings, round: Int): Totals = {
+      keepStats: Set[Int], settings: CompactionSettings, auto: Boolean, round: Int): Totals = {
+    val cluster = settings.cluster
+    def info(g: MergeGroup) = CommitInfo.inSession(spark.sessionState.conf,
+      if (g.clusterBy.nonEmpty) VersionRecord.Clustering else VersionRecord.Compaction, parameters = Map(
+        "round" -> round.toString, "automatic" -> auto.toString, "fanIn" -> settings.fanIn.toString,
+        "targetBytes" -> settings.targetBytes.toString, "windowMs" -> settings.windowMs.toString))
     val outputs = groups.map(g => new BatchCommit(shard, UUID.randomUUID().toString, g.lower, "compaction", state.schema))
     val clustering = groups.count(_.clusterBy.nonEmpty)
     val description = s"sparkpersist compact '${shard.name}' round $round: ${groups.map(_.batches.size).sum} " +
@@ -145,7 +153,7 @@ object Compactor {
       val written = MergeJob.run(spark, shard, state.schema, groups, outputs, keepStats, cluster, description)
       val now = System.currentTimeMillis()
       val replacements = groups.zip(outputs).zip(written).map { case ((g, out), runs) =>
-        g.replacement(out.batchId, out.runsOf(runs), now).copy(writtenUnder = Some(state.schema))
+        g.replacement(out.batchId, out.runsOf(runs), now, info(g)).copy(writtenUnder = Some(state.schema))
       }
       val (_, applied) = shard.log.replaceBatches(replacements)
       val committed = applied.map(_.batch.id).toSet

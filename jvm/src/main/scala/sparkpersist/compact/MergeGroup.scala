@@ -1,6 +1,6 @@
 package sparkpersist.compact
 
-import sparkpersist.shard.{BatchMeta, BatchReplacement, RunMeta, StreamEpoch}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, CommitInfo, RunMeta, StreamEpoch}
 
 /**
  * Adjacent batches that one task merges into one batch of one sorted run, at the shard's
@@ -50,7 +50,8 @@ final case class MergeGroup(batches: IndexedSeq[BatchMeta], since: Long, cluster
    * The batch replacing this group: `id`, holding `runs`. It keeps the newest streaming epoch of
    * each query that wrote the group, so a replayed epoch is still recognised after the merge.
    */
-  def replacement(id: String, runs: IndexedSeq[RunMeta], committedAtMs: Long): BatchReplacement =
+  def replacement(id: String, runs: IndexedSeq[RunMeta], committedAtMs: Long, info: CommitInfo): BatchReplacement =
     BatchReplacement(batches.map(_.id),
-      BatchMeta(id, lower, upper, runs, committedAtMs, appends, StreamEpoch.newest(batches.flatMap(_.epochs)), clusterBy))
+      BatchMeta(id, lower, upper, runs, committedAtMs, appends, StreamEpoch.newest(batches.flatMap(_.epochs)), clusterBy,
+        Some(info)))
 }

@@ -42,7 +42,8 @@ final case class DeleteWholeParts(shard: ShardHandle, state: ShardState, conditi
   def commit(spark: SparkSession): BatchMeta = {
     val batch = new BatchCommit(shard, UUID.randomUUID().toString, state.upper, "the commit time", state.schema,
       rebase = Some(StatementRebase.of(spark, shard, "DELETE", state, reads)),
-      info = Some(CommitInfo.inSession(spark.sessionState.conf, "DELETE", Some(state.upper))))
+      info = Some(CommitInfo.inSession(spark.sessionState.conf, "DELETE", Some(state),
+        parameters = Map("predicate" -> condition.sql))))
     batch.commitNegations(parts, BatchCommit.commitTime(state.upper))
   }
 

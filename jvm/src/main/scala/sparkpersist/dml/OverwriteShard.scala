@@ -50,7 +50,8 @@ final case class OverwriteShard(statement: String, shard: ShardHandle, state: Sh
     val all = query.fold(retracted)(q => retracted.unionAll(updates(q, 1L)))
     ShardWriter.write(all, shard, options.copy(timeCol = Some(ReservedColumns.Time), diffCol = Some(ReservedColumns.Diff)),
       state, rebase = Some(StatementRebase.of(spark, shard, statement, state, StatementReads.everything)),
-      info = Some(CommitInfo.inSession(spark.sessionState.conf, statement, Some(state.upper))))
+      info = Some(CommitInfo.inSession(spark.sessionState.conf, statement, Some(state),
+        parameters = Map("predicate" -> condition.sql))))
   }
 
   override def simpleString(maxFields: Int): String =

@@ -29,7 +29,7 @@ final class RetractionWrite(shard: ShardHandle, state: ShardState, cmd: Command,
     val spark = SparkSession.active
     new BatchCommit(shard, UUID.randomUUID().toString, state.upper, s"the commit time $commitTime", state.schema,
       rebase = Some(StatementRebase.of(spark, shard, cmd.toString, state, reads)),
-      info = Some(CommitInfo.inSession(spark.sessionState.conf, cmd.toString, Some(state.upper))))
+      info = Some(CommitInfo.inSession(spark.sessionState.conf, cmd.toString, Some(state))))
   }
   private val spec = RunSpec.forWrite(SparkSession.active, shard.name, state.schema, batch.batchDir,
     DataSourceWriteOptions.parse(shard.name, info.options(), streaming = false), stampTime = None)

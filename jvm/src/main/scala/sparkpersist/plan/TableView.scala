@@ -13,5 +13,8 @@ object TableView {
   /** `persist.<shard>.batches`: one row per batch with its time bounds, runs and parts. */
   case object Batches extends TableView(Some("batches"))
 
-  val metadataViews: Seq[TableView] = Seq(Updates, Parts, Batches)
+  /** `persist.<shard>.history`: one row per state version still on disk, newest first: what committed it. */
+  case object History extends TableView(Some("history"))
+
+  val metadataViews: Seq[TableView] = Seq(Updates, Parts, Batches, History)
 }

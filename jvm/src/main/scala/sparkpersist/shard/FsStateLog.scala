@@ -68,7 +68,8 @@ final class FsStateLog(
   private[shard] def create(created: CreateShard): Boolean = {
     putIfAbsent.requireAtomic()
     fs.mkdirs(stateDir)
-    writeVersion(0L, StateCodec.encodeDiff(0L, created, created.schema))
+    writeVersion(0L, StateCodec.encodeDiff(0L, created, created.schema,
+      Some(VersionRecord.committed(created, None, Committer.current()))))
   }
 
   def compareAndAppend(expectedUpper: Long, batch: BatchMeta): ShardState =
@@ -115,6 +116,17 @@ final class FsStateLog(
     }
     (state, applied)
   }
+
+  /**
+   * Reads each version file on disk once, decoding its record (or its change, for a version written
+   * before records, without the parts' statistics); no state is rebuilt. A version deleted by
+   * garbage collection between the listing and its read is left out.
+   */
+  def history(limit: Int): IndexedSeq[VersionEntry] =
+    listing().versions.reverse.take(limit).flatMap { f =>
+      val file = versionPath(f.seqNo)
+      decodeIfExists(file)(StateCodec.decodeRecord(file.toString, _, f.seqNo)).map(VersionEntry(f.seqNo, f.modifiedMs, _))
+    }
 
   def listing(): StateListing = {
     val files = listStatuses()
@@ -164,7 +176,8 @@ final class FsStateLog(
         case None => state
         case Some(change) =>
           val next = change.applyTo(state)
-          val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema)
+          val record = VersionRecord.committed(change, Some(state), Committer.current())
+          val bytes = StateCodec.encodeDiff(next.seqNo, change, state.schema, Some(record))
           if (writeVersion(next.seqNo, bytes)) {
             cached = Some(next)
             if (next.seqNo % rollupEvery == 0 || change.rollsUp || rollupOwed) {

@@ -81,16 +81,22 @@ object StreamEpoch {
 
 /**
  * What wrote a batch, as the committing session knew it: the `operation` (`DELETE`, `UPDATE`,
- * `MERGE`, an overwrite, ...), for a statement the upper of the state it read (`readUpper`: its
- * snapshot is as of `readUpper - 1`; below the batch's lower when the commit was rebased over
- * batches committed meanwhile), and the session's `spark.sparkpersist.commit.userMetadata`.
+ * `MERGE`, an overwrite, ...), for a statement the upper and version of the state it read
+ * (`readUpper`: its snapshot is as of `readUpper - 1`; below the batch's lower when the commit was
+ * rebased over batches committed meanwhile; `readVersion`, Delta's), and the session's `spark.sparkpersist.commit.userMetadata`; the
+ * operation's own `parameters` and `metrics` where its writer knows them (a RESTORE's version, the
+ * rows it retracted and inserted), which the shard's history shows beside those the state implies
+ * ([[VersionRecord]]).
  */
-final case class CommitInfo(operation: String, readUpper: Option[Long] = None, userMetadata: Option[String] = None)
+final case class CommitInfo(operation: String, readUpper: Option[Long] = None, userMetadata: Option[String] = None,
+    parameters: Map[String, String] = Map.empty, metrics: Map[String, Long] = Map.empty, readVersion: Option[Long] = None)
 
 object CommitInfo {
-  /** What `operation` (of a statement that read the shard at `readUpper`) commits in a session of `conf`. */
-  def inSession(conf: org.apache.spark.sql.internal.SQLConf, operation: String, readUpper: Option[Long] = None): CommitInfo =
-    CommitInfo(operation, readUpper, sparkpersist.PersistConf.CommitUserMetadata.get(conf))
+  /** What `operation` (of a statement that read the shard's state `read`) commits in a session of `conf`. */
+  def inSession(conf: org.apache.spark.sql.internal.SQLConf, operation: String, read: Option[ShardState] = None,
+      parameters: Map[String, String] = Map.empty, metrics: Map[String, Long] = Map.empty): CommitInfo =
+    CommitInfo(operation, read.map(_.upper), sparkpersist.PersistConf.CommitUserMetadata.get(conf), parameters, metrics,
+      read.map(_.seqNo))
 }
 
 /**
@@ -100,7 +106,8 @@ object CommitInfo {
  * committed; a merged batch keeps the newest epoch of each query it holds). `clusteredBy` holds
  * the ids of the columns a clustering compaction laid its rows out by (empty for any other batch):
  * each of its runs is one part, covering a narrow range of the curve along those columns.
- * `commit` says what wrote it, when its writer said ([[CommitInfo]]; a merged batch has none).
+ * `commit` says what wrote it, when its writer said ([[CommitInfo]]; a merged batch names the compaction
+ * and its settings, or none if an older release merged it).
  */
 final case class BatchMeta(
     id: String,

@@ -1,5 +1,6 @@
 package sparkpersist.shard
 
+import scala.collection.immutable.SortedMap
 import scala.util.control.NonFatal
 
 import com.fasterxml.jackson.databind.JsonNode
@@ -27,7 +28,9 @@ import sparkpersist.stats.legacy.JsonPartStatsReader
  * batch holds parts with positions, at [[ShardState.RebasedPartsFormatVersion]] when it holds a
  * rebased part, at [[ShardState.TablePropertiesFormatVersion]] when its schema holds table
  * properties), every other file at
- * [[ShardState.FormatVersion]]; this reader reads them all. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
+ * [[ShardState.FormatVersion]]; this reader reads them all. A version file may also hold a `record`
+ * of what committed it ([[VersionRecord]]): it changes nothing the state is read from, so it moves no
+ * format version and older readers skip it. Files are decoded by pull-parsing (a rollup of 100k parts never becomes
  * one tree); `formatVersion` must be the first field, and a state's `schema` precedes its
  * `batches`, as the writer orders them.
  */
@@ -36,7 +39,11 @@ private[shard] object StateCodec {
   /** The newest format version this code reads. */
   private val ReadsUpTo = ShardState.TablePropertiesFormatVersion
 
-  def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema): Array[Byte] = {
+  /**
+   * Version `seqNo`, holding `diff` and, when given, the record of its commit ([[VersionRecord]],
+   * the field `record`, which older readers skip: it changes nothing they read).
+   */
+  def encodeDiff(seqNo: Long, diff: StateDiff, schema: ShardSchema, record: Option[VersionRecord] = None): Array[Byte] = {
     val node = diff match {
       case CreateShard(_, _, s) => header(seqNo, ShardState.versionFor(s, FormatVersion))
       case AlterSchema(s, batch) if s.hasFieldIds || s.indexedIds.nonEmpty || s.clusters || s.properties.nonEmpty ||
@@ -69,6 +76,7 @@ private[shard] object StateCodec {
           entry.set[JsonNode]("batch", batchJson(r.batch, codec))
         }
     }
+    record.foreach(r => node.set[JsonNode]("record", recordJson(r)))
     Json.write(node)
   }
 
@@ -77,35 +85,50 @@ private[shard] object StateCodec {
    * an appended batch; it is None only for version 0, which must be the create.
    */
   def decodeDiff(file: String, bytes: Array[Byte], seqNo: Long, schema: Option[ShardSchema]): StateDiff =
+    decodeVersion(file, bytes, seqNo, schema, withStats = true)._1
+
+  /**
+   * Version `seqNo`'s change and record. `schema` is None only for version 0, which must be the
+   * create; without `withStats`, parts' statistics are skipped (their stats None) and `schema` is
+   * not needed for version 0 to be told from the others.
+   */
+  private def decodeVersion(file: String, bytes: Array[Byte], seqNo: Long, schema: Option[ShardSchema],
+      withStats: Boolean): (StateDiff, Option[VersionRecord]) =
     JsonReader.read(bytes) { r =>
       var kind, name, shardId: Option[String] = None
       var created: Option[ShardSchema] = None
       var batch: Option[BatchMeta] = None
       var since: Option[Long] = None
       var replacements: Option[Vector[BatchReplacement]] = None
+      var record: Option[VersionRecord] = None
+      def stats(of: Option[ShardSchema]) =
+        if (!withStats) StatsReaders.Skipped
+        else new StatsReaders(of.getOrElse(throw new IllegalArgumentException("version 0 must create the shard")))
       readFile(file, r, seqNo) {
         case "kind" => kind = Some(r.string("kind"))
         case "name" => name = Some(r.string("name"))
         case "shardId" => shardId = Some(r.string("shardId"))
         case "schema" => created = Some(schemaFrom(r))
-        case "batch" => // typed by the schema of an "alter" (which precedes its batch), else the shard's
-          val s = created.orElse(schema).getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
-          batch = Some(batchFrom(r, new StatsReaders(s)))
+        // typed by the schema of an "alter" (which precedes its batch), else the shard's
+        case "batch" => batch = Some(batchFrom(r, stats(created.orElse(schema))))
         case "since" => since = Some(r.long("since"))
         case "replacements" =>
-          val s = schema.getOrElse(throw new IllegalArgumentException("version 0 must create the shard"))
-          replacements = Some(r.readArray("replacements")(replacementFrom(r, new StatsReaders(s))))
+          val readers = stats(schema)
+          replacements = Some(r.readArray("replacements")(replacementFrom(r, readers)))
+        case "record" => record = Some(recordFrom(r))
         case _ => r.skip()
       }
-      (JsonReader.required(kind, "kind"), schema) match {
-        case ("create", None) => CreateShard(JsonReader.required(name, "name"),
+      val first = if (withStats) schema.isEmpty else seqNo == 0
+      val change = (JsonReader.required(kind, "kind"), first) match {
+        case ("create", true) => CreateShard(JsonReader.required(name, "name"),
           JsonReader.required(shardId, "shardId"), JsonReader.required(created, "schema"))
-        case ("append", Some(_)) => AppendBatch(JsonReader.required(batch, "batch"))
-        case ("since", Some(_)) => DowngradeSince(JsonReader.required(since, "since"))
-        case ("compact", Some(_)) => ReplaceBatches(JsonReader.required(replacements, "replacements"))
-        case ("alter", Some(_)) => AlterSchema(JsonReader.required(created, "schema"), batch)
+        case ("append", false) => AppendBatch(JsonReader.required(batch, "batch"))
+        case ("since", false) => DowngradeSince(JsonReader.required(since, "since"))
+        case ("compact", false) => ReplaceBatches(JsonReader.required(replacements, "replacements"))
+        case ("alter", false) => AlterSchema(JsonReader.required(created, "schema"), batch)
         case (k, _) => throw new IllegalArgumentException(s"unexpected state change kind '$k' at version $seqNo")
       }
+      (change, record)
     }
 
   /** A rollup of `state`: columnar ([[ColumnarRollup]]) since format version 5. */
@@ -344,21 +367,95 @@ private[shard] object StateCodec {
   private[shard] def commitJson(commit: CommitInfo): ObjectNode = {
     val node = Json.obj().put("operation", commit.operation)
     commit.readUpper.foreach(node.put("readUpper", _))
+    commit.readVersion.foreach(node.put("readVersion", _)) // older readers skip it
     commit.userMetadata.foreach(node.put("userMetadata", _))
+    // Written only when the writer gave them; older readers skip the fields.
+    if (commit.parameters.nonEmpty) stringsJson(node.putObject("parameters"), commit.parameters)
+    if (commit.metrics.nonEmpty) longsJson(node.putObject("metrics"), commit.metrics)
     node
   }
 
   private[shard] def commitFrom(r: JsonReader): CommitInfo = {
     var operation: Option[String] = None
-    var readUpper: Option[Long] = None
+    var readUpper, readVersion: Option[Long] = None
     var userMetadata: Option[String] = None
+    var parameters = Map.empty[String, String]
+    var metrics = Map.empty[String, Long]
     r.readObject("commit") {
       case "operation" => operation = Some(r.string("operation"))
       case "readUpper" => readUpper = Some(r.long("readUpper"))
+      case "readVersion" => readVersion = Some(r.long("readVersion"))
       case "userMetadata" => userMetadata = Some(r.string("userMetadata"))
+      case "parameters" => parameters = stringsFrom(r, "parameters")
+      case "metrics" => metrics = longsFrom(r, "metrics")
       case _ => r.skip()
     }
-    CommitInfo(JsonReader.required(operation, "operation"), readUpper, userMetadata)
+    CommitInfo(JsonReader.required(operation, "operation"), readUpper, userMetadata, parameters, metrics, readVersion)
+  }
+
+  /**
+   * The record of the version in a version file ([[VersionRecord]], the field `record`), or, in a
+   * file written before records came, what its change says ([[VersionRecord.derived]]). Parts'
+   * statistics are skipped, not decoded: the history of thousands of versions reads only this.
+   */
+  def decodeRecord(file: String, bytes: Array[Byte], seqNo: Long): VersionRecord =
+    decodeVersion(file, bytes, seqNo, None, withStats = false) match {
+      case (_, Some(record)) => record
+      case (change, None) => VersionRecord.derived(change)
+    }
+
+  private def recordJson(record: VersionRecord): ObjectNode = {
+    val node = Json.obj().put("operation", record.operation)
+    stringsJson(node.putObject("parameters"), record.parameters)
+    longsJson(node.putObject("metrics"), record.metrics)
+    record.timestampMs.foreach(node.put("timestampMs", _))
+    record.userName.foreach(node.put("userName", _))
+    record.appId.foreach(node.put("appId", _))
+    record.engineInfo.foreach(node.put("engineInfo", _))
+    record.userMetadata.foreach(node.put("userMetadata", _))
+    record.readUpper.foreach(node.put("readUpper", _))
+    record.readVersion.foreach(node.put("readVersion", _))
+    node
+  }
+
+  private def recordFrom(r: JsonReader): VersionRecord = {
+    var operation, userName, appId, engineInfo, userMetadata: Option[String] = None
+    var timestampMs, readUpper, readVersion: Option[Long] = None
+    var parameters = Map.empty[String, String]
+    var metrics = Map.empty[String, Long]
+    r.readObject("record") {
+      case "operation" => operation = Some(r.string("operation"))
+      case "parameters" => parameters = stringsFrom(r, "parameters")
+      case "metrics" => metrics = longsFrom(r, "metrics")
+      case "timestampMs" => timestampMs = Some(r.long("timestampMs"))
+      case "userName" => userName = Some(r.string("userName"))
+      case "appId" => appId = Some(r.string("appId"))
+      case "engineInfo" => engineInfo = Some(r.string("engineInfo"))
+      case "userMetadata" => userMetadata = Some(r.string("userMetadata"))
+      case "readUpper" => readUpper = Some(r.long("readUpper"))
+      case "readVersion" => readVersion = Some(r.long("readVersion"))
+      case _ => r.skip()
+    }
+    VersionRecord(JsonReader.required(operation, "operation"), SortedMap.from(parameters), SortedMap.from(metrics),
+      timestampMs, userName, appId, engineInfo, userMetadata, readUpper, readVersion)
+  }
+
+  private def stringsJson(node: ObjectNode, map: Map[String, String]): Unit =
+    map.toSeq.sorted.foreach { case (k, v) => node.put(k, v) }
+
+  private def longsJson(node: ObjectNode, map: Map[String, Long]): Unit =
+    map.toSeq.sorted.foreach { case (k, v) => node.put(k, v) }
+
+  private def stringsFrom(r: JsonReader, what: String): Map[String, String] = {
+    val b = Map.newBuilder[String, String]
+    r.readObject(what)(name => b += name -> r.string(name))
+    b.result()
+  }
+
+  private def longsFrom(r: JsonReader, what: String): Map[String, Long] = {
+    val b = Map.newBuilder[String, Long]
+    r.readObject(what)(name => b += name -> r.long(name))
+    b.result()
   }
 
   private[shard] def epochFrom(r: JsonReader): StreamEpoch = {
@@ -415,6 +512,7 @@ private[shard] object StateCodec {
       case "retractions" => retractions = Some(r.bool("retractions"))
       case "positions" => positions = Some(r.string("positions"))
       case "rebasedFrom" => rebasedFrom = Some(r.long("rebasedFrom"))
+      case "stats" | "binStats" if codec.skips => r.skip()
       // Unreadable stats cost pruning, never answers: the part is kept as "anything".
       case "stats" => stats = r.recovering(codec.legacy.read(r))
       case "binStats" => stats = r.recovering(codec.binary.decode(r.binary("binStats")))
@@ -433,8 +531,17 @@ private[shard] object StateCodec {
    * binary encoding written since it came, or `stats`, the legacy JSON of older releases (read-only).
    * Each is built when a part first needs it.
    */
-  private final class StatsReaders(schema: ShardSchema) {
+  private class StatsReaders(schema: ShardSchema) {
     lazy val binary: BinaryStatsCodec = BinaryStatsCodec(schema)
     lazy val legacy: JsonPartStatsReader = JsonPartStatsReader(schema)
+    /** Whether parts' stats are skipped, not read. */
+    def skips: Boolean = false
+  }
+
+  private object StatsReaders {
+    /** Readers that read no stats: the parts' stats are skipped. */
+    object Skipped extends StatsReaders(ShardSchema(Vector.empty, Nil)) {
+      override def skips: Boolean = true
+    }
   }
 }

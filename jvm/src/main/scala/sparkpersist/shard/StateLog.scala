@@ -54,6 +54,13 @@ trait StateLog {
    */
   def replaceBatches(replacements: Seq[BatchReplacement]): (ShardState, Seq[BatchReplacement])
 
+  /**
+   * The record of every state version the log holds now ([[VersionRecord]]), newest first: versions
+   * garbage collection deleted are not there (version 0, the create, always is). With `limit`, only
+   * the newest `limit` versions are read.
+   */
+  def history(limit: Int = Int.MaxValue): IndexedSeq[VersionEntry]
+
   /** The state versions and rollups the log holds now (for garbage collection). */
   def listing(): StateListing
 
@@ -74,6 +81,12 @@ trait StateLog {
 
 /** One state file: its version and the time it was last modified (its commit, epoch ms). */
 final case class StateFile(seqNo: Long, modifiedMs: Long, name: String)
+
+/** One state version of the shard's history: its number, its file's modification time, and its record. */
+final case class VersionEntry(seqNo: Long, modifiedMs: Long, record: VersionRecord) {
+  /** When the version was committed: as its record says, else its file's modification time. */
+  def timestampMs: Long = record.timestampMs.getOrElse(modifiedMs)
+}
 
 /** The files of a state log: its versions and rollups, each oldest first. */
 final case class StateListing(versions: IndexedSeq[StateFile], rollups: IndexedSeq[StateFile]) {

@@ -12,7 +12,7 @@ import sparkpersist.shard.ShardStore
 /**
  * A session configured with the catalog alone (`spark.sql.catalog.persist`, no
  * `spark.sql.extensions`): what the catalog's tables reach through a ServiceLoader seam works there
- * too, the procedures of `compact`, the streaming reads and writes of `stream` and the automatic
+ * too, the procedures of `compact` and `restore`, the streaming reads and writes of `stream` and the automatic
  * compaction after a commit. No class above `catalog` loads in such a session before the catalog
  * does, so none of them could have registered itself first (see the seams' interfaces).
  */
@@ -30,10 +30,10 @@ class CatalogOnlySessionSuite extends QueryTest with SharedSparkSession {
     assert(!spark.conf.getOption("spark.sql.extensions").exists(_.contains("sparkpersist")))
   }
 
-  test("CALL persist.system offers the catalog's own procedures, compact's and api's write") {
+  test("CALL persist.system offers the catalog's own procedures, compact's, restore's and api's write") {
     sql("CREATE TABLE persist.procs (k BIGINT, v STRING)")
     assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted ===
-      Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "write"))
+      Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "restore", "write"))
     assert(sql("CALL persist.system.gc('procs', keep_versions => 1, grace_ms => 0)").collect().length === 1)
     sql("SELECT * FROM persist.procs").collect()
     assert(sql("CALL persist.system.last_scans()").collect().map(_.getAs[String]("shard")).toSeq === Seq("procs"))
@@ -41,6 +41,12 @@ class CatalogOnlySessionSuite extends QueryTest with SharedSparkSession {
     val written = sql("CALL persist.system.write(shard => 'procs', source => 'procs_rows')").collect()
     assert(written.map(_.getAs[Long]("rows")).toSeq === Seq(3L))
     assert(sql("SELECT count(*) FROM persist.procs").collect().head.getLong(0) === 3L)
+    sql("INSERT INTO persist.procs VALUES (9, 'x')")
+    assert(sql("CALL persist.system.restore(shard => 'procs', version => 1)").collect().map(_.getAs[Long]("num_retracted_rows"))
+      .toSeq === Seq(1L))
+    checkAnswer(sql("SELECT k FROM persist.procs"), Seq(Row(0L), Row(1L), Row(2L)))
+    checkAnswer(sql("SELECT version, operation FROM persist.procs.history"),
+      Seq(Row(3L, "RESTORE"), Row(2L, "WRITE"), Row(1L, "WRITE"), Row(0L, "CREATE TABLE")))
   }
 
   test("a shard is read and written as a stream") {

@@ -58,7 +58,7 @@ class PersistCatalogSuite extends SharedSparkSession {
       assert(sql("SELECT * FROM persist.events.updates").collect().isEmpty)
       assert(sql("SELECT * FROM persist.events.parts").collect().isEmpty)
       assert(sql("SHOW TABLES IN persist").collect().map(_.getString(1)).toSeq === Seq("events"))
-      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts", "batches"))
+      assert(catalog.listTables(Array("events")).map(_.name()).toSeq === Seq("updates", "parts", "batches", "history"))
     }
     assert(sql("SHOW TABLES IN persist").collect().isEmpty)
     assert(!catalog.tableExists(Identifier.of(Array.empty, "events")))
@@ -83,10 +83,11 @@ class PersistCatalogSuite extends SharedSparkSession {
   }
 
   test("names that are not a shard or one of its views are refused with the accepted shapes") {
-    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("events"), "history")))
-    assert(e.getMessage === "'persist.events.history' is not a persist table name. Use " +
+    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("events"), "journal")))
+    assert(e.getMessage === "'persist.events.journal' is not a persist table name. Use " +
       "persist.<shard> for a shard's snapshot, persist.<shard>.updates for its raw updates, " +
-      "persist.<shard>.parts for its parts or persist.<shard>.batches for its batches.")
+      "persist.<shard>.parts for its parts, persist.<shard>.batches for its batches or persist.<shard>.history " +
+      "for its history.")
     val deep = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("a", "b"), "c")))
     assert(deep.getMessage.startsWith("'persist.a.b.c' is not a persist table name."))
   }

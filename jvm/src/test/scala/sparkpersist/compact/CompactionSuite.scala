@@ -10,7 +10,7 @@ import org.apache.spark.sql.types._
 
 import sparkpersist.plan.InvalidAsOf
 import sparkpersist.schema.ShardSchema
-import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog}
+import sparkpersist.shard.{BatchMeta, BatchReplacement, ShardHandle, ShardState, StateListing, StateLog, VersionEntry}
 import sparkpersist.shard.PartFormat
 import sparkpersist.write.{PartFooters, ShardWriter, WriteOptions}
 import sparkpersist.{KeyValueShards, PersistConf, PersistSparkSession}
@@ -157,6 +157,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
       inner.replaceBatches(replacements)
     }
     override def listing(): StateListing = inner.listing()
+    override def history(limit: Int): IndexedSeq[VersionEntry] = inner.history(limit)
     override def statesFrom(seqNo: Long): Iterator[ShardState] = inner.statesFrom(seqNo)
     override def truncateBefore(seqNo: Long): Seq[String] = inner.truncateBefore(seqNo)
   }
@@ -219,7 +220,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     assert(row.isNullAt(row.fieldIndex("gc_parts_deleted")))
     val gc = sql("CALL persist.system.gc('proc', keep_versions => 1, grace_ms => 0)").collect().head
     assert((gc.getAs[Int]("parts_deleted"), gc.getAs[Int]("parts_kept")) === (3, 2))
-    assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted === Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "write"))
+    assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted === Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "restore", "write"))
     val unknown = intercept[Exception](sql("CALL persist.system.vacuum('proc')").collect())
     assert(unknown.getMessage.contains("vacuum"), unknown)
   }

@@ -99,6 +99,8 @@ object CrashingWriter {
     def downgradeSince(newSince: Long): ShardState = log.downgradeSince(newSince)
     def replaceBatches(replacements: Seq[sparkpersist.shard.BatchReplacement]) = log.replaceBatches(replacements)
     def listing(): sparkpersist.shard.StateListing = log.listing()
+
+    def history(limit: Int): IndexedSeq[sparkpersist.shard.VersionEntry] = log.history(limit)
     def statesFrom(seqNo: Long): Iterator[ShardState] = log.statesFrom(seqNo)
     def truncateBefore(seqNo: Long): Seq[String] = log.truncateBefore(seqNo)
   }

@@ -47,7 +47,10 @@ class ColumnarRollupSuite extends AnyFunSuite with ScalaCheckPropertyChecks with
     epochs <- Gen.choose(0, 2).flatMap(n => Gen.listOfN(n, Gen.zip(Gen.uuid, Gen.choose(0L, Long.MaxValue))))
     clusteredBy <- Gen.choose(0, 3).flatMap(Gen.listOfN(_, Gen.choose(1, 40)))
     commit <- Gen.option(Gen.zip(Gen.oneOf("WRITE", "DELETE", "MERGE \"quoted\""), Gen.option(Gen.long),
-      Gen.option(Gen.asciiPrintableStr)).map { case (op, read, meta) => CommitInfo(op, read, meta) })
+      Gen.option(Gen.asciiPrintableStr), Gen.mapOf(Gen.zip(Gen.asciiPrintableStr, Gen.asciiPrintableStr)),
+      Gen.mapOf(Gen.zip(Gen.alphaStr, Gen.long)), Gen.option(Gen.long)).map {
+      case (op, read, meta, parameters, metrics, readVersion) => CommitInfo(op, read, meta, parameters, metrics, readVersion)
+    })
   } yield BatchMeta(id, bounds._1 min bounds._2, bounds._1 max bounds._2, runs.map(ps => RunMeta(ps.toVector)).toVector,
     committed, appends, epochs.map { case (q, e) => StreamEpoch(q.toString, e) }.toVector, clusteredBy.toVector, commit)
 
