@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.analysis.ResolvedTable
 import org.apache.spark.sql.catalyst.plans.logical.{AnalyzeColumn, AnalyzeTable, LogicalPlan}
 
 import sparkpersist.catalog.PersistTable
+import sparkpersist.errors.PersistErrors
 
 /**
  * `ANALYZE TABLE` on a persist table is refused, saying why nothing needs computing: every scan
@@ -19,8 +20,8 @@ object RefuseAnalyze extends (LogicalPlan => Unit) {
     case _ =>
   }
 
-  private def refuse(table: PersistTable): Nothing = throw new UnsupportedOperationException(
-    s"ANALYZE TABLE ${table.name()} is not needed: a persist table's statistics come from its parts. Every scan " +
+  private def refuse(table: PersistTable): Nothing = throw PersistErrors.unsupported(
+    s"ANALYZE TABLE ${table.name()}", "it is not needed: a persist table's statistics come from its parts. Every scan " +
       "reports the size of the parts it reads, after pruning, and their exact row count and column minimum, maximum " +
       "and null count where the shard's state knows them, as of the scan's time; statistics stored by ANALYZE would " +
       "be stale after the next batch. Run the query (EXPLAIN COST shows them) instead.")

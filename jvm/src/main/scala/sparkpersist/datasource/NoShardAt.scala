@@ -21,5 +21,5 @@ private[datasource] final class NoShardAt(path: String, givenSchema: StructType)
     util.EnumSet.of(TableCapability.BATCH_READ, TableCapability.MICRO_BATCH_READ)
 
   override def newScanBuilder(options: CaseInsensitiveStringMap): ScanBuilder =
-    throw new IllegalArgumentException(PathWrites.noShard(path))
+    throw PathWrites.noShard(path)
 }

@@ -9,9 +9,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
 import sparkpersist.catalog.{PersistCatalog, PersistTableId, SessionShards}
 import sparkpersist.cluster.ClusterColumns
+import sparkpersist.errors.{PersistError, PersistErrors}
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
+import sparkpersist.shard.NoSuchShard
 
 /**
  * `df.write.format("persist").mode(m).save(path)`: a write to the catalog's path table
@@ -41,16 +43,14 @@ private[datasource] object PathWrites {
     def write = data.writeTo(table).options(options)
     def existing(): Unit = {
       if (creation.nonEmpty) {
-        throw new IllegalArgumentException(s"The shard at $path exists, and ${creation.keys.toSeq.sorted.mkString(", ")} " +
+        throw PersistErrors.invalidOption(s"The shard at $path exists", s"${creation.keys.toSeq.sorted.mkString(", ")} " +
           s"are set when a shard is created: drop these options, or change them with ALTER TABLE $table.")
       }
       mode match {
         case SaveMode.Append => write.append()
         case SaveMode.Overwrite => write.overwrite(lit(true))
         case SaveMode.Ignore =>
-        case SaveMode.ErrorIfExists => throw new IllegalStateException(s"A shard exists at $path, and save mode " +
-          "'errorifexists' (the default) refuses to write to it. Use mode('append') to add the rows, " +
-          "mode('overwrite') to replace them, or mode('ignore') to leave the shard as it is.")
+        case SaveMode.ErrorIfExists => throw PersistError("PERSIST_PATH_EXISTS", "path" -> path).illegalState
       }
     }
     if (SessionShards.store(data.sparkSession).exists(path)) existing()
@@ -65,12 +65,11 @@ private[datasource] object PathWrites {
 
   /** The `path` option of a `format("persist")` read or write. */
   def path(options: CaseInsensitiveStringMap): String =
-    Option(options.get("path")).filter(_.trim.nonEmpty).getOrElse(throw new IllegalArgumentException(
-      "format(\"persist\") needs the shard's path: load(\"/data/t\") or save(\"s3a://bucket/t\") (any Hadoop URI). " +
+    Option(options.get("path")).filter(_.trim.nonEmpty).getOrElse(throw PersistErrors.invalidOption(
+      "format(\"persist\")", "it needs the shard's path: load(\"/data/t\") or save(\"s3a://bucket/t\") (any Hadoop URI). " +
         "To name a shard of the catalog, use spark.table(\"persist.<shard>\") or df.writeTo(\"persist.<shard>\")."))
 
-  def noShard(path: String): String =
-    s"There is no shard at $path. Create one with df.write.format(\"persist\").save(\"$path\") or " +
-      s"CREATE TABLE persist.`$path` (...), or check the path."
+  /** No shard at `path`: what a read of it raises. */
+  def noShard(path: String): NoSuchShard = new NoSuchShard(path, "", Nil, located = true)
 
 }

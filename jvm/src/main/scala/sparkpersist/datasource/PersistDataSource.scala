@@ -57,6 +57,6 @@ class PersistDataSource extends TableProvider with CreatableRelationProvider wit
       case t: PersistTable => t.withoutBatchWrites
       case other => throw new IllegalStateException(s"${other.name()} is not a shard's table.")
     } catch {
-      case _: NoSuchTableException => throw new IllegalArgumentException(PathWrites.noShard(path))
+      case _: NoSuchTableException => throw PathWrites.noShard(path)
     }
 }

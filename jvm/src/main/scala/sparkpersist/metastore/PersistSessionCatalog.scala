@@ -19,6 +19,7 @@ import org.apache.spark.sql.types.StructType
 
 import sparkpersist.PersistConf
 import sparkpersist.catalog.{ShardTables, TableChanges, TimeTravel}
+import sparkpersist.errors.{PersistError, PersistErrors}
 import sparkpersist.plan.TableView
 import sparkpersist.shard.{ShardHandle, ShardLocations}
 
@@ -138,7 +139,7 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
     val shardOnly = properties.keySet.filter(ShardTables.ShardProperties)
     if ((columns.nonEmpty && declared.map(f => (f.name, f.dataType)) != own.map(f => (f.name, f.dataType))) ||
       partitions.nonEmpty || shardOnly.nonEmpty) {
-      throw new IllegalArgumentException(s"Cannot create table $name: its location holds a persist shard already, " +
+      throw PersistErrors.invalidSchema(s"Cannot create table $name", "its location holds a persist shard already, " +
         s"with the columns ${own.toDDL}. Create the table without columns, CLUSTER BY or persist table properties " +
         "to use that shard as it is (ALTER TABLE changes it afterwards), or choose another LOCATION.")
     }
@@ -150,9 +151,9 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
     val path = new Path(location)
     val fs = path.getFileSystem(session.sessionState.newHadoopConf())
     if (fs.exists(path) && fs.listStatus(path).nonEmpty) {
-      throw new IllegalArgumentException(s"Cannot create table $name at $location: the directory holds files " +
-        "that are not a persist shard. Choose a new or empty directory (a persist table's directory holds its " +
-        "shard alone), or load the files into the table with INSERT INTO ... SELECT.")
+      throw PersistError("PERSIST_LOCATION_NOT_EMPTY", "what" -> s"table $name", "location" -> location,
+        "advice" -> ("A persist table's directory holds its shard alone: choose a new or empty directory, or load " +
+          "the files into the table with INSERT INTO ... SELECT.")).invalidInput()
     }
   }
 
@@ -192,8 +193,8 @@ class PersistSessionCatalog extends DelegatingCatalogExtension {
 
   private def tableIdentifier(ident: Identifier): TableIdentifier = ident.namespace().toSeq match {
     case Seq(db) => TableIdentifier(ident.name(), Some(db))
-    case _ => throw new IllegalArgumentException(s"${(ident.namespace() :+ ident.name()).mkString(".")} is not a " +
-      s"table name of ${name()}: a table there is <database>.<table>.")
+    case _ => throw PersistError("PERSIST_INVALID_NAME.TABLE", "name" -> (ident.namespace() :+ ident.name()).mkString("."),
+      "shapes" -> s"<database>.<table> for a table of ${name()}").invalidInput()
   }
 
   private def session: SparkSession = SparkSession.active

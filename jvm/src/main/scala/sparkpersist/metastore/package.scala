@@ -6,6 +6,6 @@ package sparkpersist
  * `USING persist` table as a metastore entry with its shard at the table's location
  * ([[sparkpersist.shard.ShardLocations]]).
  *
- * Layer rule: `metastore` imports `PersistConf`, `catalog`, `org.apache.spark.sql.sparkpersist`, `plan`, `schema`, `shard`.
+ * Layer rule: `metastore` imports `PersistConf`, `catalog`, `errors`, `org.apache.spark.sql.sparkpersist`, `plan`, `schema`, `shard`.
  */
 package object metastore

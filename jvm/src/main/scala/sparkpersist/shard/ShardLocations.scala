@@ -7,7 +7,7 @@ import org.apache.hadoop.conf.Configuration
 import org.apache.hadoop.fs.{FileContext, Options, Path}
 
 import sparkpersist.PersistConf
-import sparkpersist.errors.PersistErrors
+import sparkpersist.errors.{PersistError, PersistErrors}
 import sparkpersist.schema.ShardSchema
 
 /**
@@ -49,8 +49,8 @@ final class ShardLocations(
     val at = qualified(dir)
     val fs = at.getFileSystem(hadoopConf)
     if (!exists(at) && fs.exists(at) && (!fs.getFileStatus(at).isDirectory || fs.listStatus(at).nonEmpty)) {
-      throw new IllegalArgumentException(s"Cannot create a shard at $at: it holds other files, which dropping the " +
-        "shard would delete with its directory. Choose a new or empty directory.")
+      throw PersistError("PERSIST_LOCATION_NOT_EMPTY", "what" -> "a shard", "location" -> at, "advice" ->
+        "Dropping the shard would delete them with its directory: choose a new or empty directory.").invalidInput()
     }
     create(at, at.toString, schema, parentOf(at))
   }
