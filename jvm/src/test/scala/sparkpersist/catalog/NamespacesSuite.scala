@@ -55,7 +55,7 @@ class NamespacesSuite extends QueryTest with PersistSparkSession {
       sql("CALL persist.system.compact(shard => 'sales.orders')")
       checkAnswer(sql("SELECT id FROM persist.sales.orders"), Seq(Row(1L), Row(2L), Row(3L)))
       val missing = intercept[java.util.NoSuchElementException](sql("CALL persist.system.compact(shard => 'sales.nope')"))
-      assert(missing.getMessage.startsWith("Shard 'sales.nope' does not exist under ") &&
+      assert(missing.getMessage.startsWith("[PERSIST_SHARD_NOT_FOUND] Shard 'sales.nope' does not exist under ") &&
         missing.getMessage.contains("(existing shards: sales.orders)"))
 
       val restrict = intercept[AnalysisException](sql("DROP NAMESPACE persist.sales"))
@@ -81,7 +81,8 @@ class NamespacesSuite extends QueryTest with PersistSparkSession {
       checkAnswer(sql("SELECT * FROM persist.b.parts"), Row("in b"))
       checkAnswer(sql("SELECT count(*) FROM persist.b.parts.parts"), Row(1L))
       val shardFirst = intercept[IllegalArgumentException](sql("CREATE NAMESPACE persist.a"))
-      assert(shardFirst.getMessage.startsWith("Cannot create namespace 'a': a shard of that name exists under "))
+      assert(shardFirst.getMessage.startsWith("[PERSIST_NAME_TAKEN.BY_SHARD] Cannot create namespace 'a': a shard of that name " +
+        "exists under "))
       val namespaceFirst = intercept[IllegalArgumentException](sql("CREATE TABLE persist.b (id BIGINT)"))
       assert(namespaceFirst.getMessage.startsWith("Cannot create shard 'b': a namespace of that name exists under "))
       // A table in a namespace that does not exist.

@@ -87,8 +87,8 @@ class PersistCatalogSuite extends SharedSparkSession {
   }
 
   test("names that are not a shard or one of its views are refused with the accepted shapes") {
-    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("/data/t"), "history")))
-    assert(e.getMessage === "[PERSIST_INVALID_NAME.TABLE] Invalid name: 'persist./data/t.history' is not a persist " +
+    val e = intercept[IllegalArgumentException](catalog.loadTable(Identifier.of(Array("/data/t"), "journal")))
+    assert(e.getMessage === "[PERSIST_INVALID_NAME.TABLE] Invalid name: 'persist./data/t.journal' is not a persist " +
       "table name. Use persist.<shard> (or persist.<namespace>.<shard>) for a shard's snapshot, persist.`<path or URI>` " +
       "for the shard at a location, and one more part for its metadata: .updates for its raw updates, .parts for its " +
       "parts, .batches for its batches, .history for its history. SQLSTATE: 42602")

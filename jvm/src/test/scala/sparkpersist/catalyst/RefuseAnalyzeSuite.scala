@@ -16,7 +16,7 @@ class RefuseAnalyzeSuite extends QueryTest with PersistSparkSession {
     Seq("ANALYZE TABLE persist.h COMPUTE STATISTICS", "ANALYZE TABLE persist.h COMPUTE STATISTICS NOSCAN",
       "ANALYZE TABLE persist.h COMPUTE STATISTICS FOR ALL COLUMNS").foreach { statement =>
       val e = intercept[UnsupportedOperationException](sql(statement))
-      assert(e.getMessage === s"ANALYZE TABLE persist.h $reason", statement)
+      assert(e.getMessage === s"[PERSIST_UNSUPPORTED_OPERATION] ANALYZE TABLE persist.h: it $reason SQLSTATE: 0A000", statement)
     }
     withSQLConf("spark.sql.cbo.enabled" -> "true") {
       assert(spark.table("persist.h").queryExecution.optimizedPlan.stats.rowCount === Some(BigInt(3)))

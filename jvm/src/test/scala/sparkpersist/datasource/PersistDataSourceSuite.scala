@@ -9,6 +9,7 @@ import org.apache.spark.sql.streaming.Trigger
 
 import sparkpersist.PersistSparkSession
 import sparkpersist.scan.ScanReports
+import sparkpersist.shard.NoSuchShard
 
 /**
  * Shards at paths: the catalog's path tables (`persist.\`uri\``) and the data source
@@ -63,9 +64,9 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
     rows(4).write.format("persist").save(p) // errorifexists on no shard: creates it with the DataFrame's schema
     assert(spark.read.format("persist").load(p).schema.fieldNames.toSeq === Seq("id", "amount", "k"))
     val refused = intercept[IllegalStateException](rows(2).write.format("persist").save(p))
-    assert(refused.getMessage === s"A shard exists at $p, and save mode 'errorifexists' (the default) refuses to " +
-      "write to it. Use mode('append') to add the rows, mode('overwrite') to replace them, or mode('ignore') to " +
-      "leave the shard as it is.")
+    assert(refused.getMessage === s"[PERSIST_PATH_EXISTS] A shard exists at $p, and save mode 'errorifexists' (the " +
+      "default) refuses to write to it. Use mode('append') to add the rows, mode('overwrite') to replace them, or " +
+      "mode('ignore') to leave the shard as it is. SQLSTATE: 42K04")
     rows(2, from = 100).write.format("persist").mode("ignore").save(p)
     rows(3, from = 10).write.format("persist").mode("append").option("max_rows_per_part", "1").save(p)
     checkAnswer(spark.read.format("persist").load(p),
@@ -95,9 +96,9 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
 
   test("a read of a path without a shard, and a write without a path, say what to do") {
     val none = at("none")
-    val e = intercept[IllegalArgumentException](spark.read.format("persist").load(none))
-    assert(e.getMessage === s"There is no shard at $none. Create one with df.write.format(\"persist\").save(\"$none\") " +
-      s"or CREATE TABLE persist.`$none` (...), or check the path.")
+    val e = intercept[NoSuchShard](spark.read.format("persist").load(none))
+    assert(e.getMessage === s"[PERSIST_SHARD_NOT_FOUND_AT] There is no shard at $none (no state/00000000000000000000.json " +
+      "under it). Create one there first, or check the path. SQLSTATE: 42P01")
     val noPath = intercept[IllegalArgumentException](rows(1).write.format("persist").mode("append").save())
     assert(noPath.getMessage.startsWith("format(\"persist\") needs the shard's path"))
     assert(!new File(elsewhere, "none").exists())

@@ -167,7 +167,7 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     assert(entry("dropped", "again").schema.map(_.name) === Seq("id", "v"))
     val other = intercept[IllegalArgumentException](
       spark.sql(s"CREATE TABLE dropped.other (id INT) USING persist LOCATION '${dir.toURI}'"))
-    assert(other.getMessage.startsWith("Cannot create table spark_catalog.dropped.other: its location holds a " +
+    assert(other.getMessage.startsWith("[PERSIST_INVALID_SCHEMA] Cannot create table spark_catalog.dropped.other: its location holds a " +
       "persist shard already, with the columns id BIGINT,v STRING."), other.getMessage)
     assert(!spark.catalog.tableExists("dropped.other"))
   }
@@ -188,7 +188,7 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     spark.sql("CREATE DATABASE IF NOT EXISTS refused")
     val property = intercept[IllegalArgumentException](
       spark.sql("CREATE TABLE refused.t (id BIGINT) USING persist TBLPROPERTIES ('colour' = 'red')"))
-    assert(property.getMessage.startsWith("Unsupported table properties for spark_catalog.refused.t: colour."))
+    assert(property.getMessage.startsWith("[PERSIST_INVALID_OPTION] Unsupported table properties for spark_catalog.refused.t: colour."))
     val partitioned = intercept[UnsupportedOperationException](
       spark.sql("CREATE TABLE refused.t (id BIGINT, d DATE) USING persist PARTITIONED BY (d)"))
     assert(partitioned.getMessage.startsWith("Persist table spark_catalog.refused.t cannot be partitioned"))

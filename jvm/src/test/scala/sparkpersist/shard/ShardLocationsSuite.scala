@@ -36,13 +36,14 @@ class ShardLocationsSuite extends AnyFunSuite {
       val uri = shards.qualified(dir).toString
       val first = shards.create(dir, eventSchema)
       val e = intercept[ShardAlreadyExists](shards.create(dir, eventSchema))
-      assert(e.getMessage === s"Shard '$uri' already exists under ${shards.qualified(new Path(tmp.getPath))}. " +
-        "Open it to append to it, or drop it first to re-create it with a new schema.")
+      assert(e.getMessage === s"[PERSIST_SHARD_EXISTS] Shard '$uri' already exists under " +
+        s"${shards.qualified(new Path(tmp.getPath))}. Open it to append to it, or drop it first to re-create it with a " +
+        "new schema. SQLSTATE: 42P07")
       assert(shards.open(dir).state.shardId === first.state.shardId)
       val missing = new Path(new File(tmp, "none").toURI)
       val n = intercept[NoSuchShard](shards.open(missing))
-      assert(n.getMessage === s"There is no shard at ${shards.qualified(missing)} (no state/00000000000000000000.json " +
-        "under it). Create one there first, or check the path.")
+      assert(n.getMessage === s"[PERSIST_SHARD_NOT_FOUND_AT] There is no shard at ${shards.qualified(missing)} (no " +
+        "state/00000000000000000000.json under it). Create one there first, or check the path. SQLSTATE: 42P01")
       assert(n.existing === Nil)
       assert(shards.dropIfUnwritten(dir) && !shards.exists(dir))
       // A directory holding other files is no place for a shard, whose drop deletes its directory.
@@ -85,8 +86,8 @@ class ShardStoreNamespacesSuite extends AnyFunSuite {
       store.createNamespace(Seq("sales", "eu"), Map.empty)
       intercept[NamespaceAlreadyExists](store.createNamespace(Seq("sales"), Map.empty))
       val orphan = intercept[NoSuchNamespace](store.createNamespace(Seq("nope", "x"), Map.empty))
-      assert(orphan.getMessage === s"Namespace 'nope' does not exist under ${store.dirOf("x").getParent}. Create it " +
-        "first (CREATE NAMESPACE persist.nope), or check the name.")
+      assert(orphan.getMessage === s"[PERSIST_NAMESPACE_NOT_FOUND] Namespace 'nope' does not exist under " +
+        s"${store.dirOf("x").getParent}. Create it first (CREATE NAMESPACE persist.nope), or check the name. SQLSTATE: 42704")
       assert(store.namespaceProperties(Seq("sales")) === Map("comment" -> "orders: the = and : kept"))
       assert(store.listNamespaces(Nil) === Seq(Seq("sales")) && store.listNamespaces(Seq("sales")) === Seq(Seq("sales", "eu")))
       store.create("sales.orders", eventSchema)
@@ -120,7 +121,7 @@ class ShardStoreNamespacesSuite extends AnyFunSuite {
       "sales.1x" -> "it starts with a digit",
       "sales.or-ders" -> "character '-' at position 8 is not allowed").foreach { case (name, why) =>
       assert(intercept[IllegalArgumentException](ShardStore.validateQualifiedName(name)).getMessage ===
-        s"Invalid shard name '$name': $why. $rule")
+        s"[PERSIST_INVALID_NAME.SHARD] Invalid name: shard name '$name': $why. $rule SQLSTATE: 42602")
     }
     assert(ShardStore.isLocation("/data/t") && ShardStore.isLocation("s3a://b/t") && ShardStore.isLocation("file:/t"))
     assert(!ShardStore.isLocation("sales.orders") && !ShardStore.isLocation("events"))
