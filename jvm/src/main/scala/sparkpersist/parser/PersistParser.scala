@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.parser.{ParameterContext, ParserInterface}
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan
 
 import sparkpersist.catalog.SystemProcedures
+import sparkpersist.errors.PersistError
 import sparkpersist.plan.TableView
 
 /**
@@ -45,8 +46,9 @@ object PersistParser {
     val (catalog, shard) = table match {
       case Seq(shard) => (Nil, shard)
       case Seq(catalog, shard) => (Seq(catalog), shard)
-      case _ => throw new IllegalArgumentException(s"Cannot RESTORE ${quoted(table)}: name a persist shard as " +
-        s"<catalog>.<shard> (e.g. persist.events) or <shard> in the current catalog (${PersistStatements.RestoreUsage}).")
+      case _ => throw PersistError("PERSIST_INVALID_STATEMENT", "statement" -> s"RESTORE ${quoted(table)}",
+        "reason" -> (s"name a persist shard as <catalog>.<shard> (e.g. persist.events) or <shard> in the current " +
+          s"catalog (${PersistStatements.RestoreUsage})")).invalidInput()
     }
     val procedure = quoted(catalog ++ Seq(SystemProcedures.Namespace, "restore"))
     s"CALL $procedure('${shard.replace("\\", "\\\\").replace("'", "\\'")}', $target)"

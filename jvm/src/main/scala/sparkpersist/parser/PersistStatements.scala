@@ -1,5 +1,7 @@
 package sparkpersist.parser
 
+import sparkpersist.errors.PersistError
+
 /**
  * Recognises the persist statements in a SQL text, case-insensitively, with comments and any
  * whitespace between tokens and an optional trailing `;`:
@@ -24,9 +26,9 @@ object PersistStatements {
     if (tokens.headOption.exists(t => t.is("DESCRIBE") || t.is("DESC")) && tokens.lift(1).exists(_.is("HISTORY"))) {
       describeHistory(tokens.drop(2))
     } else if (tokens.headOption.exists(_.is("RESTORE"))) {
-      Some(restore(sql, tokens.tail).getOrElse(throw new IllegalArgumentException(
-        s"Cannot parse the RESTORE statement '${sql.trim}': its form is $RestoreUsage, e.g. " +
-          "RESTORE TABLE persist.events TO VERSION AS OF 12.")))
+      Some(restore(sql, tokens.tail).getOrElse(throw PersistError("PERSIST_INVALID_STATEMENT",
+        "statement" -> sql.trim, "reason" -> s"its form is $RestoreUsage, e.g. RESTORE TABLE persist.events TO VERSION AS OF 12")
+        .invalidInput()))
     } else None
   }
 

@@ -6,6 +6,6 @@ package sparkpersist
  * does them (a query of `persist.<shard>.history`, a `CALL` of `system.restore`); every other
  * statement goes to Spark's parser unchanged. No grammar of Spark's is copied.
  *
- * Layer rule: `parser` imports `catalog`, `plan`.
+ * Layer rule: `parser` imports `catalog`, `errors`, `plan`.
  */
 package object parser

@@ -6,6 +6,7 @@ import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, Un
 import org.apache.spark.sql.types.{LongType, StringType, StructType, TimestampType}
 
 import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
+import sparkpersist.errors.PersistErrors
 import sparkpersist.shard.ShardStore
 
 /** Offers [[RestoreProcedure]] in the persist catalog's `system` namespace. */
@@ -33,10 +34,10 @@ final class RestoreProcedure(store: ShardStore) extends RowsProcedure("restore",
     val target = (input.isNullAt(1), input.isNullAt(2)) match {
       case (false, true) => RestoreTarget.Version(input.getLong(1))
       case (true, false) => RestoreTarget.Timestamp(input.getLong(2))
-      case _ => throw new IllegalArgumentException(s"persist.system.restore of shard '$shard' needs exactly one of " +
-        "version (a state version, as persist.<shard>.history lists them) and timestamp (an update time).")
+      case _ => throw PersistErrors.invalidOption(s"persist.system.restore of shard '$shard'", "it needs exactly one " +
+        "of version (a state version, as persist.<shard>.history lists them) and timestamp (an update time).")
     }
-    if (shard.isEmpty) throw new IllegalArgumentException("persist.system.restore needs shard: the shard's name.")
+    if (shard.isEmpty) throw PersistErrors.invalidOption("persist.system.restore", "it needs shard: the shard's name.")
     (RestoreResult.Schema, Array(Restore(SparkSession.active, store.open(shard), target).row))
   }
 }

@@ -5,7 +5,7 @@ package sparkpersist
  * the rows that differ and inserts the old ones, committed as a statement (`RESTORE TABLE` and
  * `CALL persist.system.restore`). History is kept: every version reads as it did.
  *
- * Layer rule: `restore` imports `catalog`, `isolation`, `org.apache.spark.sql.sparkpersist`, `plan`, `schema`, `shard`,
+ * Layer rule: `restore` imports `catalog`, `errors`, `isolation`, `org.apache.spark.sql.sparkpersist`, `plan`, `schema`, `shard`,
  * `write`.
  */
 package object restore

@@ -7,6 +7,8 @@ import org.apache.spark.sql.catalyst.expressions.Expression
 import org.apache.spark.sql.catalyst.plans.logical.{DeleteAction, InsertAction, InsertStarAction, MergeAction, MergeIntoTable, UpdateAction, UpdateStarAction}
 import org.apache.spark.sql.sparkpersist.DataFrames
 
+import sparkpersist.errors.PersistErrors
+
 /**
  * A MERGE of a source DataFrame into a [[ShardTable]], clause by clause, as delta-spark's
  * `DeltaMergeBuilder`: `whenMatched`, `whenNotMatched` and `whenNotMatchedBySource` clauses apply
@@ -54,8 +56,8 @@ final class ShardMergeBuilder private[table] (
   /** Runs the MERGE: one commit of the retractions and insertions of every clause. */
   def execute(): Unit = {
     if (clauses.isEmpty) {
-      throw new IllegalArgumentException(
-        "A MERGE needs at least one clause: add whenMatched(), whenNotMatched() or whenNotMatchedBySource() before execute().")
+      throw PersistErrors.invalidOption("ShardTable.merge", "a MERGE needs at least one clause: add whenMatched(), " +
+        "whenNotMatched() or whenNotMatchedBySource() before execute().")
     }
     def of(kind: ClauseKind): Seq[MergeAction] = clauses.filter(_.kind == kind).map(_.action)
     val privileges = WriteTarget.mergePrivileges(of(Matched), of(NotMatched), of(NotMatchedBySource))

@@ -4,6 +4,7 @@ import org.apache.spark.sql.catalyst.parser.CatalystSqlParser
 import org.apache.spark.sql.catalyst.util.QuotingUtils
 
 import sparkpersist.catalog.SessionShards
+import sparkpersist.errors.{PersistError, PersistErrors}
 
 /**
  * The name parts of a shard's table in the session's persist catalog: `persist.<shard>` for a
@@ -31,15 +32,14 @@ private[table] object TableName {
     CatalystSqlParser.parseMultipartIdentifier(name) match {
       case Seq(shard) => TableName(Seq(CatalogName, shard))
       case Seq(catalog, shard @ _*) if catalog.equalsIgnoreCase(CatalogName) => TableName(CatalogName +: shard)
-      case _ => throw new IllegalArgumentException(
-        s"'$name' is not a shard's table: name a shard ('events') or the persist catalog's table " +
-          s"('$CatalogName.events'); use ShardTable.forPath for a shard at a path.")
+      case _ => throw PersistError("PERSIST_INVALID_NAME.TABLE", "name" -> name, "shapes" -> (s"a shard ('events') or " +
+        s"the persist catalog's table ('$CatalogName.events'); ShardTable.forPath for a shard at a path")).invalidInput()
     }
 
   /** The shard stored at `path` (any Hadoop FileSystem URI). */
   def forPath(path: String): TableName = {
     if (path == null || path.trim.isEmpty) {
-      throw new IllegalArgumentException("ShardTable.forPath needs the shard's path, e.g. 's3a://bucket/shards/events'.")
+      throw PersistErrors.invalidOption("ShardTable.forPath", "it needs the shard's path, e.g. 's3a://bucket/shards/events'.")
     }
     TableName(Seq(CatalogName, path))
   }

@@ -6,6 +6,6 @@ package sparkpersist
  * `gc`, ...). Statements are Spark's own logical plans over the persist relation, so they are
  * planned and committed exactly as the same SQL statement.
  *
- * Layer rule: `table` imports `catalog`, `compact`, `org.apache.spark.sql.sparkpersist`, `shard`.
+ * Layer rule: `table` imports `catalog`, `compact`, `errors`, `org.apache.spark.sql.sparkpersist`, `shard`.
  */
 package object table

@@ -100,7 +100,7 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
     assert(e.getMessage === s"[PERSIST_SHARD_NOT_FOUND_AT] There is no shard at $none (no state/00000000000000000000.json " +
       "under it). Create one there first, or check the path. SQLSTATE: 42P01")
     val noPath = intercept[IllegalArgumentException](rows(1).write.format("persist").mode("append").save())
-    assert(noPath.getMessage.startsWith("format(\"persist\") needs the shard's path"))
+    assert(noPath.getMessage.startsWith("[PERSIST_INVALID_OPTION] format(\"persist\"): it needs the shard's path"))
     assert(!new File(elsewhere, "none").exists())
   }
 

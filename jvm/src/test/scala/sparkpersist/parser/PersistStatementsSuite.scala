@@ -35,9 +35,9 @@ class PersistStatementsSuite extends AnyFunSuite {
     Seq("RESTORE", "RESTORE TABLE t", "RESTORE t TO VERSION AS OF -1", "RESTORE t TO VERSION AS OF 'x'",
       "RESTORE t TO LATEST").foreach { sql =>
       val e = intercept[IllegalArgumentException](parse(sql))
-      assert(e.getMessage === s"Cannot parse the RESTORE statement '$sql': its form is " +
+      assert(e.getMessage === s"[PERSIST_INVALID_STATEMENT] Cannot run '$sql': its form is " +
         "RESTORE [TABLE] <table> [TO] VERSION AS OF <version> | TIMESTAMP AS OF <timestamp>, e.g. " +
-        "RESTORE TABLE persist.events TO VERSION AS OF 12.")
+        "RESTORE TABLE persist.events TO VERSION AS OF 12. SQLSTATE: 42601")
     }
   }
 }
