@@ -84,7 +84,7 @@ class NamespacesSuite extends QueryTest with PersistSparkSession {
       assert(shardFirst.getMessage.startsWith("[PERSIST_NAME_TAKEN.BY_SHARD] Cannot create namespace 'a': a shard of that name " +
         "exists under "))
       val namespaceFirst = intercept[IllegalArgumentException](sql("CREATE TABLE persist.b (id BIGINT)"))
-      assert(namespaceFirst.getMessage.startsWith("Cannot create shard 'b': a namespace of that name exists under "))
+      assert(namespaceFirst.getMessage.startsWith("[PERSIST_NAME_TAKEN.BY_NAMESPACE] Cannot create shard 'b': a namespace of that name exists under "))
       // A table in a namespace that does not exist.
       intercept[NoSuchNamespaceException](sql("CREATE TABLE persist.c.t (id BIGINT)"))
       val notAView = intercept[AnalysisException](sql("SELECT * FROM persist.a.nope"))

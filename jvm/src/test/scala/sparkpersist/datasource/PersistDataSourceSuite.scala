@@ -81,7 +81,7 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
     // The procedures take a path as the shard; SHOW TABLES IN a path table lists its views.
     sql(s"CALL persist.system.compact(shard => '$p')")
     checkAnswer(spark.read.format("persist").load(p), oracle(rows(2, from = 50), "SELECT * FROM {t}"))
-    assert(sql(s"SHOW TABLES IN persist.`$p`").collect().map(_.getString(1)).toSeq === Seq("updates", "parts", "batches")) // 7 inserts, then 7 retractions and 2 inserts
+    assert(sql(s"SHOW TABLES IN persist.`$p`").collect().map(_.getString(1)).toSeq === Seq("updates", "parts", "batches", "history")) // 7 inserts, then 7 retractions and 2 inserts
     // Options are the catalog write's: an unknown one fails, naming the options a write takes.
     val unknown = intercept[IllegalArgumentException](rows(1).write.format("persist").mode("append").option("nope", "1").save(p))
     assert(unknown.getMessage.contains("nope"))

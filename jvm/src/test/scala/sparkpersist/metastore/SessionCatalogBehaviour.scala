@@ -191,7 +191,7 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     assert(property.getMessage.startsWith("[PERSIST_INVALID_OPTION] Unsupported table properties for spark_catalog.refused.t: colour."))
     val partitioned = intercept[UnsupportedOperationException](
       spark.sql("CREATE TABLE refused.t (id BIGINT, d DATE) USING persist PARTITIONED BY (d)"))
-    assert(partitioned.getMessage.startsWith("Persist table spark_catalog.refused.t cannot be partitioned"))
+    assert(partitioned.getMessage.startsWith("[PERSIST_UNSUPPORTED_OPERATION] Persist table spark_catalog.refused.t cannot be partitioned"))
     val foreign = Files.createTempDirectory("foreign").toFile
     Files.writeString(new File(foreign, "data.csv").toPath, "1\n")
     val occupied = intercept[IllegalArgumentException](

@@ -50,8 +50,9 @@ class ShardLocationsSuite extends AnyFunSuite {
       val occupied = new File(tmp, "occupied")
       assert(new File(occupied, "data").mkdirs())
       val taken = intercept[IllegalArgumentException](shards.create(new Path(occupied.toURI), eventSchema))
-      assert(taken.getMessage === s"Cannot create a shard at ${shards.qualified(new Path(occupied.getPath))}: it holds " +
-        "other files, which dropping the shard would delete with its directory. Choose a new or empty directory.")
+      assert(taken.getMessage === s"[PERSIST_LOCATION_NOT_EMPTY] Cannot create a shard at " +
+        s"${shards.qualified(new Path(occupied.getPath))}: the directory holds other files. Dropping the shard would " +
+        "delete them with its directory: choose a new or empty directory. SQLSTATE: 42K04")
       assert(occupied.list().toSeq === Seq("data"))
       assert(new File(tmp, "empty").mkdirs())
       shards.create(new Path(new File(tmp, "empty").toURI), eventSchema)
@@ -101,9 +102,9 @@ class ShardStoreNamespacesSuite extends AnyFunSuite {
       // A name is a shard's or a namespace's, never both.
       store.create("events", eventSchema)
       assert(intercept[IllegalArgumentException](store.createNamespace(Seq("events"), Map.empty)).getMessage
-        .startsWith("Cannot create namespace 'events': a shard of that name exists"))
+        .startsWith("[PERSIST_NAME_TAKEN.BY_SHARD] Cannot create namespace 'events': a shard of that name exists"))
       assert(intercept[IllegalArgumentException](store.create("sales.eu", eventSchema)).getMessage
-        .startsWith("Cannot create shard 'sales.eu': a namespace of that name exists"))
+        .startsWith("[PERSIST_NAME_TAKEN.BY_NAMESPACE] Cannot create shard 'sales.eu': a namespace of that name exists"))
       val restrict = intercept[NamespaceNotEmpty](store.dropNamespace(Seq("sales"), cascade = false))
       assert(restrict.getMessage === "Namespace 'sales' is not empty (shards: sales.orders; namespaces: sales.eu). " +
         "Drop them first, or drop it with CASCADE to drop every shard in it.")
