@@ -123,13 +123,7 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
     out["updates"] = {"shard": rows(table.updates(since=since)),
                       "sql": rows(spark.sql(f"SELECT * FROM persist.{shard}.updates WHERE time >= {since}")),
                       "all": [table.updates().count(), spark.table(f"persist.{shard}.updates").count()]}
-    before_compact = rows(spark.table(f"persist.{shard}"))
-    compacted = table.compact(fan_in=2)
-    out["compact"] = {"batches_before": compacted["batches_before"], "batches_after": compacted["batches_after"],
-                      "rows_after": rows(spark.table(f"persist.{shard}")), "rows_before": before_compact}
-    out["gc"] = table.gc(keep_versions=1, grace_ms=0)
-    out["vacuum"] = table.vacuum(0)
-    out["after_gc"] = rows(spark.table(f"persist.{shard}"))
+    # History and restores before gc, which deletes the versions they name.
     try:
         history = table.history()
         out["history"] = {"operations": [r["operation"] for r in history.collect()],
@@ -151,6 +145,13 @@ def run(spark: SparkSession, shard: str, workdir: str) -> dict[str, Any]:
         out["restore"]["restored_to_timestamp"] = rows(spark.table(f"persist.{shard}"))
     except Exception as e:
         out["restore"] = {"error": f"{type(e).__name__}: {e}"}
+    before_compact = rows(spark.table(f"persist.{shard}"))
+    compacted = table.compact(fan_in=2)
+    out["compact"] = {"batches_before": compacted["batches_before"], "batches_after": compacted["batches_after"],
+                      "rows_after": rows(spark.table(f"persist.{shard}")), "rows_before": before_compact}
+    out["gc"] = table.gc(keep_versions=1, grace_ms=0)
+    out["vacuum"] = table.vacuum(0)
+    out["after_gc"] = rows(spark.table(f"persist.{shard}"))
     out["for_path"] = _for_path(spark, f"{workdir}/{shard}_at_path")
     return out
 
