@@ -118,13 +118,13 @@ def test_history_and_restore_over_spark_connect(connect: dict[str, Any]) -> None
 def test_bad_input_is_refused_saying_what_to_do(spark: SparkSession, shard_name: str) -> None:
     with pytest.raises(sparkpersist.ShardNotFoundError, match=shard_name):
         ShardTable.forName(spark, shard_name)
-    with pytest.raises(sparkpersist.InvalidInputError, match="is not a shard's table"):
+    with pytest.raises(sparkpersist.InvalidInputError, match="is not a persist table name"):
         ShardTable.forName(spark, f"spark_catalog.default.{shard_name}")
     spark.sql(f"CREATE TABLE persist.{shard_name} (id INT)")
     table = ShardTable.forName(spark, f"persist.{shard_name}")
     with pytest.raises(sparkpersist.InvalidInputError, match="update\\(\\) needs set"):
         table.update("id = 1", {})
-    with pytest.raises(sparkpersist.InvalidInputError, match="A MERGE needs at least one clause"):
+    with pytest.raises(sparkpersist.InvalidInputError, match="MERGE needs at least one clause"):
         table.merge(spark.range(1), "true").execute()
     with pytest.raises(sparkpersist.InvalidInputError, match="version must be a state version number"):
         table.restoreToVersion(-1)

@@ -67,8 +67,8 @@ class SqlTable:
             parts = parts[1:]
         elif len(parts) != 1:
             raise InvalidInputError(
-                f"'{name}' is not a shard's table: name a shard ('events') or the persist catalog's table "
-                f"('{CATALOG}.events'); use ShardTable.forPath for a shard at a path.")
+                f"'{name}' is not a persist table name. Use a shard ('events') or the persist catalog's table "
+                f"('{CATALOG}.events'); ShardTable.forPath for a shard at a path.")
         table = cls(spark, [CATALOG] + parts)
         if not spark.catalog.tableExists(table._name()):
             raise ShardNotFoundError(f"No shard '{table.shard}' in the persist catalog: write to it or CREATE TABLE it first.")

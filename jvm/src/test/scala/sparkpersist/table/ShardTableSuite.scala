@@ -61,7 +61,8 @@ class ShardTableSuite extends PersistSparkSession {
     both("upd", "UPDATE {t} SET id = id * 10")(t.updateExpr(Map("id" -> "id * 10")))
     both("upd", "UPDATE {t} SET tag = 'all'")(t.update(java.util.Map.of("tag", lit("all"))))
     val e = intercept[IllegalArgumentException](t.update(Map.empty[String, org.apache.spark.sql.Column]))
-    assert(e.getMessage === "Name at least one column to set, with its new value.")
+    assert(e.getMessage === "[PERSIST_INVALID_OPTION] ShardTable.update: name at least one column to set, with its new " +
+      "value. SQLSTATE: 42K06")
   }
 
   test("merge with every kind of clause, SQL strings and Columns, does what MERGE INTO does") {
@@ -99,7 +100,7 @@ class ShardTableSuite extends PersistSparkSession {
         .execute()
     }
     val e = intercept[IllegalArgumentException](t.merge(source, "true").execute())
-    assert(e.getMessage.startsWith("A MERGE needs at least one clause"))
+    assert(e.getMessage.startsWith("[PERSIST_INVALID_OPTION] ShardTable.merge: a MERGE needs at least one clause"))
   }
 
   test("a statement of the table commits what the same SQL statement commits: whole-part deletes, retractions") {
@@ -143,8 +144,9 @@ class ShardTableSuite extends PersistSparkSession {
     create("named")
     assert(rows(ShardTable.forName(spark, "persist.named").toDF) === rows(ShardTable.forName("`named`").toDF))
     val other = intercept[IllegalArgumentException](ShardTable.forName(spark, "oracle.named"))
-    assert(other.getMessage === "'oracle.named' is not a shard's table: name a shard ('events') or the persist " +
-      "catalog's table ('persist.events'); use ShardTable.forPath for a shard at a path.")
+    assert(other.getMessage === "[PERSIST_INVALID_NAME.TABLE] Invalid name: 'oracle.named' is not a persist table " +
+      "name. Use a shard ('events') or the persist catalog's table ('persist.events'); ShardTable.forPath for a shard " +
+      "at a path. SQLSTATE: 42602")
     val missing = intercept[Exception](ShardTable.forName(spark, "nope"))
     assert(missing.getMessage.contains("nope"), missing.getMessage)
     assert(ShardTable.isShardTable(spark, "named") && ShardTable.isShardTable(spark, "persist.named"))
