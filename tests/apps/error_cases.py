@@ -28,6 +28,8 @@ NOT_FROM_A_CLIENT = {
                               "hold drop_batch between its read and its commit (CompactionSuite raises it)",
     "PERSIST_NO_ATOMIC_COMMIT": "a store without an atomic create-if-absent: tests/test_s3a.py raises it from PySpark "
                                 "against moto's S3 server with conditional writes off",
+    "PERSIST_NAMESPACE_EXISTS": "CREATE NAMESPACE of an existing namespace raises Spark's SCHEMA_ALREADY_EXISTS, the "
+                                "catalog contract (a case below); ShardStoreNamespacesSuite raises it from the store",
     "PERSIST_SHARD_EXISTS": "two creates of one shard racing; one at a time, CREATE TABLE raises Spark's "
                             "TABLE_OR_VIEW_ALREADY_EXISTS (ShardExistsError too, a case below); ShardStoreSuite raises it",
     "PERSIST_SOFT_PUSHDOWN_VIOLATION": "a part whose statistics lie (a pruning bug); state files are checksummed, so a "
@@ -246,6 +248,25 @@ def _stream_schema_changed(spark: SparkSession, shard: str, root: Path, fresh: C
         query.stop()
 
 
+# ---- path shards: format("persist") and persist.`<path>` ----
+
+def _missing_path_shard(spark: SparkSession, shard: str, root: Path, fresh: Callable[[], SparkSession]) -> None:
+    spark.read.format("persist").load(str(root / f"{shard}_nowhere")).collect()
+
+
+def _path_exists(spark: SparkSession, shard: str, root: Path, fresh: Callable[[], SparkSession]) -> None:
+    rows = spark.sql("SELECT 1 AS id")
+    rows.write.format("persist").save(str(root / f"{shard}_at"))
+    rows.write.format("persist").save(str(root / f"{shard}_at"))  # save mode errorifexists
+
+
+def _occupied_location(spark: SparkSession, shard: str, root: Path, fresh: Callable[[], SparkSession]) -> None:
+    occupied = root / f"{shard}_occupied"
+    occupied.mkdir(parents=True, exist_ok=True)
+    (occupied / "notes.txt").write_text("not a shard")
+    spark.sql(f"CREATE TABLE persist.`{occupied}` (id INT)").collect()
+
+
 # A shard of one part read (after the damage); one whose DELETE wrote a positions file, read.
 ONE_ROW = ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1)", "SELECT * FROM persist.{s}")
 AFTER_A_DELETE = ("CREATE TABLE persist.{s} (id INT)", "INSERT INTO persist.{s} VALUES (1), (2), (3)",
@@ -279,7 +300,7 @@ CASES: list[Case] = [
     Case("PERSIST_INVALID_NAME.SHARD", "InvalidInputError", ("CREATE TABLE persist.`{s}-x` (id INT)",)),
     Case("PERSIST_INVALID_NAME.SHARD_CASE", "InvalidInputError",
          ("CREATE TABLE persist.{s} (id INT)", "CREATE TABLE persist.{S} (id INT)")),
-    Case("PERSIST_INVALID_NAME.TABLE", "InvalidInputError", ("SELECT * FROM persist.{s}.history",)),
+    Case("PERSIST_INVALID_NAME.TABLE", "InvalidInputError", ("SELECT * FROM persist.`/tmp/{s}`.journal",)),
     Case("PERSIST_INVALID_OPTION", "InvalidInputError",
          ("CREATE TABLE persist.{s} (id INT) TBLPROPERTIES ('sort' = 'id')",)),
     Case("PERSIST_INVALID_SCHEMA", "InvalidInputError",
@@ -288,9 +309,23 @@ CASES: list[Case] = [
          ("CREATE TABLE persist.{s} (id INT)", "CREATE OR REPLACE TEMPORARY VIEW {s}_rows AS SELECT 1 AS id",
           "CALL persist.system.write(shard => '{s}', source => '{s}_rows', time_col => 'no_such_column')"),
          isolated=True),
+    Case("PERSIST_INVALID_STATEMENT", "InvalidInputError",
+         ("CREATE TABLE persist.{s} (id INT)", "RESTORE TABLE persist.{s} TO LATEST")),
+    Case("PERSIST_LOCATION_NOT_EMPTY", "InvalidInputError", run=_occupied_location, surfaces=NOT_SQL),
+    Case("PERSIST_NAME_TAKEN.BY_NAMESPACE", "InvalidInputError",
+         ("CREATE NAMESPACE persist.{s}", "CREATE TABLE persist.{s} (id INT)")),
+    Case("PERSIST_NAME_TAKEN.BY_SHARD", "InvalidInputError",
+         ("CREATE TABLE persist.{s} (id INT)", "CREATE NAMESPACE persist.{s}")),
+    Case("PERSIST_NAMESPACE_NOT_EMPTY", "InvalidInputError",
+         ("CREATE NAMESPACE persist.{s}", "CREATE TABLE persist.{s}.t (id INT)", "DROP NAMESPACE persist.{s}")),
+    Case("PERSIST_NAMESPACE_NOT_FOUND", "NotFoundError",
+         ("CREATE OR REPLACE TEMPORARY VIEW {s}_rows AS SELECT 1 AS id",
+          "CALL persist.system.write(shard => '{s}_none.t', source => '{s}_rows')")),
+    Case("PERSIST_PATH_EXISTS", "ShardExistsError", run=_path_exists, surfaces=NOT_SQL),
     Case("PERSIST_PROCEDURE_NOT_FOUND", "NotFoundError", ("CALL persist.system.no_such_procedure()",)),
     Case("PERSIST_SCHEMA_CHANGED_DURING_WRITE", "ShardConflictError", run=_schema_changed, surfaces=NOT_SQL),
     Case("PERSIST_SHARD_NOT_FOUND", "ShardNotFoundError", ("CALL persist.system.compact('{s}')",)),
+    Case("PERSIST_SHARD_NOT_FOUND_AT", "ShardNotFoundError", run=_missing_path_shard, surfaces=NOT_SQL),
     Case("PERSIST_STREAM_CHECKPOINT_OF_OTHER_SHARD", "StreamError", run=_stream_of_other_shard, surfaces=NOT_SQL),
     Case("PERSIST_STREAM_OFFSET_BELOW_SINCE", "StreamError", run=_stream_below_since, surfaces=NOT_SQL),
     Case("PERSIST_STREAM_SCHEMA_CHANGED", "StreamError", run=_stream_schema_changed, surfaces=NOT_SQL),
@@ -305,12 +340,13 @@ CASES: list[Case] = [
     Case("PERSIST_UNSUPPORTED_FORMAT.STATE", "UnsupportedFormatError",
          ONE_ROW, damage=_newer_state),
     Case("PERSIST_UNSUPPORTED_OPERATION", "UnsupportedOperationError",
-         ("CREATE TABLE persist.{s} (id INT)", "ALTER TABLE persist.{s} RENAME TO persist.{s}_renamed")),
+         ("CREATE TABLE persist.{s} (id INT)", "ANALYZE TABLE persist.{s} COMPUTE STATISTICS")),
     Case("PERSIST_UPPER_MISMATCH", "UpperMismatchError", run=_upper_mismatch, surfaces=NOT_SQL),
     # Spark's own conditions for persist tables, raised as the package's classes too.
     Case("TABLE_OR_VIEW_ALREADY_EXISTS", "ShardExistsError",
          ("CREATE TABLE persist.{s} (id INT)", "CREATE TABLE persist.{s} (id INT)")),
     Case("TABLE_OR_VIEW_NOT_FOUND", "ShardNotFoundError", ("SELECT * FROM persist.{s}",)),
+    Case("SCHEMA_ALREADY_EXISTS", "InvalidInputError", ("CREATE NAMESPACE persist.{s}", "CREATE NAMESPACE persist.{s}")),
 ]
 
 
