@@ -16,9 +16,9 @@ from sparkpersist._session import EXTENSIONS, SESSION_CATALOG_CLASS, SESSION_CAT
 from sparkpersist.thriftserver import (metastore_conf, spark_env, spark_script, start_thriftserver, stop,
                                        thriftserver_command, wait_until_ready)
 
-from test_connect import free_port
-from test_spark_submit import run_conf, without_stack_frames
-from test_thriftserver import HOST, beeline, result_sets, table
+from conftest import HOST, free_port, run_conf
+from test_spark_submit import without_stack_frames
+from test_thriftserver import beeline, result_sets, table
 
 APPS = Path(__file__).resolve().parent / "apps"
 
