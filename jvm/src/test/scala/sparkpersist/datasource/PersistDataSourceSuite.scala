@@ -90,8 +90,8 @@ class PersistDataSourceSuite extends QueryTest with PersistSparkSession {
     rows(3).write.format("persist").option("order_by", "k").save(q)
     checkAnswer(sql(s"SHOW TBLPROPERTIES persist.`$q` ('order_by')"), Row("order_by", "k"))
     val fixed = intercept[IllegalArgumentException](rows(1).write.format("persist").mode("append").option("order_by", "id").save(q))
-    assert(fixed.getMessage === s"The shard at $q exists, and order_by are set when a shard is created: drop these " +
-      s"options, or change them with ALTER TABLE persist.`$q`.")
+    assert(fixed.getMessage === s"[PERSIST_INVALID_OPTION] The shard at $q exists: order_by are set when a shard is " +
+      s"created: drop these options, or change them with ALTER TABLE persist.`$q`. SQLSTATE: 42K06")
   }
 
   test("a read of a path without a shard, and a write without a path, say what to do") {

@@ -106,8 +106,9 @@ class ShardStoreNamespacesSuite extends AnyFunSuite {
       assert(intercept[IllegalArgumentException](store.create("sales.eu", eventSchema)).getMessage
         .startsWith("[PERSIST_NAME_TAKEN.BY_NAMESPACE] Cannot create shard 'sales.eu': a namespace of that name exists"))
       val restrict = intercept[NamespaceNotEmpty](store.dropNamespace(Seq("sales"), cascade = false))
-      assert(restrict.getMessage === "Namespace 'sales' is not empty (shards: sales.orders; namespaces: sales.eu). " +
-        "Drop them first, or drop it with CASCADE to drop every shard in it.")
+      assert(restrict.getMessage === "[PERSIST_NAMESPACE_NOT_EMPTY] Namespace 'sales' is not empty (shards: " +
+        "sales.orders; namespaces: sales.eu). Drop them first, or drop it with CASCADE to drop every shard in it. " +
+        "SQLSTATE: 2BP01")
       assert(store.exists("sales.eu.orders"))
       assert(store.dropNamespace(Seq("sales"), cascade = true))
       assert(!store.dropNamespace(Seq("sales"), cascade = true))
