@@ -54,6 +54,6 @@ def test_transcript_through_the_thrift_server(server: int, tmp_path: Path) -> No
     assert table(renamed) == [["4"]]
     analyze = beeline(server, ["ANALYZE TABLE persist.sales.h2 COMPUTE STATISTICS"])
     assert analyze.returncode != 0
-    assert "ANALYZE TABLE persist.sales.h2 is not needed: a persist table's statistics come from its parts" in analyze.stderr
+    assert "ANALYZE TABLE persist.sales.h2: it is not needed: a persist table's statistics come from its parts" in analyze.stderr
     dropped = beeline(server, ["DROP NAMESPACE persist.sales CASCADE", "SHOW NAMESPACES IN persist"])
     assert dropped.returncode == 0, without_stack_frames(dropped.stderr)

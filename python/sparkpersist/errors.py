@@ -154,8 +154,11 @@ _BY_CONDITION: dict[str, type[SparkPersistError]] = {
     "PERSIST_UNSUPPORTED_FORMAT": UnsupportedFormatError,
     "PERSIST_UNSUPPORTED_OPERATION": UnsupportedOperationError,
     "PERSIST_UPPER_MISMATCH": UpperMismatchError,
-    # Spark's own conditions for the tables of the persist catalog.
+    # Spark's own conditions for the tables and namespaces of the persist catalog.
     "TABLE_OR_VIEW_NOT_FOUND": ShardNotFoundError,
+    "SCHEMA_ALREADY_EXISTS": InvalidInputError,
+    "SCHEMA_NOT_EMPTY": InvalidInputError,
+    "SCHEMA_NOT_FOUND": NotFoundError,
     "TABLE_OR_VIEW_ALREADY_EXISTS": ShardExistsError,
 }
 

@@ -28,6 +28,8 @@ NOT_FROM_A_CLIENT = {
                               "hold drop_batch between its read and its commit (CompactionSuite raises it)",
     "PERSIST_NO_ATOMIC_COMMIT": "a store without an atomic create-if-absent: tests/test_s3a.py raises it from PySpark "
                                 "against moto's S3 server with conditional writes off",
+    "PERSIST_NAMESPACE_NOT_EMPTY": "DROP NAMESPACE checks the namespace is empty itself and raises Spark's "
+                                   "SCHEMA_NOT_EMPTY (a case below); ShardLocationsSuite raises it from the store",
     "PERSIST_NAMESPACE_EXISTS": "CREATE NAMESPACE of an existing namespace raises Spark's SCHEMA_ALREADY_EXISTS, the "
                                 "catalog contract (a case below); ShardStoreNamespacesSuite raises it from the store",
     "PERSIST_SHARD_EXISTS": "two creates of one shard racing; one at a time, CREATE TABLE raises Spark's "
@@ -316,8 +318,6 @@ CASES: list[Case] = [
          ("CREATE NAMESPACE persist.{s}", "CREATE TABLE persist.{s} (id INT)")),
     Case("PERSIST_NAME_TAKEN.BY_SHARD", "InvalidInputError",
          ("CREATE TABLE persist.{s} (id INT)", "CREATE NAMESPACE persist.{s}")),
-    Case("PERSIST_NAMESPACE_NOT_EMPTY", "InvalidInputError",
-         ("CREATE NAMESPACE persist.{s}", "CREATE TABLE persist.{s}.t (id INT)", "DROP NAMESPACE persist.{s}")),
     Case("PERSIST_NAMESPACE_NOT_FOUND", "NotFoundError",
          ("CREATE OR REPLACE TEMPORARY VIEW {s}_rows AS SELECT 1 AS id",
           "CALL persist.system.write(shard => '{s}_none.t', source => '{s}_rows')")),
@@ -347,6 +347,8 @@ CASES: list[Case] = [
          ("CREATE TABLE persist.{s} (id INT)", "CREATE TABLE persist.{s} (id INT)")),
     Case("TABLE_OR_VIEW_NOT_FOUND", "ShardNotFoundError", ("SELECT * FROM persist.{s}",)),
     Case("SCHEMA_ALREADY_EXISTS", "InvalidInputError", ("CREATE NAMESPACE persist.{s}", "CREATE NAMESPACE persist.{s}")),
+    Case("SCHEMA_NOT_EMPTY", "InvalidInputError",
+         ("CREATE NAMESPACE persist.{s}", "CREATE TABLE persist.{s}.t (id INT)", "DROP NAMESPACE persist.{s}")),
 ]
 
 

@@ -196,7 +196,7 @@ trait SessionCatalogBehaviour { self: QueryTest =>
     Files.writeString(new File(foreign, "data.csv").toPath, "1\n")
     val occupied = intercept[IllegalArgumentException](
       spark.sql(s"CREATE TABLE refused.t (id BIGINT) USING persist LOCATION '${foreign.toURI}'"))
-    assert(occupied.getMessage.contains("the directory holds files that are not a persist shard"))
+    assert(occupied.getMessage.contains("the directory holds other files. A persist table's directory holds its shard alone"))
     assert(!spark.catalog.tableExists("refused.t"))
     assert(new File(foreign, "data.csv").isFile)
   }
