@@ -33,7 +33,8 @@ def declared_conditions() -> dict[str, str]:
 
 
 CONDITIONS = declared_conditions()
-SPARK_STATES = {"TABLE_OR_VIEW_ALREADY_EXISTS": "42P07", "TABLE_OR_VIEW_NOT_FOUND": "42P01"}
+SPARK_STATES = {"TABLE_OR_VIEW_ALREADY_EXISTS": "42P07", "TABLE_OR_VIEW_NOT_FOUND": "42P01",
+                "SCHEMA_ALREADY_EXISTS": "42P06", "SCHEMA_NOT_EMPTY": "2BP01"}
 
 
 def sql_state(condition: str) -> str:
