@@ -15,9 +15,7 @@ import sparkpersist.PersistConf
 import sparkpersist.cluster.ClusterColumns
 import sparkpersist.errors.PersistErrors
 import sparkpersist.index.IndexColumns
-import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
-import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{NamespaceAlreadyExists, NamespaceNotEmpty, NoSuchNamespace, NoSuchShard, ShardAlreadyExists, ShardHandle, ShardStore}
 
 /**

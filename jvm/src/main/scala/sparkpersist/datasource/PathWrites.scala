@@ -7,11 +7,8 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException
 import org.apache.spark.sql.functions.lit
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 
-import sparkpersist.catalog.{PersistCatalog, PersistTableId, SessionShards}
-import sparkpersist.cluster.ClusterColumns
+import sparkpersist.catalog.{PersistTableId, SessionShards, ShardTables}
 import sparkpersist.errors.{PersistError, PersistErrors}
-import sparkpersist.index.IndexColumns
-import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
 import sparkpersist.shard.NoSuchShard
 
@@ -32,8 +29,8 @@ import sparkpersist.shard.NoSuchShard
  */
 private[datasource] object PathWrites {
 
-  private val CreationProperties =
-    Seq(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property)
+  /** The options a write that creates the shard takes as its table properties. */
+  private val CreationProperties = ShardTables.ShardProperties
 
   def save(mode: SaveMode, parameters: Map[String, String], data: DataFrame): Unit = {
     val path = this.path(new CaseInsensitiveStringMap(parameters.asJava))

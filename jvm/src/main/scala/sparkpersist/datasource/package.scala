@@ -6,6 +6,6 @@ package sparkpersist
  * streaming forms), through the session's persist catalog, so that a path read is the catalog's
  * path table (`persist.\`uri\``) and a path write the catalog's write.
  *
- * Layer rule: `datasource` imports `catalog`, `cluster`, `errors`, `index`, `isolation`, `plan`, `shard`.
+ * Layer rule: `datasource` imports `catalog`, `errors`, `plan`, `shard`.
  */
 package object datasource
