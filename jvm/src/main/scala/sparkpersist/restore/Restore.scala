@@ -18,7 +18,7 @@ import sparkpersist.write.{BatchCommit, ShardWriter, WriteInput, WriteOptions}
  * Restores a shard to an earlier snapshot ([[RestoreTarget]]) with one batch at one new time: the
  * multiset difference of the snapshot then and the snapshot now (of the state read), each distinct
  * row once with its multiplicity as its diff — negative for copies there now and not then, positive
- * for copies there then and not now. Rows the two snapshots share are neither read twice nor
+ * for copies there then and not now. Rows the two snapshots share are read once in each and not
  * written. Nothing is deleted: every earlier version reads as it did, and the shard's history
  * shows the RESTORE with the version (or time) it went back to.
  *
