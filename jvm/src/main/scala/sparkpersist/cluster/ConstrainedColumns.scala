@@ -1,26 +1,24 @@
 package sparkpersist.cluster
 
-import org.apache.spark.sql.catalyst.expressions.{Attribute, Expression, GetJsonObject, If, IsNotNull, IsNull, JsonToStructs, JsonTuple, Not, Or, UserDefinedExpression}
-import org.apache.spark.sql.catalyst.expressions.objects.{Invoke, StaticInvoke}
+import org.apache.spark.sql.catalyst.expressions.{Expression, If, IsNotNull, IsNull, Literal, Not, Or}
+
+import sparkpersist.interpret.OrderedColumns
 
 /**
- * The columns a filter constrains in a way a clustered layout can serve: those it reads other
- * than only through a function that hides the column's order — JSON extraction
- * (`get_json_object`, `json_tuple`, `from_json`), VARIANT functions (which Spark plans as object
- * invocations) and user-defined functions. Laying parts out by a JSON text column orders them
- * by the text, not by the path the filter reads, so such a column is no evidence for clustering
- * by it ([[FilterWorkload]]). Nor are the `IS NOT NULL` the optimizer infers for every column a
- * comparison reads, nor the null guard Spark wraps around a user-defined function's arguments.
+ * The columns a filter constrains in a way a clustered layout can serve: those whose bounds the
+ * interpreter reads to decide it ([[OrderedColumns]]: comparisons, `IN`, prefixes, through casts,
+ * arithmetic, `date_trunc` and the other functions it knows to be monotone). A column read only
+ * through a function whose result its order cannot decide — JSON extraction (`get_json_object`,
+ * `from_json`), VARIANT functions, user-defined functions, hashes, `length` — is no evidence for
+ * clustering by it ([[FilterWorkload]]): laying parts out by a JSON text orders them by the text,
+ * not by the path the filter reads. Nor are the `IS NOT NULL` the optimizer infers for every
+ * column a comparison reads, nor the null guard Spark wraps around a user-defined function's arguments.
  */
 object ConstrainedColumns {
-  def of(condition: Expression): Set[String] = condition match {
-    case a: Attribute => Set(a.name)
-    case _: IsNotNull | Not(_: IsNull) => Set.empty
-    case If(guard, whenNull, e) if nullGuard(guard) => of(whenNull) ++ of(e)
-    case _: GetJsonObject | _: JsonTuple | _: JsonToStructs | _: UserDefinedExpression | _: Invoke | _: StaticInvoke => Set.empty
-    case e if e.getClass.getPackage.getName.endsWith(".variant") => Set.empty
-    case e => e.children.flatMap(of).toSet
-  }
+  def of(condition: Expression): Set[String] = OrderedColumns.of(condition.transformUp {
+    case _: IsNotNull | Not(_: IsNull) => Literal.TrueLiteral
+    case If(guard, _, e) if nullGuard(guard) => e
+  }).map(_.name)
 
   /** `IsNull(a) OR IsNull(b) …`: how Spark guards a user-defined function against null arguments. */
   private def nullGuard(e: Expression): Boolean = e match {

@@ -5,6 +5,6 @@ package sparkpersist
  * the space-filling curves along which compaction lays a time window's rows out, and the clustered
  * rows of a merge group cut into parts.
  *
- * Layer rule: `cluster` imports `codec`, `errors`, `schema`, `shard`, `stats`, `util`, `write`.
+ * Layer rule: `cluster` imports `codec`, `errors`, `interpret`, `schema`, `shard`, `stats`, `util`, `write`.
  */
 package object cluster

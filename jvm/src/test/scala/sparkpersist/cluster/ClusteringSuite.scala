@@ -190,9 +190,10 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
       (0 until Days).flatMap(d => (0 until 4).map(events(d, _))).reduce(_ union _).where("country = 'DE'").count())
   }
 
-  test("a filter is evidence for the columns it constrains, not those it reads only through JSON, VARIANT or a UDF") {
+  test("a filter is evidence for the columns whose order decides it, not those read only through JSON, VARIANT, " +
+    "a UDF or another function the interpreter cannot decide from bounds") {
     spark.udf.register("twice", (x: Double) => x * 2)
-    sql("CREATE TABLE persist.evid (country STRING, amount DOUBLE, payload STRING, v VARIANT)")
+    sql("CREATE TABLE persist.evid (country STRING, amount DOUBLE, payload STRING, v VARIANT, ts TIMESTAMP)")
     def constrained(where: String): Seq[Set[String]] = {
       val execution = sql(s"SELECT * FROM persist.evid WHERE $where").queryExecution
       Seq(execution.analyzed, execution.optimizedPlan).map(plan =>
@@ -203,6 +204,11 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     assert(constrained("variant_get(v, '$.a', 'int') > 0 OR CAST(amount AS INT) > 1") === both("amount"))
     assert(constrained("twice(amount) > 3 AND from_json(payload, 'k INT').k = 1") === both())
     assert(constrained("payload LIKE '{%' AND amount + 1 > 2") === both("payload", "amount"))
+    assert(constrained("get_json_object(payload, '$.kind') = 'x'") === both())
+    assert(constrained("length(payload) > 3 OR hash(country) = 1 OR payload LIKE '%x'") === both())
+    assert(constrained("date_trunc('DAY', ts) = TIMESTAMP'2026-01-01 00:00:00' AND CAST(amount AS BIGINT) * 2 > 4") ===
+      both("ts", "amount"))
+    assert(constrained("upper(country) IN ('US', 'DE') OR get_json_object(payload, '$.kind') = country") === both("country"))
   }
 
   test("bad CLUSTER BY is refused, saying what to do") {
