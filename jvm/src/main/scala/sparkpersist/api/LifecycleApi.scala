@@ -2,7 +2,7 @@ package sparkpersist.api
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.{Row, SparkSession}
 
 import sparkpersist.compact.{CompactOptions, GcOptions, Lifecycle, LifecycleResult}
 
@@ -40,7 +40,17 @@ object LifecycleApi {
 
   private def summary(result: LifecycleResult): java.util.Map[String, Any] = {
     val map = new java.util.LinkedHashMap[String, Any]()
-    result.fields.foreach(f => map.put(f.name, f.value))
+    result.fields.foreach(f => map.put(f.name, plain(f.value)))
     map
+  }
+
+  /** A result value py4j hands over as Python lists and dicts: sequences as lists, structs as ordered maps. */
+  private def plain(value: Any): Any = value match {
+    case row: Row =>
+      val map = new java.util.LinkedHashMap[String, Any]()
+      row.schema.fieldNames.zipWithIndex.foreach { case (n, i) => map.put(n, plain(row.get(i))) }
+      map
+    case values: Seq[_] => values.map(plain).asJava
+    case other => other
   }
 }

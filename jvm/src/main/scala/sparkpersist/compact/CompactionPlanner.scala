@@ -36,41 +36,42 @@ import sparkpersist.util.NextFit
  */
 object CompactionPlanner {
 
-  private sealed trait Window
-  /** The batches of a shard with retractions wholly below since. */
-  private case object Settled extends Window
-  /** The update times `[index * windowMs, (index + 1) * windowMs)`. */
-  private final case class Span(index: Long) extends Window
+  /** The groups of one round: every window's, in the shard's batch order. */
+  def plan(state: ShardState, settings: CompactionSettings): Seq[MergeGroup] = windows(state, settings).flatMap(_.groups)
 
-  def plan(state: ShardState, settings: CompactionSettings): Seq[MergeGroup] = {
-    val withRetractions = state.hasRetractions
-    def windowOf(b: BatchMeta): Option[Window] =
-      if (withRetractions && b.upper <= state.since) Some(Settled)
-      else {
-        val parts = b.parts.toSeq
-        val (lo, hi) = if (parts.isEmpty) (b.lower, b.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
-        val first = Math.floorDiv(lo, settings.windowMs)
-        if (first == Math.floorDiv(hi, settings.windowMs)) Some(Span(first)) else None
-      }
-    def sealedWindow(w: Window): Boolean = w match {
-      case Settled => true
-      case Span(i) => BigInt(i + 1) * settings.windowMs <= state.upper
-    }
+  /** Each window of `state` with the groups this round merges there and why ([[WindowPlan]]), oldest first. */
+  def windows(state: ShardState, settings: CompactionSettings): Seq[WindowPlan] = {
+    val window = CompactionWindow.of(state, settings.windowMs) _
     val clusterBy = settings.cluster.columns(state.schema)
-    segments(state.batches, windowOf).flatMap { case (window, batches) =>
-      if (clusterBy.nonEmpty && window != Settled && sealedWindow(window)) {
-        val pending = splitWhen(batches)(settings.cluster.done(_, state.schema))
-        pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
+    lazy val along = clusterBy.flatMap(state.schema.columnById).map(_.name).mkString("(", ", ", ")")
+    segments(state.batches, window).map { case (w, batches) =>
+      val sealedWindow = w.sealedIn(state)
+      val done = settings.cluster.done(_: BatchMeta, state.schema)
+      if (clusterBy.nonEmpty && !w.settled && (sealedWindow || settings.cluster.openWindows)) {
+        val pending = splitWhen(batches)(done)
+        val groups = pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
+        WindowPlan(w, groups,
+          if (groups.isEmpty) s"already clustered by $along"
+          else if (sealedWindow) s"sealed: laid out along $along"
+          else s"open: laid out along $along on request (cluster => true); batches appended later are laid out when it seals")
       } else {
-        val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)
+        // In the open window of a clustered shard, a batch clustered on request is not merged back by tiers.
+        val complete = (b: BatchMeta) => b.bytes >= settings.targetBytes || (clusterBy.nonEmpty && !sealedWindow && done(b))
+        val belowTarget = splitWhen(batches)(complete)
         val tiered = belowTarget.flatMap(tierGroups(_, settings))
-        val groups =
-          if (tiered.nonEmpty || !sealedWindow(window)) tiered
+        val packed =
+          if (tiered.nonEmpty || !sealedWindow) Nil
           else {
-            val packed = belowTarget.flatMap(pack(_, settings.targetBytes))
-            if (window == Settled) packed ++ unconsolidated(batches, packed, state.since) else packed
+            val packs = belowTarget.flatMap(pack(_, settings.targetBytes))
+            if (w.settled) packs ++ unconsolidated(batches, packs, state.since) else packs
           }
-        groups.map(MergeGroup(_, state.since))
+        val reason =
+          if (clusterBy.nonEmpty && !sealedWindow) s"open: laid out along $along once it seals, or now with cluster => true"
+          else if (tiered.nonEmpty) s"${settings.fanIn} batches of one size tier merged"
+          else if (packed.nonEmpty) "sealed: packed into batches of up to target_bytes"
+          else if (sealedWindow) "nothing to do: its batches are packed"
+          else s"below the minimum size: fewer than ${settings.fanIn} batches of one size tier"
+        WindowPlan(w, (tiered ++ packed).map(MergeGroup(_, state.since)), reason)
       }
     }
   }
@@ -87,10 +88,10 @@ object CompactionPlanner {
   }
 
   /** Maximal runs of adjacent batches sharing a window (batches without one are left out). */
-  private def segments(batches: IndexedSeq[BatchMeta], windowOf: BatchMeta => Option[Window])
-      : Seq[(Window, IndexedSeq[BatchMeta])] = {
-    val out = ArrayBuffer.empty[(Window, IndexedSeq[BatchMeta])]
-    var current: Option[Window] = None
+  private def segments(batches: IndexedSeq[BatchMeta], windowOf: BatchMeta => Option[CompactionWindow])
+      : Seq[(CompactionWindow, IndexedSeq[BatchMeta])] = {
+    val out = ArrayBuffer.empty[(CompactionWindow, IndexedSeq[BatchMeta])]
+    var current: Option[CompactionWindow] = None
     val run = ArrayBuffer.empty[BatchMeta]
     def close(): Unit = {
       current.foreach(w => if (run.nonEmpty) out += (w -> run.toIndexedSeq))

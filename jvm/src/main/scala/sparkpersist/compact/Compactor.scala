@@ -14,7 +14,8 @@ import sparkpersist.write.BatchCommit
 
 /**
  * What one compaction did. `groupsLost` counts merged groups whose batches another compaction
- * replaced first: their parts were deleted and nothing of theirs was committed.
+ * replaced first: their parts were deleted and nothing of theirs was committed. `windows` says,
+ * per time window, what it did there and why ([[WindowOutcome]]).
  */
 final case class CompactionResult(
     shard: String,
@@ -32,7 +33,8 @@ final case class CompactionResult(
     bytesRead: Long,
     bytesWritten: Long,
     millis: Long,
-    gc: Option[GcResult]) extends LifecycleResult {
+    gc: Option[GcResult],
+    windows: Seq[WindowOutcome] = Nil) extends LifecycleResult {
 
   def fields: Seq[ResultField] = Seq(
     ResultField("shard", StringType, shard),
@@ -51,7 +53,8 @@ final case class CompactionResult(
     ResultField("bytes_written", LongType, bytesWritten),
     ResultField("millis", LongType, millis),
     ResultField("gc_parts_deleted", IntegerType, gc.map(_.partsDeleted.size).orNull),
-    ResultField("gc_state_files_deleted", IntegerType, gc.map(_.stateFilesDeleted.size).orNull))
+    ResultField("gc_state_files_deleted", IntegerType, gc.map(_.stateFilesDeleted.size).orNull),
+    ResultField("windows", WindowOutcome.dataType, windows.map(_.toRow)))
 }
 
 /**
@@ -94,10 +97,13 @@ object Compactor {
     var totals = Totals()
     var rounds = 0
     var done = false
+    val report = new WindowReport(settings.windowMs)
     while (!done && rounds < maxRounds) {
       val state = shard.state
-      val planned = CompactionPlanner.plan(state, planning)
+      val plans = CompactionPlanner.windows(state, planning)
+      val planned = plans.flatMap(_.groups)
       val groups = budgetBytes.fold(planned)(within(planned, _))
+      report.round(plans, groups)
       if (groups.isEmpty) done = true
       else {
         rounds += 1
@@ -109,7 +115,7 @@ object Compactor {
     CompactionResult(shard.name, before.since, after.since, rounds, totals.merged, totals.lost,
       before.batches.size, after.batches.size, before.partCount, after.partCount, totals.rowsRead,
       totals.rowsWritten, totals.bytesRead, totals.bytesWritten, (System.nanoTime() - started) / 1000000,
-      collected)
+      collected, report.outcomes(before, after))
   }
 
   /** The smallest groups first (they cut the most batches per byte), up to `budget` input bytes. */

@@ -15,6 +15,8 @@ import sparkpersist.write.WriteInput
  *
  * @param keepStats columns whose part stats the stats budget trims last (as the writer's option)
  * @param gc        garbage-collect the shard afterwards (default `spark.sparkpersist.compact.gc`)
+ * @param recluster lay every window of a clustered shard out again, the open one too as its batches are
+ *                  now (`cluster => true`); later batches of the open window are laid out when it seals
  */
 final case class CompactOptions(
     retentionMs: Option[Long] = None,
@@ -60,7 +62,8 @@ object Lifecycle {
       targetBytes = options.targetBytes.getOrElse(defaults.targetBytes),
       windowMs = options.windowMs.getOrElse(defaults.windowMs),
       retentionMs = options.retentionMs.orElse(defaults.retentionMs),
-      cluster = defaults.cluster.copy(reclusterBefore = if (options.recluster) Some(System.currentTimeMillis()) else None))
+      cluster = defaults.cluster.copy(reclusterBefore = if (options.recluster) Some(System.currentTimeMillis()) else None,
+        openWindows = options.recluster))
     val keepStats = WriteInput.keepStatsIds(shard, handle.state.schema, options.keepStats)
     val gc = if (options.gc.getOrElse(PersistConf.CompactGc.get(conf))) Some(GcSettings.of(conf)) else None
     Compactor.compact(session, handle, settings, keepStats = keepStats, gc = gc)

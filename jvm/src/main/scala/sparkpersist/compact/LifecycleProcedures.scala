@@ -1,10 +1,9 @@
 package sparkpersist.compact
 
 import org.apache.spark.sql.SparkSession
-import org.apache.spark.sql.catalyst.InternalRow
+import org.apache.spark.sql.catalyst.{CatalystTypeConverters, InternalRow}
 import org.apache.spark.sql.connector.catalog.procedures.{ProcedureParameter, UnboundProcedure}
 import org.apache.spark.sql.types.{BooleanType, DataType, IntegerType, LongType, StringType, StructType}
-import org.apache.spark.unsafe.types.UTF8String
 
 import sparkpersist.catalog.{RowsProcedure, SystemProcedures}
 import sparkpersist.errors.PersistErrors
@@ -16,7 +15,7 @@ import sparkpersist.shard.ShardStore
  * {{{
  *   CALL persist.system.compact('events');
  *   CALL persist.system.compact(shard => 'events', retention_ms => 2592000000);
- *   CALL persist.system.compact(shard => 'events', cluster => true);  -- lay every sealed window out again
+ *   CALL persist.system.compact(shard => 'events', cluster => true);  -- lay every window out again, the open one too
  *   CALL persist.system.gc('events', keep_versions => 5);
  *   CALL persist.system.drop_batch('events', '<batch id, or the path of one of its parts>');
  * }}}
@@ -30,7 +29,7 @@ final class LifecycleProcedures extends SystemProcedures {
     new LifecycleProcedure("compact",
       "Compacts a persist shard: moves since by the retention, merges adjacent batches size-tiered " +
         "within time windows, consolidates at since, clusters sealed windows of a table with CLUSTER BY " +
-        "(cluster => true: all of them again).",
+        "(cluster => true: all of them again, and the open window as it is now); says per window what it did and why.",
       Seq("shard" -> StringType, "retention_ms" -> LongType, "fan_in" -> IntegerType, "target_bytes" -> LongType,
         "window_ms" -> LongType, "gc" -> BooleanType, "cluster" -> BooleanType),
       args => Lifecycle.compact(SparkSession.active, store, args.string(0), CompactOptions(
@@ -75,9 +74,6 @@ private final class LifecycleProcedure(
 
   override def result(input: InternalRow): (StructType, Array[InternalRow]) = {
     val result = run(new Arguments(input))
-    (result.schema, Array(InternalRow.fromSeq(result.fields.map(_.value match {
-      case s: String => UTF8String.fromString(s)
-      case other => other
-    }))))
+    (result.schema, Array(InternalRow.fromSeq(result.fields.map(f => CatalystTypeConverters.convertToCatalyst(f.value)))))
   }
 }

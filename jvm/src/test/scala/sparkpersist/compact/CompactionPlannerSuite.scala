@@ -32,6 +32,44 @@ class CompactionPlannerSuite extends AnyFunSuite {
   private def planIds(s: ShardState, c: CompactionSettings = settings): Seq[Seq[String]] =
     CompactionPlanner.plan(s, c).map(_.batches.map(_.id))
 
+  private val clusteredSchema = ShardFixtures.eventSchema.copy(
+    columns = ShardFixtures.eventSchema.columns.map(c => c.copy(clustered = c.name == "user_name")))
+  private val userName = clusteredSchema.clusteredIds
+
+  private def clustered(s: ShardState): ShardState = s.copy(schema = clusteredSchema)
+
+  test("a clustered shard's open window: size-tiered without a request, laid out as it is now with cluster => true") {
+    val open = clustered(state(chain((1 to 4).map(i => (s"b$i", 1000L + i, 1000L)): _*)))
+    val Seq(tiered) = CompactionPlanner.windows(open, settings)
+    assert(tiered.groups.map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("b1", "b2", "b3", "b4"), Seq())))
+    assert(tiered.reason === "open: laid out along (user_name) once it seals, or now with cluster => true")
+    assert((tiered.window.start, tiered.window.end(open)) === (Some(0L), Day))
+    val onRequest = settings.copy(cluster = settings.cluster.copy(openWindows = true, reclusterBefore = Some(1L)))
+    val Seq(laidOut) = CompactionPlanner.windows(open, onRequest)
+    assert(laidOut.groups.map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("b1", "b2", "b3", "b4"), userName)))
+    assert(laidOut.reason === "open: laid out along (user_name) on request (cluster => true); " +
+      "batches appended later are laid out when it seals")
+  }
+
+  test("a batch clustered on request is not merged back by tiers while its window is open; the later ones are " +
+    "laid out when it seals") {
+    val fanIn2 = settings.copy(fanIn = 2)
+    val c = batch("c", 0L, 1000L, 1000L, 1000L).copy(clusteredBy = userName, committedAtMs = 5L)
+    val later = Seq(("s1", 1001L), ("s2", 1002L)).scanLeft(c) { case (prev, (id, t)) => batch(id, prev.upper, t, t, 1000L) }
+    val open = clustered(state(later.toIndexedSeq))
+    // Without clustering columns, c and s1 (one tier) would merge first.
+    assert(planIds(open.copy(schema = ShardFixtures.eventSchema), fanIn2) === Seq(Seq("c", "s1")))
+    assert(planIds(open, fanIn2) === Seq(Seq("s1", "s2")))
+    val sealedDay = clustered(state(later.toIndexedSeq :+ batch("next", later.last.upper, Day, Day, 1000L)))
+    val Seq(day0, day1) = CompactionPlanner.windows(sealedDay, fanIn2)
+    assert(day0.groups.map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("s1", "s2"), userName)))
+    assert(day0.reason === "sealed: laid out along (user_name)")
+    assert((day1.groups, day1.reason) === (Nil, "open: laid out along (user_name) once it seals, or now with cluster => true"))
+    // Once the later batches are laid out too, the sealed window is left alone.
+    val done = sealedDay.copy(batches = sealedDay.batches.map(b => if (b.id.startsWith("s")) b.copy(clusteredBy = userName) else b))
+    assert(CompactionPlanner.windows(done, fanIn2).head.reason === "already clustered by (user_name)")
+  }
+
   test("tiers: a batch's tier is the largest k with bytes * fanIn^k < targetBytes; at the target it is complete") {
     val target = settings.targetBytes
     assert(CompactionPlanner.tier(target - 1, settings) === 0)

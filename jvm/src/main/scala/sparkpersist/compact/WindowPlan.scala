@@ -1,0 +1,37 @@
+package sparkpersist.compact
+
+import sparkpersist.shard.{BatchMeta, ShardState}
+
+/**
+ * A window compaction merges within ([[CompactionPlanner]]): the update times `[start, start + windowMs)`,
+ * or, in a shard with retractions, the settled history (`start` None): every batch wholly below since,
+ * whose times collapse at since.
+ */
+final case class CompactionWindow(start: Option[Long], windowMs: Long) {
+  def settled: Boolean = start.isEmpty
+
+  /** The window's end (exclusive): since of `state` for the settled history. */
+  def end(state: ShardState): Long = start.fold(state.since)(_ + windowMs)
+
+  /** Whether no write can land in it any more: the shard's upper has passed its end (the settled history always). */
+  def sealedIn(state: ShardState): Boolean = start.forall(s => BigInt(s) + windowMs <= state.upper)
+}
+
+object CompactionWindow {
+  /** The window holding all of `batch`'s update times in `state`; None for a batch straddling a boundary. */
+  def of(state: ShardState, windowMs: Long)(batch: BatchMeta): Option[CompactionWindow] =
+    if (state.hasRetractions && batch.upper <= state.since) Some(CompactionWindow(None, windowMs))
+    else {
+      val parts = batch.parts.toSeq
+      val (lo, hi) =
+        if (parts.isEmpty) (batch.lower, batch.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+      val first = Math.floorDiv(lo, windowMs)
+      if (first == Math.floorDiv(hi, windowMs)) Some(CompactionWindow(Some(first * windowMs), windowMs)) else None
+    }
+}
+
+/**
+ * What one compaction round plans in one window: the groups it merges there (none: it leaves the
+ * window as it is) and why, in words a user reads in the procedure's result.
+ */
+final case class WindowPlan(window: CompactionWindow, groups: Seq[MergeGroup], reason: String)

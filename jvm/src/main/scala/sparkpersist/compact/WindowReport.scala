@@ -1,0 +1,84 @@
+package sparkpersist.compact
+
+import scala.collection.mutable
+
+import org.apache.spark.sql.Row
+import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema
+import org.apache.spark.sql.types.{ArrayType, IntegerType, LongType, StringType, StructField, StructType}
+
+import sparkpersist.shard.ShardState
+
+/**
+ * What one compaction did in one window, and why: a row of its result's `windows`.
+ *
+ * @param start  the window's first update time (ms); None for the settled history below since
+ * @param end    the window's end (exclusive), since for the settled history
+ * @param action [[WindowOutcome.Clustered]], [[WindowOutcome.Merged]] or [[WindowOutcome.Untouched]]
+ * @param reason why, in words: the window open or sealed, already clustered, below the minimum size...
+ */
+final case class WindowOutcome(start: Option[Long], end: Long, action: String, reason: String, partsBefore: Int,
+    partsAfter: Int) {
+  /** The row of the result's `windows`, with its schema (py4j hands it to Python as a dict). */
+  def toRow: Row = new GenericRowWithSchema(Array(start.map(Long.box).orNull, end, action, reason, partsBefore, partsAfter),
+    WindowOutcome.rowType)
+}
+
+object WindowOutcome {
+  /** Laid out along the clustering columns' curve (a sealed window, or the open one on request). */
+  val Clustered = "clustered"
+  /** Batches merged into sorted runs (size-tiered, packed, consolidated at since). */
+  val Merged = "merged"
+  /** Left as it was. */
+  val Untouched = "none"
+
+  private val rank = Map(Untouched -> 0, Merged -> 1, Clustered -> 2)
+
+  /** One window's row. */
+  val rowType: StructType = StructType(Seq(
+    StructField("start", LongType), StructField("end", LongType, nullable = false),
+    StructField("action", StringType, nullable = false), StructField("reason", StringType, nullable = false),
+    StructField("parts_before", IntegerType, nullable = false), StructField("parts_after", IntegerType, nullable = false)))
+
+  /** The type of the result's `windows` column: one struct per window. */
+  val dataType: ArrayType = ArrayType(rowType, containsNull = false)
+
+  /** The stronger of two actions in one window over a compaction's rounds. */
+  private[compact] def stronger(a: String, b: String): Boolean = rank(a) > rank(b)
+}
+
+/**
+ * The windows of one compaction over its rounds: each round's plans ([[CompactionPlanner.windows]])
+ * and the groups it ran. A window keeps its strongest action (clustered over merged over none) with
+ * that round's reason; a window left alone keeps the newest round's reason.
+ */
+private[compact] final class WindowReport(windowMs: Long) {
+  private val seen = mutable.LinkedHashMap.empty[Option[Long], (CompactionWindow, String, String)]
+
+  def round(plans: Seq[WindowPlan], ran: Seq[MergeGroup]): Unit = {
+    val running = ran.toSet
+    plans.foreach { p =>
+      val groups = p.groups.filter(running)
+      val action =
+        if (groups.isEmpty) WindowOutcome.Untouched
+        else if (groups.exists(_.clusterBy.nonEmpty)) WindowOutcome.Clustered
+        else WindowOutcome.Merged
+      val keep = seen.get(p.window.start).exists { case (_, a, _) => a != WindowOutcome.Untouched && !WindowOutcome.stronger(action, a) }
+      val reason = if (groups.isEmpty && p.groups.nonEmpty) s"not this time (the compaction's byte budget): ${p.reason}" else p.reason
+      if (!keep) seen(p.window.start) = (p.window, action, reason)
+    }
+  }
+
+  /** One outcome per window, oldest first (the settled history first), with its parts before and after. */
+  def outcomes(before: ShardState, after: ShardState): Seq[WindowOutcome] = {
+    val partsBefore = parts(before)
+    val partsAfter = parts(after)
+    seen.values.toSeq.sortBy(_._1.start.getOrElse(Long.MinValue)).map { case (w, action, reason) =>
+      WindowOutcome(w.start, w.end(after), action, reason, partsBefore.getOrElse(w.start, 0), partsAfter.getOrElse(w.start, 0))
+    }
+  }
+
+  private def parts(state: ShardState): Map[Option[Long], Int] =
+    state.batches.groupBy(CompactionWindow.of(state, windowMs)).collect {
+      case (Some(w), batches) => w.start -> batches.map(_.partCount).sum
+    }
+}
