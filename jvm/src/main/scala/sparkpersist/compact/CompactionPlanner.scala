@@ -47,8 +47,11 @@ object CompactionPlanner {
     segments(state.batches, window).map { case (w, batches) =>
       val sealedWindow = w.sealedIn(state)
       val done = settings.cluster.done(_: BatchMeta, state.schema)
-      if (clusterBy.nonEmpty && !w.settled && (sealedWindow || settings.cluster.openWindows)) {
-        val pending = splitWhen(batches)(done)
+      val requested = settings.cluster.reclusterBefore
+      if (clusterBy.nonEmpty && !w.settled && (sealedWindow || requested.isDefined)) {
+        // In the open window, the batches as they were when the request came; later ones wait until it seals.
+        val asked = (b: BatchMeta) => sealedWindow || requested.exists(b.committedAtMs < _)
+        val pending = splitWhen(batches)(b => done(b) || !asked(b))
         val groups = pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
         WindowPlan(w, groups,
           if (groups.isEmpty) s"already clustered by $along"

@@ -41,17 +41,15 @@ object CompactionSettings {
  *
  * @param partBytes       about how large each part of a clustered batch is
  * @param curve           the space-filling curve rows are laid out along
- * @param reclusterBefore when set, batches committed before this time (ms) are clustered again even if
- *                        clustered by the current columns (`CALL ... compact(..., cluster => true)`)
- * @param openWindows     lay out the open window too, as its batches are now (`cluster => true`: an explicit
- *                        request); otherwise only sealed windows are laid out
+ * @param reclusterBefore when set (an explicit request: `CALL ... compact(..., cluster => true)`), batches
+ *                        committed before this time (ms) are laid out again even if clustered by the current
+ *                        columns, those of the open window too; otherwise only sealed windows are laid out
  * @param workloadMs      for a shard clustered `auto`: the age of the workload evidence it chooses from
  * @param chosen          for a shard clustered `auto`: the columns chosen from its workload
  *                        ([[sparkpersist.cluster.AutoClustering]])
  */
 final case class ClusterSettings(partBytes: Long = PersistConf.ClusterPartBytes.default,
     curve: Curve = Curve.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None,
-    openWindows: Boolean = false,
     workloadMs: Long = PersistConf.ClusterWorkloadMs.default, chosen: IndexedSeq[Int] = IndexedSeq.empty) {
   Check.arg(partBytes >= 1, s"cluster partBytes must be positive, got $partBytes")
 

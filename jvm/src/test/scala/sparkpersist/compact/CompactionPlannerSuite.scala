@@ -44,11 +44,14 @@ class CompactionPlannerSuite extends AnyFunSuite {
     assert(tiered.groups.map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("b1", "b2", "b3", "b4"), Seq())))
     assert(tiered.reason === "open: laid out along (user_name) once it seals, or now with cluster => true")
     assert((tiered.window.start, tiered.window.end(open)) === (Some(0L), Day))
-    val onRequest = settings.copy(cluster = settings.cluster.copy(openWindows = true, reclusterBefore = Some(1L)))
+    val onRequest = settings.copy(cluster = settings.cluster.copy(reclusterBefore = Some(1L)))
     val Seq(laidOut) = CompactionPlanner.windows(open, onRequest)
     assert(laidOut.groups.map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("b1", "b2", "b3", "b4"), userName)))
     assert(laidOut.reason === "open: laid out along (user_name) on request (cluster => true); " +
       "batches appended later are laid out when it seals")
+    // A batch committed after the request (while the compaction runs) waits until the window seals.
+    val appended = open.copy(batches = open.batches.map(b => if (b.id == "b4") b.copy(committedAtMs = 1L) else b))
+    assert(CompactionPlanner.plan(appended, onRequest).map(_.batches.map(_.id)) === Seq(Seq("b1", "b2", "b3")))
   }
 
   test("a batch clustered on request is not merged back by tiers while its window is open; the later ones are " +
