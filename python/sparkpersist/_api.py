@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
@@ -179,11 +179,13 @@ def last_scans(spark: SparkSession) -> list[dict[str, Any]]:
 
 def _python(value: Any) -> Any:
     """py4j hands back Java boxed numbers as Python ints/floats already, Java lists as sequences
-    (made Python lists here); keep the rest as str."""
+    and maps as mappings (made Python lists and dicts here); keep the rest as str."""
     if value is None or isinstance(value, (int, float, bool)):
         return value
     if isinstance(value, Sequence) and not isinstance(value, str):
         return [_python(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _python(v) for k, v in value.items()}
     return str(value)
 
 
@@ -223,7 +225,8 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
     window, its leftovers are packed up to ``target_bytes``. Below ``since`` times advance to
     ``since`` and, where there are retractions, equal updates are summed and those that cancel are
     dropped. A shard with clustering columns (:func:`set_cluster_by`) has each sealed window laid
-    out along a curve of them once. Reads return the same rows at every time from ``since`` on.
+    out along a curve of them once; the open window (today's, by default) only with ``cluster=True``.
+    Reads return the same rows at every time from ``since`` on.
     Each round is one Spark job and one compare-and-set commit: appends committed meanwhile are kept.
 
     Args:
@@ -236,14 +239,21 @@ def compact(spark: SparkSession, shard: str, *, retention_ms: Optional[int] = No
         window_ms: the time-span limit; default ``spark.sparkpersist.compact.windowMs``.
         keep_stats: columns whose part statistics the stats budget trims last, as in :func:`write`.
         gc: garbage-collect the shard afterwards (:func:`gc`); default ``spark.sparkpersist.compact.gc``.
-        cluster: lay every sealed window of a clustered shard out again, even those already clustered
-            (after changing ``spark.sparkpersist.cluster.partBytes`` or the curve, say).
+        cluster: lay every window of a clustered shard out again, even those already clustered
+            (after changing ``spark.sparkpersist.cluster.partBytes`` or the curve, say), and the open
+            window too, as its batches are now; batches appended to it later are laid out when it
+            seals (automatic compaction never lays out the open window).
 
     Returns:
         A summary: ``since_before``, ``since``, ``rounds``, ``groups_merged``, ``groups_lost``,
         ``batches_before``/``after``, ``parts_before``/``after``, ``rows_read``/``written``,
-        ``bytes_read``/``written``, ``millis`` and, after a GC, ``gc_parts_deleted`` and
-        ``gc_state_files_deleted`` (else None).
+        ``bytes_read``/``written``, ``millis``, after a GC ``gc_parts_deleted`` and
+        ``gc_state_files_deleted`` (else None), and ``windows``: one dict per time window, oldest
+        first, saying what the compaction did there and why: ``start`` and ``end`` (update times in
+        epoch ms; ``start`` None for the settled history below ``since``), ``action``
+        (``clustered``, ``merged`` or ``none``), ``reason`` (e.g. ``open: laid out along (country)
+        once it seals, or now with cluster => true``, ``already clustered by (country)``),
+        ``parts_before`` and ``parts_after``.
     """
     if isinstance(keep_stats, str):
         keep_stats = [keep_stats]
