@@ -237,6 +237,10 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     val row = out.collect().head
     assert((row.getAs[String]("shard"), row.getAs[Int]("batches_before"), row.getAs[Int]("batches_after")) === ("proc", 4, 2))
     assert(row.isNullAt(row.fieldIndex("gc_parts_deleted")))
+    // Per window, what it did and why: the first day is sealed (a write the next day), the second open.
+    assert(row.getSeq[Row](row.fieldIndex("windows")).map(_.toSeq) === Seq(
+      Seq(0L, Day, "merged", "sealed: packed into batches of up to target_bytes", 3, 1),
+      Seq(Day, 2 * Day, "none", "below the minimum size: fewer than 8 batches of one size tier", 1, 1)))
     val gc = sql("CALL persist.system.gc('proc', keep_versions => 1, grace_ms => 0)").collect().head
     assert((gc.getAs[Int]("parts_deleted"), gc.getAs[Int]("parts_kept")) === (3, 2))
     assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted === Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "restore", "write"))

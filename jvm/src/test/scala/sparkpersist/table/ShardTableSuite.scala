@@ -3,7 +3,7 @@ package sparkpersist.table
 import java.nio.file.Files
 
 import org.apache.spark.SparkConf
-import org.apache.spark.sql.DataFrame
+import org.apache.spark.sql.{DataFrame, Row}
 import org.apache.spark.sql.functions.{col, expr, lit}
 
 import sparkpersist.PersistSparkSession
@@ -219,6 +219,9 @@ class ShardTableSuite extends PersistSparkSession {
     val compacted = t.compact(CompactOptions(fanIn = Some(2))).collect().head
     assert(compacted.getAs[Int]("batches_before") === batchesBefore)
     assert(compacted.getAs[Int]("batches_after") < batchesBefore)
+    val windows = compacted.getSeq[Row](compacted.fieldIndex("windows"))
+    assert(windows.map(_.getAs[Int]("parts_after")).sum === compacted.getAs[Int]("parts_after"))
+    assert(windows.map(_.getAs[String]("action")).contains("merged"))
     assert(inEveryMode("SELECT * FROM persist.life")._1 === rows(sql("SELECT * FROM oracle.life")))
     val collected = t.gc(GcOptions(keepVersions = Some(1), graceMs = Some(0))).collect().head
     assert(collected.getAs[Int]("parts_deleted") > 0)
