@@ -31,6 +31,12 @@ import sparkpersist.util.NextFit
  *    `auto`, by any; [[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
  *    too, however large), each merged, consolidated where it holds retractions, into one clustered
  *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
+ *    The open window is laid out only on request ([[ClusterSettings.reclusterBefore]], `cluster => true`):
+ *    its batches committed before the request; later ones wait until it seals, and meanwhile its
+ *    size tiers never merge a batch clustered on request back into an unclustered run.
+ *
+ * [[windows]] also says, per window, why it merges what it does or nothing ([[WindowPlan]]): the
+ * procedure's result shows it.
  *
  * Each round's groups are disjoint; merging runs rounds until a plan is empty.
  */

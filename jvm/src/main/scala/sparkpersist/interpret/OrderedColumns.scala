@@ -11,7 +11,8 @@ import org.apache.spark.unsafe.types.UTF8String
  * ([[Monotonicity]]: casts, arithmetic, `date_trunc`, ...) or piecewise monotone ([[Piecewise]]),
  * in their varying arguments. A column read only through anything else — JSON extraction and
  * VARIANT functions (decided, if at all, by the column's JSON statistics), user-defined functions,
- * hashes, `length`, `substring` — is not one: no layout by its order helps decide the expression.
+ * hashes, `length`, a `substring` not from the first character — is not one: no layout by its
+ * order helps decide the expression.
  */
 object OrderedColumns {
 

@@ -211,6 +211,7 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     assert(constrained("date_trunc('DAY', ts) = TIMESTAMP'2026-01-01 00:00:00' AND CAST(amount AS BIGINT) * 2 > 4") ===
       both("ts", "amount"))
     assert(constrained("upper(country) IN ('US', 'DE') OR get_json_object(payload, '$.kind') = country") === both("country"))
+    assert(constrained("substring(country, 1, 1) = 'U' AND substring(payload, 2, 1) = 'k'") === both("country"))
   }
 
   test("bad CLUSTER BY is refused, saying what to do") {
