@@ -41,6 +41,8 @@ def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compac
     else:
         assert scan["mode"] == "on" and scan["parts_read"] + scan["parts_pruned"] == scan["parts_total"]
     assert out["compact"]["batches_after"] < out["compact"]["batches_before"]
+    # retention_ms=0: every batch is settled history below since, one window without a start.
+    assert out["compact_windows"] == [[None, "merged", "settled below since: packed up to target_bytes and consolidated"]]
     assert out["after_compact"] == out["after_delete"]
     assert out["shards"] == ["acc"]
     assert out["index_columns"] == ["tag"]

@@ -45,6 +45,7 @@ def main(url: str) -> None:
                          for s in sparkpersist.last_scans(spark)]
     compacted = sparkpersist.compact(spark, "acc", retention_ms=0)
     out["compact"] = {k: compacted[k] for k in ("batches_before", "batches_after")}
+    out["compact_windows"] = [[w["start"], w["action"], w["reason"]] for w in compacted["windows"]]
     out["after_compact"] = rows(spark, "SELECT * FROM persist.acc")
     out["shards"] = sparkpersist.shards(spark)
     out["index_columns"] = sparkpersist.set_index_columns(spark, "acc", ["tag"])

@@ -77,6 +77,7 @@ object CompactionPlanner {
         val reason =
           if (clusterBy.nonEmpty && !sealedWindow) s"open: laid out along $along once it seals, or now with cluster => true"
           else if (tiered.nonEmpty) s"${settings.fanIn} batches of one size tier merged"
+          else if (packed.nonEmpty && w.settled) "settled below since: packed up to target_bytes and consolidated"
           else if (packed.nonEmpty) "sealed: packed into batches of up to target_bytes"
           else if (sealedWindow) "nothing to do: its batches are packed"
           else s"below the minimum size: fewer than ${settings.fanIn} batches of one size tier"

@@ -86,6 +86,7 @@ class OpenWindowClusteringSuite extends QueryTest with PersistSparkSession {
     val holding = clustered.parts.count(p => spark.read.parquet(shard.partPath(p).toString).where("country = 'c7'").count() > 0)
     assert(partsRead("cl", inserted(4), "country = 'c7'") === holding)
     assert(holding * 5 <= batch.partCount, (holding, batch.partCount))
+    info(s"country = 'c7': ${before.partCount} of ${before.partCount} parts before, $holding of ${batch.partCount} after")
 
     // Automatic compaction leaves the open window's clustered batch alone, however it tiers the later ones.
     withSQLConf(PersistConf.AutoCompact.key -> "true", PersistConf.CompactFanIn.key -> "2") {

@@ -123,6 +123,9 @@ class CompactionPlannerSuite extends AnyFunSuite {
     assert(planIds(state(alone, since = 60)) === Seq(Seq("r")))
     val consolidated = IndexedSeq(batch("r", 0, 50, 50, 1000L, retractions = true))
     assert(planIds(state(consolidated, since = 60)) === Nil)
+    def reasons(s: ShardState) = CompactionPlanner.windows(s, settings).map(w => (w.window.start, w.window.end(s), w.reason))
+    assert(reasons(state(batches, since)) === Seq((None, since, "settled below since: packed up to target_bytes and consolidated")))
+    assert(reasons(state(consolidated, since = 60)) === Seq((None, 60L, "nothing to do: its batches are packed")))
   }
 
   test("a group is stamped when it has no retractions and one time once advanced to since") {
