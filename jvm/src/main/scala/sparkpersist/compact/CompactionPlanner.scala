@@ -28,9 +28,10 @@ import sparkpersist.util.NextFit
  *  - **Clustering**: in a shard with clustering columns, each sealed window (not the settled
  *    history, which stays one sorted run) is laid out along the curve of those columns once
  *    ([[sparkpersist.cluster]]): its batches not yet clustered by the current columns (with
- *    `auto`, by any; [[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
- *    too, however large), each merged, consolidated where it holds retractions, into one clustered
- *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
+ *    `auto`, by any; [[ClusterSettings.done]]) are merged, consolidated where they hold retractions,
+ *    into one clustered batch, however large: one layout over the whole window, so that its parts
+ *    do not overlap (groups of `targetBytes` would each cover every column's whole range). A
+ *    window whose batches are all clustered is left alone: no write lands in a sealed window.
  *
  * Each round's groups are disjoint; merging runs rounds until a plan is empty.
  */
@@ -60,7 +61,7 @@ object CompactionPlanner {
     segments(state.batches, windowOf).flatMap { case (window, batches) =>
       if (clusterBy.nonEmpty && window != Settled && sealedWindow(window)) {
         val pending = splitWhen(batches)(settings.cluster.done(_, state.schema))
-        pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
+        pending.map(MergeGroup(_, state.since, clusterBy))
       } else {
         val belowTarget = splitWhen(batches)(_.bytes >= settings.targetBytes)
         val tiered = belowTarget.flatMap(tierGroups(_, settings))
