@@ -56,9 +56,12 @@ object GridLayout {
     new GridLayout(columns, ordinals, node(coords, buckets, 0, columns.size, 0), buckets)
   }
 
-  /** The slabs of `parts` buckets (from `first`) over the columns from `depth` on, cut at the sample's quantiles. */
+  /**
+   * The slabs of `parts` buckets (from `first`) over the columns from `depth` on, cut at the
+   * sample's quantiles. Past the last column (a value that filled several slabs of it), one bucket.
+   */
   private def node(rows: IndexedSeq[Array[Int]], parts: Int, depth: Int, d: Int, first: Int): Node =
-    if (parts == 1 || rows.isEmpty) Leaf(first)
+    if (parts == 1 || rows.isEmpty || depth == d) Leaf(first)
     else {
       val sizes = split(parts, slices(parts, d - depth))
       val sorted = rows.map(_(depth)).sorted

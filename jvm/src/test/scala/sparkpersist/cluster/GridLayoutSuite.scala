@@ -82,4 +82,14 @@ class GridLayoutSuite extends AnyFunSuite with ScalaCheckPropertyChecks {
     val perUser = data.indices.groupBy(data(_).getLong(1)).values.map(_.map(buckets).distinct.size).max
     assert(perUser <= 2)
   }
+
+  test("one column of few values: a value filling several slabs is one bucket; every value in one bucket") {
+    val data = (0 until 4000).map(i => InternalRow(if (i % 4 == 0) 0L else (i % 20).toLong))
+    val layout = GridLayout.fromSample(data, IndexedSeq(0), IndexedSeq(LongType), 40)
+    val byValue = data.indices.groupBy(data(_).getLong(0)).map { case (v, is) => v -> is.map(i => layout.bucketOf(data(i))).distinct }
+    assert(byValue.values.forall(_.size == 1))
+    // 0 holds 25 % of the rows: it fills the first 10 slabs (its one bucket is the first); the other 15 values one slab or two each.
+    assert(byValue(0L) === Seq(0))
+    assert(byValue.values.flatten.toSet.size === 16)
+  }
 }
