@@ -229,9 +229,12 @@ object PersistConf {
       "the input parts' bytes per row), so each part covers a narrow range of every clustering column. " +
       "Smaller parts prune more finely and cost more per part to plan and open.", min = 1)
 
-  val ClusterCurve = choice(Prefix + "cluster.curve", "hilbert", Seq("hilbert", "zorder"),
-    "Space-filling curve a clustering compaction lays rows out along: hilbert (neighbouring positions are " +
-      "neighbouring cells, so parts cover more compact ranges) or zorder (bit interleaving).")
+  val ClusterCurve = choice(Prefix + "cluster.curve", "hilbert", Seq("hilbert", "zorder", "grid"),
+    "How a clustering compaction lays a window's rows out: along a space-filling curve, hilbert " +
+      "(neighbouring positions are neighbouring cells, so parts cover more compact ranges) or zorder (bit " +
+      "interleaving), cut into parts of equal rows; or grid: nested quantile slices, the first clustering " +
+      "column cut into about P^(1/d) slabs of a window's P parts, each slab by the next column, and so on, so " +
+      "a thin filter on any one of d columns meets at most about P^(1-1/d) parts (the grid bound).")
 
   val ClusterWorkloadMs = long(Prefix + "cluster.workloadMs", 30L * 86400000,
     "How far back (ms) the workload evidence of a table clustered 'auto' reaches: the columns its queries' " +

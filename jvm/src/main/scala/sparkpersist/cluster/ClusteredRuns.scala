@@ -12,7 +12,7 @@ import sparkpersist.write.{RunSpec, RunWriter, WrittenPart}
 
 /**
  * Writes the rows of a clustered batch, in one task: each row's bucket on the curve
- * ([[CurveLayout]]) is computed, the rows are sorted by bucket, then by `keyOrdinals` (the order
+ * ([[Layout]]) is computed, the rows are sorted by bucket, then by `keyOrdinals` (the order
  * key, then time: what every part is sorted by) with Spark's external sorter (it spills under
  * memory pressure, as a sort in a query does), and each bucket is written as a run of its own
  * ([[RunWriter.writeRuns]]): one part, more when it passes the part size limit. Needs a task
@@ -23,7 +23,7 @@ import sparkpersist.write.{RunSpec, RunWriter, WrittenPart}
 object ClusteredRuns {
 
   def write(spec: RunSpec, partition: Int, attempt: Int, schema: StructType, keyOrdinals: Seq[Int],
-      layout: CurveLayout, rows: Iterator[InternalRow]): Seq[Seq[WrittenPart]] = {
+      layout: Layout, rows: Iterator[InternalRow]): Seq[Seq[WrittenPart]] = {
     val n = schema.length
     val bucketed = StructType(schema.fields :+ StructField("bucket", IntegerType, nullable = false))
     def column(i: Int) = BoundReference(i, bucketed(i).dataType, bucketed(i).nullable)

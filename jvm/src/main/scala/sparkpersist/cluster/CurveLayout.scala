@@ -13,7 +13,7 @@ import sparkpersist.util.Prefix
  * @param ordinals the clustering columns' ordinals in the rows placed
  */
 final class CurveLayout(columns: IndexedSeq[ColumnRanks], ordinals: IndexedSeq[Int], curve: Curve, bits: Int,
-    cuts: Array[Long]) {
+    cuts: Array[Long]) extends Layout {
   private val coords = new Array[Int](columns.size)
 
   def buckets: Int = cuts.length + 1
@@ -34,7 +34,6 @@ final class CurveLayout(columns: IndexedSeq[ColumnRanks], ordinals: IndexedSeq[I
     Prefix.length(cuts.length)(cuts(_) <= p)
   }
 
-  /** This layout, placing rows whose clustering columns are at `other` ordinals. */
   def at(other: IndexedSeq[Int]): CurveLayout = new CurveLayout(columns, other, curve, bits, cuts)
 }
 

@@ -28,9 +28,10 @@ import sparkpersist.util.NextFit
  *  - **Clustering**: in a shard with clustering columns, each sealed window (not the settled
  *    history, which stays one sorted run) is laid out along the curve of those columns once
  *    ([[sparkpersist.cluster]]): its batches not yet clustered by the current columns (with
- *    `auto`, by any; [[ClusterSettings.done]]) are packed into groups of at most `targetBytes` (a single batch
- *    too, however large), each merged, consolidated where it holds retractions, into one clustered
- *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
+ *    `auto`, by any; [[ClusterSettings.done]]) are merged, consolidated where they hold retractions,
+ *    into one clustered batch, however large: one layout over the whole window, so that its parts
+ *    do not overlap (groups of `targetBytes` would each cover every column's whole range). A
+ *    window whose batches are all clustered is left alone: no write lands in a sealed window.
  *    The open window is laid out only on request ([[ClusterSettings.reclusterBefore]], `cluster => true`):
  *    its batches committed before the request; later ones wait until it seals, and meanwhile its
  *    size tiers never merge a batch clustered on request back into an unclustered run.
@@ -58,7 +59,7 @@ object CompactionPlanner {
         // In the open window, the batches as they were when the request came; later ones wait until it seals.
         val asked = (b: BatchMeta) => sealedWindow || requested.exists(b.committedAtMs < _)
         val pending = splitWhen(batches)(b => done(b) || !asked(b))
-        val groups = pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
+        val groups = pending.map(MergeGroup(_, state.since, clusterBy))
         WindowPlan(w, groups,
           if (groups.isEmpty) s"already clustered by $along"
           else if (sealedWindow) s"sealed: laid out along $along"

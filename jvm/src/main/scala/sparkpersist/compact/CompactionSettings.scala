@@ -3,7 +3,7 @@ package sparkpersist.compact
 import org.apache.spark.sql.internal.SQLConf
 
 import sparkpersist.PersistConf
-import sparkpersist.cluster.Curve
+import sparkpersist.cluster.LayoutKind
 import sparkpersist.codec.Check
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.BatchMeta
@@ -32,7 +32,7 @@ object CompactionSettings {
     targetBytes = PersistConf.CompactTargetBytes.get(conf),
     windowMs = PersistConf.CompactWindowMs.get(conf),
     retentionMs = PersistConf.RetentionMs.get(conf),
-    cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), Curve.named(PersistConf.ClusterCurve.get(conf)),
+    cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), LayoutKind.named(PersistConf.ClusterCurve.get(conf)),
       workloadMs = PersistConf.ClusterWorkloadMs.get(conf)))
 }
 
@@ -40,7 +40,7 @@ object CompactionSettings {
  * How compaction clusters a shard with clustering columns ([[sparkpersist.cluster]]).
  *
  * @param partBytes       about how large each part of a clustered batch is
- * @param curve           the space-filling curve rows are laid out along
+ * @param layout          how rows are laid out: along a space-filling curve, or in a grid of slices
  * @param reclusterBefore when set (an explicit request: `CALL ... compact(..., cluster => true)`), batches
  *                        committed before this time (ms) are laid out again even if clustered by the current
  *                        columns, those of the open window too; otherwise only sealed windows are laid out
@@ -49,7 +49,7 @@ object CompactionSettings {
  *                        ([[sparkpersist.cluster.AutoClustering]])
  */
 final case class ClusterSettings(partBytes: Long = PersistConf.ClusterPartBytes.default,
-    curve: Curve = Curve.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None,
+    layout: LayoutKind = LayoutKind.named(PersistConf.ClusterCurve.default), reclusterBefore: Option[Long] = None,
     workloadMs: Long = PersistConf.ClusterWorkloadMs.default, chosen: IndexedSeq[Int] = IndexedSeq.empty) {
   Check.arg(partBytes >= 1, s"cluster partBytes must be positive, got $partBytes")
 

@@ -154,7 +154,7 @@ object Compactor {
     val clustering = groups.count(_.clusterBy.nonEmpty)
     val description = s"sparkpersist compact '${shard.name}' round $round: ${groups.map(_.batches.size).sum} " +
       s"batches into ${groups.size} (${groups.map(_.rows).sum} rows, since ${state.since}" +
-      (if (clustering > 0) s", $clustering clustered along the ${cluster.curve.name} curve)" else ")")
+      (if (clustering > 0) s", $clustering clustered, layout ${cluster.layout.name})" else ")")
     try {
       val written = MergeJob.run(spark, shard, state.schema, groups, outputs, keepStats, cluster, description)
       val now = System.currentTimeMillis()

@@ -6,7 +6,7 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.StructType
 
 import sparkpersist.PersistConf
-import sparkpersist.cluster.{ClusteredRuns, CurveLayout, Reservoir}
+import sparkpersist.cluster.{ClusteredRuns, Reservoir}
 import sparkpersist.consolidate.MergeKey
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
@@ -24,7 +24,7 @@ import sparkpersist.write.{BatchCommit, RunSpec, RunWriter, WrittenPart}
  */
 private[compact] object MergeJob {
 
-  /** Rows of a group's clustering columns sampled to lay it out ([[CurveLayout]]). */
+  /** Rows of a group's clustering columns sampled to lay it out ([[sparkpersist.cluster.Layout]]). */
   private val ClusterSampleRows = 10000
 
   /**
@@ -67,7 +67,7 @@ private[compact] object MergeJob {
     val sampler = if (clusterBy.isEmpty) None else Some(PartFileReader(spark, schema, StructType(clusterBy.map(_.toField))))
     val clusterOrdinals = clusterBy.map(c => schema.columns.indexWhere(_.id == c.id)).toIndexedSeq
     val clusterTypes = clusterBy.map(_.dataType).toIndexedSeq
-    val curve = cluster.curve
+    val layoutKind = cluster.layout
     // One Parquet configuration per part layout, shared by all groups (the first batch
     // directory is a placeholder: each task writes into its own).
     def spec(stamp: Option[Long]) =
@@ -87,7 +87,7 @@ private[compact] object MergeJob {
             else {
               val sample = new Reservoir(ClusterSampleRows, t.seed)
               t.runs.flatten.foreach(p => sampler.get.rowsAsOf(p, Long.MaxValue, open).foreach(sample.offer))
-              val layout = CurveLayout.fromSample(sample.sample, clusterOrdinals.indices, clusterTypes, curve, t.buckets)
+              val layout = layoutKind.fromSample(sample.sample, clusterOrdinals.indices, clusterTypes, t.buckets)
                 .at(clusterOrdinals)
               val written = if (t.stampTime.isDefined) schema.dataSchema else reader.schema
               val key = MergeKey.ordinals(schema, reader.schema) ++ (if (t.stampTime.isDefined) Nil else Seq(reader.timeOrdinal))

@@ -75,7 +75,7 @@ class CompactionPropertySuite extends QueryTest with PersistSparkSession {
           windowMs = Some(Seq(Day / 2, Day, 10 * Day)(rnd.nextInt(3))),
           retentionMs = if (rnd.nextBoolean()) None else Some(rnd.nextLong(math.max(1L, upper))))
         withSQLConf(PersistConf.ClusterPartBytes.key -> Seq("1", "300", "100000")(rnd.nextInt(3)),
-          PersistConf.ClusterCurve.key -> Seq("hilbert", "zorder")(rnd.nextInt(2))) {
+          PersistConf.ClusterCurve.key -> Seq("hilbert", "zorder", "grid")(rnd.nextInt(3))) {
           Lifecycle.compact(spark, compactedShard, options.copy(recluster = rnd.nextInt(3) == 0))
         }
         clusteredBatches += store.open(compactedShard).state.batches.count(_.clusteredBy.nonEmpty)
