@@ -47,8 +47,7 @@ object CompactionPlanner {
     def windowOf(b: BatchMeta): Option[Window] =
       if (withRetractions && b.upper <= state.since) Some(Settled)
       else {
-        val parts = b.parts.toSeq
-        val (lo, hi) = if (parts.isEmpty) (b.lower, b.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+        val (lo, hi) = updateTimes(b)
         val first = Math.floorDiv(lo, settings.windowMs)
         if (first == Math.floorDiv(hi, settings.windowMs)) Some(Span(first)) else None
       }
@@ -57,7 +56,7 @@ object CompactionPlanner {
       case Span(i) => BigInt(i + 1) * settings.windowMs <= state.upper
     }
     val clusterBy = settings.cluster.columns(state.schema)
-    segments(state.batches, windowOf).flatMap { case (window, batches) =>
+    val windowed = segments(state.batches, windowOf).flatMap { case (window, batches) =>
       if (clusterBy.nonEmpty && window != Settled && sealedWindow(window)) {
         val pending = splitWhen(batches)(settings.cluster.done(_, state.schema))
         pending.flatMap(NextFit.groups(_, settings.targetBytes)(_.bytes)).map(MergeGroup(_, state.since, clusterBy))
@@ -67,13 +66,37 @@ object CompactionPlanner {
         val groups =
           if (tiered.nonEmpty || !sealedWindow(window)) tiered
           else {
-            val packed = belowTarget.flatMap(pack(_, settings.targetBytes))
+            val packed = belowTarget.flatMap(pack(_, settings.targetBytes)) ++ fragmented(batches, settings)
             if (window == Settled) packed ++ unconsolidated(batches, packed, state.since) else packed
           }
         groups.map(MergeGroup(_, state.since))
       }
     }
+    if (!settings.mergeAged) windowed
+    else {
+      val taken = windowed.iterator.flatMap(_.batches).map(_.id).toSet
+      windowed ++ AgedSpans.groups(state.batches, state.upper, settings) { b =>
+        !taken(b.id) && !windowOf(b).contains(Settled)
+      }.map(MergeGroup(_, state.since, clusterBy))
+    }
   }
+
+  /** The update times a batch holds, lowest and highest: its parts', or `[lower, upper - 1]` when it has none. */
+  def updateTimes(b: BatchMeta): (Long, Long) = {
+    val parts = b.parts.toSeq
+    if (parts.isEmpty) (b.lower, b.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+  }
+
+  /**
+   * Complete batches written as many small runs (one append of thousands of tasks, each writing a
+   * part far below the target): rewritten alone, once, into one sorted run of full parts, after
+   * which they are one run and left alone. Clustered batches keep their layout.
+   */
+  private def fragmented(batches: IndexedSeq[BatchMeta], settings: CompactionSettings): Seq[IndexedSeq[BatchMeta]] =
+    batches.filter { b =>
+      b.bytes >= settings.targetBytes && b.runs.size > 1 && b.clusteredBy.isEmpty &&
+        b.bytes / b.partCount < settings.targetBytes / settings.fanIn / settings.fanIn
+    }.map(IndexedSeq(_))
 
   /** The tier of a batch below the target: the largest k with `bytes * fanIn^k < targetBytes`. */
   def tier(bytes: Long, settings: CompactionSettings): Int = {
