@@ -79,6 +79,28 @@ class AgedSpansSuite extends AnyFunSuite {
     assert(spans(after).take(3) === Seq((0L, 63L), (64L, 127L), (128L, 191L)))
   }
 
+  test("10,000 days of 16 KB from 2026-01-01 at the defaults: the maximal sealed aligned spans within targetBytes, 21 batches") {
+    val defaults = CompactionSettings(fanIn = 8, targetBytes = 128L << 20, windowMs = Day, retentionMs = None)
+    val first = 20454 // 2026-01-01
+    val count = 10000
+    val last = first + count - 1
+    val bytes = 16600L
+    // The oracle, declared rather than planned: a span is one batch if it is sealed and holds at most the
+    // target, else its children are laid out; a day is a batch of its own.
+    def expected(level: Int, index: Long): Seq[(Long, Long)] = {
+      val length = math.pow(8, level).toLong
+      val (lo, hi) = (math.max(index * length, first.toLong), math.min((index + 1) * length - 1, last.toLong))
+      if (lo > hi) Nil
+      else if (level == 0 || ((index + 1) * length <= last && (hi - lo + 1) * bytes <= defaults.targetBytes)) Seq(lo -> hi)
+      else (0 until 8).flatMap(c => expected(level - 1, index * 8 + c))
+    }
+    val (_, after) = compacted(state(days(first to last, bytes)), defaults)
+    val oracle = (0L to last / math.pow(8, 6).toLong).flatMap(expected(6, _))
+    assert(spans(after) === oracle)
+    assert(oracle.size === 21)
+    assert(oracle.map { case (lo, hi) => hi - lo + 1 }.max === 4096)
+  }
+
   test("a span whose batches hold more than targetBytes stays apart, so does one with a day left in two batches") {
     val large = days(0 to 8, bytes = settings.targetBytes / 3)
     assert(compacted(state(large))._1 === Nil)
