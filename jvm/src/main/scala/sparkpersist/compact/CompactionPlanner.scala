@@ -32,6 +32,10 @@ import sparkpersist.util.NextFit
  *    too, however large), each merged, consolidated where it holds retractions, into one clustered
  *    batch. A window whose batches are all clustered is left alone: no write lands in a sealed window.
  *
+ *  - **Aged spans**: small sealed windows merge into aligned spans of `windowMs * fanIn^k` as they
+ *    age ([[AgedSpans]]); in a clustered shard a merged span is laid out as one window, and laid out
+ *    again alone when the columns change or `cluster => true` asks.
+ *
  * Each round's groups are disjoint; merging runs rounds until a plan is empty.
  */
 object CompactionPlanner {
@@ -72,10 +76,17 @@ object CompactionPlanner {
         groups.map(MergeGroup(_, state.since))
       }
     }
-    if (!settings.mergeAged) windowed
+    // Batches spanning several windows (aged spans, or writes across a boundary) of a clustered shard, sealed
+    // and not laid out along the current columns: laid out again alone, as a window is.
+    val relaid = if (clusterBy.isEmpty) Nil else state.batches.filter { b =>
+      windowOf(b).isEmpty && !settings.cluster.done(b, state.schema) &&
+        BigInt(Math.floorDiv(updateTimes(b)._2, settings.windowMs) + 1) * settings.windowMs <= state.upper
+    }.map(b => MergeGroup(IndexedSeq(b), state.since, clusterBy))
+    val planned = windowed ++ relaid
+    if (!settings.mergeAged) planned
     else {
-      val taken = windowed.iterator.flatMap(_.batches).map(_.id).toSet
-      windowed ++ AgedSpans.groups(state.batches, state.upper, settings) { b =>
+      val taken = planned.iterator.flatMap(_.batches).map(_.id).toSet
+      planned ++ AgedSpans.groups(state.batches, state.upper, settings) { b =>
         !taken(b.id) && !windowOf(b).contains(Settled)
       }.map(MergeGroup(_, state.since, clusterBy))
     }

@@ -120,6 +120,21 @@ class AgedSpansSuite extends AnyFunSuite {
     assert(groups === Seq(Seq("d0", "d1"), Seq("d4", "d5", "d6", "d7")))
   }
 
+  test("in a clustered shard a merged span is laid out as one window, and again alone when the columns change") {
+    val schema = ShardFixtures.eventSchema.copy(columns = ShardFixtures.eventSchema.columns.map(c =>
+      if (c.name == "user_name") c.copy(clustered = true) else c))
+    val ids = schema.clusteredIds
+    val clustered = state(days(0 to 8).map(_.copy(clusteredBy = ids))).copy(schema = schema)
+    assert(CompactionPlanner.plan(clustered, settings).map(g => (g.batches.map(_.id), g.clusterBy)) ===
+      Seq((Seq("d0", "d1", "d2", "d3"), ids), (Seq("d4", "d5", "d6", "d7"), ids)))
+    // A span of days 0..3 laid out along other columns, then days 4 and 5: the span is laid out again, alone.
+    val span = batch("span", 0, Day / 2, 3 * Day + Day / 2, 4000L).copy(clusteredBy = IndexedSeq(ids.head + 1))
+    val after = days(0 to 5).drop(4).map(_.copy(clusteredBy = ids))
+    val changed = state(span +: after).copy(schema = schema)
+    assert(CompactionPlanner.plan(changed, settings).map(g => (g.batches.map(_.id), g.clusterBy)) === Seq((Seq("span"), ids)))
+    assert(CompactionPlanner.plan(changed.copy(batches = (span.copy(clusteredBy = ids) +: after)), settings) === Nil)
+  }
+
   test("mergeAged=false keeps every batch within one window") {
     assert(CompactionPlanner.plan(state(days(0 to 40)), settings.copy(mergeAged = false)) === Nil)
   }
