@@ -215,13 +215,22 @@ object PersistConf {
       "factor fanIn of each other) into one batch of the next tier.", min = 2)
 
   val CompactTargetBytes = long(Prefix + "compact.targetBytes", 128L * 1024 * 1024,
-    "Size at which a batch is complete: compaction never rewrites a batch this large and never " +
+    "Size at which a batch is complete: compaction never rewrites a batch this large (except, once, " +
+      "one written as many runs of parts under targetBytes / fanIn^2 each, into one run) and never " +
       "builds a larger one by packing.", min = 1)
 
   val CompactWindowMs = long(Prefix + "compact.windowMs", 86400000L,
     "Time-span limit of compaction: only batches whose update times lie in one aligned window of " +
       "this many ms (UTC days by default) are merged, so parts stay narrow in time. Once the " +
-      "shard's upper passes a window, its leftover batches are packed up to targetBytes.", min = 1)
+      "shard's upper passes a window, its leftover batches are packed up to targetBytes; small sealed " +
+      "windows then merge into longer spans as they age (compact.mergeAged).", min = 1)
+
+  val CompactMergeAged = bool(Prefix + "compact.mergeAged", true,
+    "Merge small sealed windows into longer spans of update time as they age: an aligned span of " +
+      "windowMs x fanIn^k (8 days, 64 days, ... at the defaults) whose fanIn sub-spans are each down to " +
+      "at most one batch becomes one batch once the upper passes its end and its batches hold at most " +
+      "targetBytes together, so a shard of many small days gets larger parts, each still one contiguous " +
+      "range of time. false: every part stays within one window.")
 
   val ClusterPartBytes = long(Prefix + "cluster.partBytes", 32L * 1024 * 1024,
     "Size of the parts a clustering compaction cuts (CLUSTER BY): each time window's rows, sorted along " +

@@ -39,6 +39,10 @@ import sparkpersist.util.NextFit
  * [[windows]] also says, per window, why it merges what it does or nothing ([[WindowPlan]]): the
  * procedure's result shows it.
  *
+ *  - **Aged spans**: small sealed windows merge into aligned spans of `windowMs * fanIn^k` as they
+ *    age ([[AgedSpans]]); in a clustered shard a merged span is laid out as one window, and laid out
+ *    again alone when the columns change or `cluster => true` asks.
+ *
  * Each round's groups are disjoint; merging runs rounds until a plan is empty.
  */
 object CompactionPlanner {
@@ -51,7 +55,8 @@ object CompactionPlanner {
     val window = CompactionWindow.of(state, settings.windowMs) _
     val clusterBy = settings.cluster.columns(state.schema)
     lazy val along = clusterBy.flatMap(state.schema.columnById).map(_.name).mkString("(", ", ", ")")
-    segments(state.batches, window).map { case (w, batches) =>
+    val spanning = CompactionWindow.spanning(settings.windowMs) _
+    val windowed = segments(state.batches, window).map { case (w, batches) =>
       val sealedWindow = w.sealedIn(state)
       val done = settings.cluster.done(_: BatchMeta, state.schema)
       val requested = settings.cluster.reclusterBefore
@@ -72,7 +77,7 @@ object CompactionPlanner {
         val packed =
           if (tiered.nonEmpty || !sealedWindow) Nil
           else {
-            val packs = belowTarget.flatMap(pack(_, settings.targetBytes))
+            val packs = belowTarget.flatMap(pack(_, settings.targetBytes)) ++ fragmented(batches, settings)
             if (w.settled) packs ++ unconsolidated(batches, packs, state.since) else packs
           }
         val reason =
@@ -85,7 +90,42 @@ object CompactionPlanner {
         WindowPlan(w, (tiered ++ packed).map(MergeGroup(_, state.since)), reason)
       }
     }
+    // Batches spanning several windows (aged spans, or writes across a boundary) of a clustered shard, sealed
+    // and not laid out along the current columns: laid out again alone, as a window is.
+    val relaid = if (clusterBy.isEmpty) Nil else state.batches.collect {
+      case b if window(b).isEmpty && !settings.cluster.done(b, state.schema) && spanning(IndexedSeq(b)).sealedIn(state) =>
+        WindowPlan(spanning(IndexedSeq(b)), Seq(MergeGroup(IndexedSeq(b), state.since, clusterBy)),
+          s"sealed span laid out along other columns: laid out again along $along")
+    }
+    val planned = windowed ++ relaid
+    if (!settings.mergeAged) planned
+    else {
+      val taken = planned.iterator.flatMap(_.groups).flatMap(_.batches).map(_.id).toSet
+      planned ++ AgedSpans.groups(state.batches, state.upper, settings) { b =>
+        !taken(b.id) && !window(b).exists(_.settled)
+      }.map { g =>
+        WindowPlan(spanning(g), Seq(MergeGroup(g, state.since, clusterBy)),
+          s"aged: ${g.size} sealed batches below target_bytes merged into one span")
+      }
+    }
   }
+
+  /** The update times a batch holds, lowest and highest: its parts', or `[lower, upper - 1]` when it has none. */
+  def updateTimes(b: BatchMeta): (Long, Long) = {
+    val parts = b.parts.toSeq
+    if (parts.isEmpty) (b.lower, b.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+  }
+
+  /**
+   * Complete batches written as many small runs (one append of thousands of tasks, each writing a
+   * part far below the target): rewritten alone, once, into one sorted run of full parts, after
+   * which they are one run and left alone. Clustered batches keep their layout.
+   */
+  private def fragmented(batches: IndexedSeq[BatchMeta], settings: CompactionSettings): Seq[IndexedSeq[BatchMeta]] =
+    batches.filter { b =>
+      b.bytes >= settings.targetBytes && b.runs.size > 1 && b.clusteredBy.isEmpty &&
+        b.bytes / b.partCount < settings.targetBytes / settings.fanIn / settings.fanIn
+    }.map(IndexedSeq(_))
 
   /** The tier of a batch below the target: the largest k with `bytes * fanIn^k < targetBytes`. */
   def tier(bytes: Long, settings: CompactionSettings): Int = {

@@ -16,9 +16,10 @@ import sparkpersist.shard.BatchMeta
  * @param windowMs    the time-span limit: only batches within one aligned window are merged
  * @param retentionMs update-time history kept readable below the upper; None: since stays
  * @param cluster     how a shard with clustering columns is laid out
+ * @param mergeAged   whether small sealed windows merge into longer spans as they age ([[AgedSpans]])
  */
 final case class CompactionSettings(fanIn: Int, targetBytes: Long, windowMs: Long, retentionMs: Option[Long],
-    cluster: ClusterSettings = ClusterSettings()) {
+    cluster: ClusterSettings = ClusterSettings(), mergeAged: Boolean = PersistConf.CompactMergeAged.default) {
   Check.arg(fanIn >= 2, s"fanIn must be at least 2, got $fanIn")
   Check.arg(targetBytes >= 1, s"targetBytes must be positive, got $targetBytes")
   Check.arg(windowMs >= 1, s"windowMs must be positive, got $windowMs")
@@ -33,7 +34,8 @@ object CompactionSettings {
     windowMs = PersistConf.CompactWindowMs.get(conf),
     retentionMs = PersistConf.RetentionMs.get(conf),
     cluster = ClusterSettings(PersistConf.ClusterPartBytes.get(conf), LayoutKind.named(PersistConf.ClusterCurve.get(conf)),
-      workloadMs = PersistConf.ClusterWorkloadMs.get(conf)))
+      workloadMs = PersistConf.ClusterWorkloadMs.get(conf)),
+    mergeAged = PersistConf.CompactMergeAged.get(conf))
 }
 
 /**

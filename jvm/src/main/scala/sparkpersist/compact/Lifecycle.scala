@@ -62,7 +62,8 @@ object Lifecycle {
       targetBytes = options.targetBytes.getOrElse(defaults.targetBytes),
       windowMs = options.windowMs.getOrElse(defaults.windowMs),
       retentionMs = options.retentionMs.orElse(defaults.retentionMs),
-      cluster = defaults.cluster.copy(reclusterBefore = if (options.recluster) Some(System.currentTimeMillis()) else None))
+      cluster = defaults.cluster.copy(reclusterBefore = if (options.recluster) Some(System.currentTimeMillis()) else None),
+      mergeAged = defaults.mergeAged)
     val keepStats = WriteInput.keepStatsIds(shard, handle.state.schema, options.keepStats)
     val gc = if (options.gc.getOrElse(PersistConf.CompactGc.get(conf))) Some(GcSettings.of(conf)) else None
     Compactor.compact(session, handle, settings, keepStats = keepStats, gc = gc)

@@ -22,12 +22,21 @@ object CompactionWindow {
   def of(state: ShardState, windowMs: Long)(batch: BatchMeta): Option[CompactionWindow] =
     if (state.hasRetractions && batch.upper <= state.since) Some(CompactionWindow(None, windowMs))
     else {
-      val parts = batch.parts.toSeq
-      val (lo, hi) =
-        if (parts.isEmpty) (batch.lower, batch.upper - 1) else (parts.map(_.minTime).min, parts.map(_.maxTime).max)
+      val (lo, hi) = CompactionPlanner.updateTimes(batch)
       val first = Math.floorDiv(lo, windowMs)
       if (first == Math.floorDiv(hi, windowMs)) Some(CompactionWindow(Some(first * windowMs), windowMs)) else None
     }
+
+  /**
+   * The windows of `windowMs` that `batches`' update times meet, from the first to the last, as one
+   * window (an aged span, or a batch across a boundary).
+   */
+  def spanning(windowMs: Long)(batches: IndexedSeq[BatchMeta]): CompactionWindow = {
+    val times = batches.map(CompactionPlanner.updateTimes)
+    val start = Math.floorDiv(times.map(_._1).min, windowMs) * windowMs
+    val end = (Math.floorDiv(times.map(_._2).max, windowMs) + 1) * windowMs
+    CompactionWindow(Some(start), end - start)
+  }
 }
 
 /**

@@ -52,7 +52,7 @@ object WindowOutcome {
  * that round's reason; a window left alone keeps the newest round's reason.
  */
 private[compact] final class WindowReport(windowMs: Long) {
-  private val seen = mutable.LinkedHashMap.empty[Option[Long], (CompactionWindow, String, String)]
+  private val seen = mutable.LinkedHashMap.empty[CompactionWindow, (String, String)]
 
   def round(plans: Seq[WindowPlan], ran: Seq[MergeGroup]): Unit = {
     val running = ran.toSet
@@ -62,23 +62,34 @@ private[compact] final class WindowReport(windowMs: Long) {
         if (groups.isEmpty) WindowOutcome.Untouched
         else if (groups.exists(_.clusterBy.nonEmpty)) WindowOutcome.Clustered
         else WindowOutcome.Merged
-      val keep = seen.get(p.window.start).exists { case (_, a, _) => a != WindowOutcome.Untouched && !WindowOutcome.stronger(action, a) }
+      val keep = seen.get(p.window).exists { case (a, _) => a != WindowOutcome.Untouched && !WindowOutcome.stronger(action, a) }
       val reason = if (groups.isEmpty && p.groups.nonEmpty) s"not this time (the compaction's byte budget): ${p.reason}" else p.reason
-      if (!keep) seen(p.window.start) = (p.window, action, reason)
+      if (!keep) seen(p.window) = (action, reason)
     }
   }
 
-  /** One outcome per window, oldest first (the settled history first), with its parts before and after. */
+  /** One outcome per window, oldest first (the settled history first, a span after its first window), with its parts before and after. */
   def outcomes(before: ShardState, after: ShardState): Seq[WindowOutcome] = {
     val partsBefore = parts(before)
     val partsAfter = parts(after)
-    seen.values.toSeq.sortBy(_._1.start.getOrElse(Long.MinValue)).map { case (w, action, reason) =>
-      WindowOutcome(w.start, w.end(after), action, reason, partsBefore.getOrElse(w.start, 0), partsAfter.getOrElse(w.start, 0))
+    seen.toSeq.sortBy { case (w, _) => (w.start.getOrElse(Long.MinValue), w.windowMs) }.map { case (w, (action, reason)) =>
+      WindowOutcome(w.start, w.end(after), action, reason, partsBefore(w), partsAfter(w))
     }
   }
 
-  private def parts(state: ShardState): Map[Option[Long], Int] =
-    state.batches.groupBy(CompactionWindow.of(state, windowMs)).collect {
-      case (Some(w), batches) => w.start -> batches.map(_.partCount).sum
+  /**
+   * The parts of `state` in each window: a window of `windowMs` counts the batches wholly inside it,
+   * a wider one (an aged span) every batch wholly inside its range.
+   */
+  private def parts(state: ShardState): CompactionWindow => Int = {
+    val byWindow = state.batches.groupBy(CompactionWindow.of(state, windowMs)).collect {
+      case (Some(w), batches) => w -> batches.map(_.partCount).sum
     }
+    val times = state.batches.map(b => CompactionPlanner.updateTimes(b) -> b.partCount)
+    w => w.start match {
+      case Some(start) if w.windowMs > windowMs =>
+        times.collect { case ((lo, hi), n) if lo >= start && hi < start + w.windowMs => n }.sum
+      case _ => byWindow.getOrElse(w, 0)
+    }
+  }
 }

@@ -83,14 +83,14 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
     val query = "SELECT count(*), sum(n) FROM persist.events WHERE mz_now() <= event_ts + INTERVAL 7 DAYS"
     val (before, beforeReports) = inEveryMode(query)
     val result = compact("events")
-    assert((result.batchesBefore, result.batchesAfter) === (24, 12))
+    assert((result.batchesBefore, result.batchesAfter) === (24, 5))
     val (after, afterReports) = inEveryMode(query)
     assert(after === before)
     // As of the end of day 11: before, the last append of day 4 and both of days 5..11; after,
-    // one part per day.
+    // the aged span of days 0..7 (sealed: merged into one part) and one part per day 8..11.
     assert(beforeReports("on").map(_.metrics.partsKept) === Seq(15L))
-    assert(afterReports("on").map(_.metrics.partsKept) === Seq(8L))
-    assert(afterReports("on").map(_.metrics.partsTotal) === Seq(12L))
+    assert(afterReports("on").map(_.metrics.partsKept) === Seq(5L))
+    assert(afterReports("on").map(_.metrics.partsTotal) === Seq(5L))
   }
 
   test("retention moves since; history below it is consolidated at since and older reads are refused") {

@@ -7,9 +7,12 @@ import scala.jdk.CollectionConverters._
 
 import org.apache.commons.io.FileUtils
 import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.execution.FileSourceScanExec
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanHelper
 import org.apache.spark.sql.functions.{col, lit, timestamp_millis, to_date, when}
 
 import sparkpersist.bench.Bench.{arg, timedWithCpuMs}
+import sparkpersist.scan.ScanReports
 
 /**
  * Row-level operations (issue 32) on the same rows in a persist shard and a Delta 4.3.1 table with
@@ -24,9 +27,11 @@ import sparkpersist.bench.Bench.{arg, timedWithCpuMs}
  *  - `DELETE old days`: the first tenth of the days (whole parts and files);
  *  - `read after DELETEs`;
  *  - `compact` (ours: `CALL persist.system.compact` with no retention; Delta: `OPTIMIZE`), then
- *    `read after compaction`.
+ *    `read after compaction`;
+ *  - `last 7 days` (`event_ts` of the last 7 days) right after `read before` and after compaction.
  * Bytes and files written: what the step added under the table's directory (ours: parts; Delta:
- * data files, deletion vectors and the log). Results of the reads must agree. One run per
+ * data files, deletion vectors and the log); parts / files read: the parts the persist scan read,
+ * Delta's `FileSourceScanExec` "number of files read". Results of the reads must agree. One run per
  * statement (the statements change the tables), three per read (the median reported, and the
  * first run beside it), the systems alternating, after a warm-up of the reads.
  *
@@ -40,7 +45,9 @@ object DmlBench {
 
   /** One step's result (reads), times, and what it wrote beside the `tableBytes` the table held before it. */
   final case class Step(result: String, wallMs: Double, cpuMs: Double, bytesWritten: Long, filesWritten: Long,
-      tableBytes: Long, firstWallMs: Double)
+      tableBytes: Long, firstWallMs: Double, filesRead: Long)
+
+  private object Plans extends AdaptiveSparkPlanHelper
 
   def main(args: Array[String]): Unit = {
     val rows = arg(args, 0, 10000000L)(_.toLong)
@@ -59,8 +66,10 @@ object DmlBench {
       spark.table("changes").count()
       val oldDays = s"to_date(timestamp_millis(${Start + days / 10 * Day}L))"
       val read = "SELECT count(*), sum(amount) FROM %s"
+      val lastWeek = s"$read WHERE event_ts >= timestamp_millis(${Start + (days - 7) * Day}L)"
       val steps = Seq(
         "read before" -> read,
+        "last 7 days" -> lastWeek,
         "DELETE old days" -> s"DELETE FROM %s WHERE day < $oldDays",
         "read after it" -> read,
         "MERGE" -> ("MERGE INTO %s t USING changes s ON t.id = s.id " +
@@ -69,14 +78,15 @@ object DmlBench {
         "DELETE 1 %" -> "DELETE FROM %s WHERE id % 100 = 13",
         "read after DELETE 1 %" -> read,
         "compact" -> "",
-        "read after compaction" -> read)
+        "read after compaction" -> read,
+        "last 7 days after compaction" -> lastWeek)
       // Warm-up: the reads, once per system.
       Systems.foreach(s => spark.sql(read.replace("%s", tables(s))).collect())
       val measured = steps.zipWithIndex.map { case ((name, statement), i) =>
         val order = if (i % 2 == 0) Systems else Systems.reverse
         name -> order.map { system =>
           val sql = if (name == "compact") compaction(system, tables(system)) else statement.replace("%s", tables(system))
-          system -> step(spark, sql, dirs(system))
+          system -> step(spark, sql, dirs(system), system)
         }.toMap
       }
       val table = report(measured, rows, days)
@@ -118,16 +128,25 @@ object DmlBench {
    * Runs `sql`, measuring its time and the bytes and files it added under `dir`: a read (which
    * changes nothing) three times, its median run reported beside its first.
    */
-  private def step(spark: SparkSession, sql: String, dir: File): Step = {
+  private def step(spark: SparkSession, sql: String, dir: File, system: String): Step = {
     val before = files(dir)
     val read = sql.startsWith("SELECT")
-    val runs = Seq.fill(if (read) 3 else 1)(timedWithCpuMs(spark.sql(sql).collect()))
-    val (result, wallMs, cpuMs) = runs.sortBy(_._2).apply(runs.size / 2)
+    val runs = Seq.fill(if (read) 3 else 1) {
+      val df = spark.sql(sql)
+      val (result, wallMs, cpuMs) = timedWithCpuMs(df.collect())
+      (result, wallMs, cpuMs, if (read) filesRead(spark, df, system) else 0L)
+    }
+    val (result, wallMs, cpuMs, filesReadByIt) = runs.sortBy(_._2).apply(runs.size / 2)
     val added = files(dir) -- before.keySet
     Step(if (read) result.head.toSeq.mkString("/") else "", wallMs, cpuMs,
       added.values.sum, added.keys.count(f => f.endsWith(".parquet") || f.endsWith(".bin")), before.values.sum,
-      runs.head._2)
+      runs.head._2, filesReadByIt)
   }
+
+  /** The parts (ours) or files (Delta) the read `df` just run read. */
+  private def filesRead(spark: SparkSession, df: org.apache.spark.sql.DataFrame, system: String): Long =
+    if (system == "ours") ScanReports.last(spark).map(_.metrics.partsKept).sum
+    else Plans.collect(df.queryExecution.executedPlan) { case s: FileSourceScanExec => s.metrics("numFiles").value }.sum
 
   private def files(dir: File): Map[String, Long] =
     if (!dir.exists()) Map.empty
@@ -138,23 +157,26 @@ object DmlBench {
     import Table.Column
     val lines = measured.flatMap { case (name, bySystem) =>
       val ours = bySystem("ours")
-      if (name.startsWith("read")) {
+      if (ours.result.nonEmpty) {
         require(bySystem("delta").result == ours.result, s"delta read ${bySystem("delta").result}, ours ${ours.result} ($name)")
       }
       Systems.map { system =>
         val s = bySystem(system)
-        Seq[Any](name, system, s.result, s.wallMs, s.wallMs / ours.wallMs, s.cpuMs, s.firstWallMs, s.bytesWritten,
-          100.0 * s.bytesWritten / math.max(1L, s.tableBytes), s.filesWritten)
+        Seq[Any](name, system, s.result, s.wallMs, s.wallMs / ours.wallMs, s.cpuMs, s.firstWallMs, s.filesRead,
+          s.bytesWritten, 100.0 * s.bytesWritten / math.max(1L, s.tableBytes), s.filesWritten)
       }
     }
     Table(s"DML: $rows events over $days days (one part / file per day), persist shard vs Delta 4.3.1 with deletion " +
       "vectors; local[2], steps in order, systems alternating; a read's median of 3 runs (and its first run)",
       Seq(Column("step", "step"), Column("system", "system"), Column("result", "result"), Column("wall ms", "wallMs"),
         Column("time / ours", "timeRatio", 2), Column("CPU ms", "cpuMs"), Column("first run ms", "firstWallMs"),
+        Column("parts / files read", "filesRead"),
         Column("bytes written", "bytesWritten"), Column("% of the table", "writtenPct", 2),
         Column("data files written", "filesWritten")),
       lines,
-      Seq("MERGE: 1 % of the keys updated, 0.1 % new; DELETE 1 %: id % 100 = 13; DELETE old days: the first tenth.",
+      Seq("MERGE: 1 % of the keys updated, 0.1 % new; DELETE 1 %: id % 100 = 13; DELETE old days: the first tenth; " +
+          "last 7 days: event_ts of the last 7 days.",
+        "parts / files read (reads): ours = parts the scan read; delta = FileSourceScanExec 'number of files read'.",
         "bytes / files written: what the step added under the table's directory (ours: parts and positions files " +
           "(.bin); Delta: data files, deletion vectors (.bin) and its log).",
         "compact: ours CALL persist.system.compact with no retention; Delta OPTIMIZE."))
