@@ -41,8 +41,12 @@ def test_a_connect_client_creates_writes_updates_merges_deletes_reads_and_compac
     else:
         assert scan["mode"] == "on" and scan["parts_read"] + scan["parts_pruned"] == scan["parts_total"]
     assert out["compact"]["batches_after"] < out["compact"]["batches_before"]
-    # retention_ms=0: every batch is settled history below since, one window without a start.
-    assert out["compact_windows"] == [[None, "merged", "settled below since: packed up to target_bytes and consolidated"]]
+    # retention_ms=0: the batches wholly below since are the settled history (a window without a
+    # start); the newest, the DELETE's, is in today's open window.
+    settled, today = out["compact_windows"]
+    assert settled == [None, "merged", "settled below since: packed up to target_bytes and consolidated"]
+    assert today[1:] == ["none", "below the minimum size: fewer than 8 batches of one size tier"]
+    assert today[0] % 86_400_000 == 0
     assert out["after_compact"] == out["after_delete"]
     assert out["shards"] == ["acc"]
     assert out["index_columns"] == ["tag"]

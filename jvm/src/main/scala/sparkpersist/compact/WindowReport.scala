@@ -42,7 +42,7 @@ object WindowOutcome {
   /** The type of the result's `windows` column: one struct per window. */
   val dataType: ArrayType = ArrayType(rowType, containsNull = false)
 
-  /** The stronger of two actions in one window over a compaction's rounds. */
+  /** Whether action `a` says more than `b` of one window over a compaction's rounds (clustered, merged, none). */
   private[compact] def stronger(a: String, b: String): Boolean = rank(a) > rank(b)
 }
 
@@ -62,9 +62,11 @@ private[compact] final class WindowReport(windowMs: Long) {
         if (groups.isEmpty) WindowOutcome.Untouched
         else if (groups.exists(_.clusterBy.nonEmpty)) WindowOutcome.Clustered
         else WindowOutcome.Merged
-      val keep = seen.get(p.window).exists { case (a, _) => a != WindowOutcome.Untouched && !WindowOutcome.stronger(action, a) }
       val reason = if (groups.isEmpty && p.groups.nonEmpty) s"not this time (the compaction's byte budget): ${p.reason}" else p.reason
-      if (!keep) seen(p.window) = (action, reason)
+      val replaces = seen.get(p.window).forall { case (earlier, _) =>
+        earlier == WindowOutcome.Untouched || WindowOutcome.stronger(action, earlier)
+      }
+      if (replaces) seen(p.window) = (action, reason)
     }
   }
 
