@@ -208,19 +208,23 @@ def cluster(doc, ax_parts, ax_bytes):
     rs = [r for r in rows(doc) if r["ideal"] is not None]
     labels = [r["filter"] for r in rs]
     layouts = (("compacted", "compacted (one part a day)"), ("hilbert", "clustered, Hilbert"),
-               ("zorder", "clustered, Z-order"), ("ideal", "ideal sort by the column"), ("delta", "Delta liquid (files)"))
+               ("grid", "clustered, grid"), ("gridIndexed", "grid + user_id index"),
+               ("ideal", "ideal sort by the column"), ("delta", "Delta liquid (files)"))
     width = 0.8 / len(layouts)
     for i, (key, label) in enumerate(layouts):
         xs = [j + (i - len(layouts) / 2 + 0.5) * width for j in range(len(rs))]
         ax_parts.bar(xs, [max(r[key], 0.5) for r in rs], width, label=label)
     ax_parts.set_yscale("log")
     ax_parts.set(ylabel="parts (files) read, log scale", title="parts read per filter")
-    xs = range(len(rs))
-    ax_bytes.bar([x - 0.2 for x in xs], [r["compactedBytes"] for r in rs], 0.4, label="compacted")
-    ax_bytes.bar([x + 0.2 for x in xs], [r["hilbertBytes"] for r in rs], 0.4, label="clustered, Hilbert")
-    ax_bytes.set(ylabel="share of the table's bytes read", title="bytes read per filter")
+    sized = (("hilbertMB", "clustered, Hilbert"), ("gridMB", "clustered, grid"),
+             ("gridIndexedMB", "grid + user_id index"), ("deltaMB", "Delta liquid"))
+    width = 0.8 / len(sized)
+    for i, (key, label) in enumerate(sized):
+        xs = [j + (i - len(sized) / 2 + 0.5) * width for j in range(len(rs))]
+        ax_bytes.bar(xs, [r[key] for r in rs], width, label=label)
+    ax_bytes.set(ylabel="MB read", title="bytes read per filter")
     for ax in (ax_parts, ax_bytes):
-        ax.set_xticks(list(xs))
+        ax.set_xticks(list(range(len(rs))))
         ax.set_xticklabels(labels, fontsize=6, rotation=25, ha="right")
 
 

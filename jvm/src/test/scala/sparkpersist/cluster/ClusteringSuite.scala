@@ -1,7 +1,7 @@
 package sparkpersist.cluster
 
 import org.apache.spark.sql.{DataFrame, QueryTest}
-import org.apache.spark.sql.functions.{col, lit, timestamp_millis}
+import org.apache.spark.sql.functions.{col, timestamp_millis}
 
 import sparkpersist.compact.{CompactOptions, CompactionResult, Lifecycle}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -20,17 +20,11 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
   private val Day = 86400000L
   private val Hour = 3600000L
   private val Days = 4
-  private val Countries = Seq("BR", "DE", "FR", "IN", "JP", "MX", "NG", "US")
+  private val Countries = ClusterEvents.Countries
 
   /** Day `d`'s append `a` (of 4): 250 events of 8 countries and 4,000 users, ingested at hour 5(a + 1). */
-  private def events(d: Int, a: Int): DataFrame = {
-    val id = col("id") + lit(d * 1000L + a * 250L)
-    spark.range(0, 250, 1, 1).select(id.as("id"),
-      lit(Countries.toArray).getItem(((id * 5 + (id / 7).cast("long")) % 8).cast("int")).as("country"),
-      ((id * 7919) % 4000).cast("int").as("user_id"),
-      ((id * 31) % 1000 / 10.0).as("amount"),
-      lit(d * Day + (a + 1) * 5 * Hour).as("ingest"))
-  }
+  private def events(d: Int, a: Int): DataFrame =
+    ClusterEvents(spark, d * 1000L + a * 250L, 250, 4000, d * Day + (a + 1) * 5 * Hour)
 
   private def load(table: String): Unit = {
     val shard = store.open(table)

@@ -1,7 +1,7 @@
 package sparkpersist.cluster
 
 import org.apache.spark.sql.{DataFrame, QueryTest}
-import org.apache.spark.sql.functions.{col, input_file_name, lit, max, min}
+import org.apache.spark.sql.functions.{input_file_name, max, min}
 
 import sparkpersist.compact.{CompactOptions, CompactionResult, Lifecycle}
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -16,16 +16,10 @@ class WindowLayoutSuite extends QueryTest with PersistSparkSession {
 
   private val Day = 86400000L
   private val Appends = 8
-  private val Countries = Seq("BR", "DE", "FR", "IN", "JP", "MX", "NG", "US")
 
   /** Append `a` of day `d`: 500 events of 8 countries and 20,000 users. */
-  private def events(d: Int, a: Int): DataFrame = {
-    val id = col("id") + lit(d * 10000L + a * 500L)
-    spark.range(0, 500, 1, 1).select(id.as("id"),
-      lit(Countries.toArray).getItem(((id * 5 + (id / 7).cast("long")) % 8).cast("int")).as("country"),
-      ((id * 7919) % 20000).cast("int").as("user_id"),
-      lit(d * Day + (a + 1) * 3600000L).as("ingest"))
-  }
+  private def events(d: Int, a: Int): DataFrame =
+    ClusterEvents(spark, d * 10000L + a * 500L, 500, 20000, d * Day + (a + 1) * 3600000L).drop("amount")
 
   /** Day 0 in 8 appends, and one append of day 1, which seals day 0. */
   private def load(table: String, layout: String): Unit = {
