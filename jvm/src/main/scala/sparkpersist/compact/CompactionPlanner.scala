@@ -22,7 +22,8 @@ import sparkpersist.util.NextFit
  *    small ones, and a byte is rewritten once per tier it climbs.
  *  - **Sealed windows**: once the shard's upper passes a window's end, no write can land in it
  *    any more; when no tier has `fanIn` batches left there, the window's adjacent batches are
- *    packed into batches of at most `targetBytes`. The settled history is always sealed, and a
+ *    packed into batches of at most `targetBytes`; a complete batch written as many runs of small
+ *    parts is rewritten alone, once, into one run. The settled history is always sealed, and a
  *    settled batch with retractions not yet consolidated at since is rewritten even alone.
  *
  *  - **Clustering**: in a shard with clustering columns, each sealed window (not the settled

@@ -7,7 +7,7 @@ import org.apache.spark.sql.types.StructType
 
 import sparkpersist.PersistConf
 import sparkpersist.cluster.{ClusteredRuns, Reservoir}
-import sparkpersist.consolidate.MergeKey
+import sparkpersist.consolidate.{MergeKey, RunChains}
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.ShardHandle
@@ -57,7 +57,10 @@ private[compact] object MergeJob {
       : Seq[Seq[Seq[WrittenPart]]] = {
     val maxRowsPerPart = PersistConf.MaxRowsPerPart.get(spark.sessionState.conf)
     val tasks = groups.zip(outputs).map { case (g, out) =>
-      val runs = g.batches.flatMap(_.runs).map(_.parts.map(p => PartFile.of(shard.partUri(p), p, verify = false)))
+      // Runs chained end to end where their key ranges allow: a task holds one open part per chain, not per
+      // run (a batch written by 10,000 tasks is 10,000 runs).
+      val runs = RunChains(g.batches.flatMap(_.runs).map(_.parts), schema)
+        .map(_.map(p => PartFile.of(shard.partUri(p), p, verify = false)))
       GroupTask(runs, g.advanceTo, g.consolidates, g.stampTime, out.batchDir.toString,
         buckets(g, cluster.partBytes, maxRowsPerPart), g.lower)
     }

@@ -118,4 +118,23 @@ class AgedCompactionSuite extends QueryTest with PersistSparkSession {
     assert((settled.rowCount, settled.hasRetractions) === (16L * PerDay - 3, false))
     assert(inEveryMode("SELECT event_ts, n FROM persist.settled")._1 === rowsOf("SELECT event_ts, n FROM settled_oracle"))
   }
+
+  test("a complete batch written by 200 tasks is rewritten once into one run of one part, the same rows") {
+    create("fragmented")
+    val rows = spark.range(0, 2000, 1, 200).select(timestamp_millis(col("id") * Hour).as("event_ts"), col("id").as("n"),
+      lit(1000L).as("ingest"))
+    ShardWriter.write(rows, store.open("fragmented"), WriteOptions(timeCol = Some("ingest")))
+    ShardWriter.write(events(1).drop("ingest").withColumn("ingest", lit(Day + 1)), store.open("fragmented"),
+      WriteOptions(timeCol = Some("ingest")))
+    oracle(rows.drop("ingest").unionByName(events(1).drop("ingest")), "fragmented_oracle")
+    val written = store.open("fragmented").state.batches.head
+    assert((written.runs.size, written.partCount) === (200, 200))
+    val options = CompactOptions(fanIn = Some(2), targetBytes = Some(written.bytes))
+    val result = Lifecycle.compact(spark, "fragmented", options)
+    assert((result.rounds, result.groupsMerged, result.batchesAfter, result.partsAfter) === (1, 1, 2, 2))
+    val rewritten = store.open("fragmented").state.batches.head
+    assert((rewritten.runs.size, rewritten.partCount, rewritten.rowCount) === (1, 1, 2000L))
+    assert(Lifecycle.compact(spark, "fragmented", options).rounds === 0)
+    assert(inEveryMode("SELECT event_ts, n FROM persist.fragmented")._1 === rowsOf("SELECT event_ts, n FROM fragmented_oracle"))
+  }
 }
