@@ -253,3 +253,111 @@ def test_random_histories_read_through_pyiceberg_equal_plain_spark(
     assert reflected_versions(table)[-1] == history.version, done
     assert check_versions(history, table, versions) == len(versions), done
     assert table.current_snapshot() == snapshot_of(table, history.version)
+
+
+def live_parts(spark: SparkSession, shard: str) -> int:
+    return spark.sql(f"SELECT count(*) FROM {shard}.parts").collect()[0][0]
+
+
+def test_a_row_filter_on_the_clustered_key_plans_fewer_files_than_the_shard_has(
+        spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
+    history = History(spark, shard_name, tmp_path, seed=7)
+    for _ in range(5):
+        history.insert()
+        history.record()
+    history.spark.sql(f"DELETE FROM {history.shard} WHERE k % 3 = 0")  # position deletes in every part
+    history.oracle.replace("SELECT * FROM {o} WHERE NOT coalesce(k % 3 = 0, false)")
+    history.record()
+    table = iceberg_table(metadata_location(history))
+    parts = live_parts(spark, history.shard)
+    everything = list(table.scan().plan_files())
+    assert len(everything) == parts >= 5
+    assert any(task.delete_files for task in everything), "the DELETE's rows are position deletes"
+
+    for condition in ["k >= 40 AND k < 80", "k = 123", f"ts < '{dt.datetime(2026, 1, 1, 1, tzinfo=dt.timezone.utc).isoformat()}'"]:
+        scan = table.scan(row_filter=condition)
+        planned = list(scan.plan_files())
+        assert 0 < len(planned) < parts, condition
+        spark_condition = condition.replace("ts < '", "ts < TIMESTAMP '")
+        assert multiset(scan.to_arrow()) == spark_rows(spark.table(history.oracle.view).where(spark_condition))
+
+
+def test_gc_keeps_every_file_of_every_snapshot_the_iceberg_metadata_still_holds(
+        spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
+    history = History(spark, shard_name, tmp_path, seed=11)
+    done = [history.step() for _ in range(6)] + [f"v{history.version}: {history.compact()}"]
+    history.record()
+    done += [history.step() for _ in range(3)]
+    before = iceberg_table(metadata_location(history))
+    summary = history.gc(keep_versions=2)
+    assert summary["parts_deleted"] > 0, (summary, done)
+
+    after = iceberg_table(str(local_path(before.metadata_location).parent.parent))  # via version-hint.text
+    versions = reflected_versions(after)
+    assert versions[-1] == history.version
+    for snapshot in after.metadata.snapshots:
+        missing = [f for f in files_of(after, snapshot) if not local_path(f).exists()]
+        assert not missing, f"snapshot of version {snapshot.summary[VERSION_KEY]} names deleted files {missing}"
+    newest = sorted(history.oracles)[-2:]
+    assert check_versions(history, after, newest) == 2, done
+    dropped = set(reflected_versions(before)) - set(versions)
+    assert dropped and max(dropped) < min(newest), (dropped, versions)
+
+
+def test_alter_table_turns_the_metadata_on_for_an_existing_shard(
+        spark: SparkSession, root: Path, shard_name: str, tmp_path: Path, plain_parquet) -> None:
+    history = History(spark, shard_name, tmp_path, seed=17, iceberg=False)
+    for _ in range(2):
+        history.step()
+    location = root / shard_name
+    assert (location / "state").is_dir()
+    assert not (location / "metadata").exists()
+
+    spark.sql(f"ALTER TABLE {history.shard} SET TBLPROPERTIES ('sparkpersist.iceberg' = 'true')")
+    history.step()
+    table = iceberg_table(str(location))  # written by the commit: no procedure called
+    assert reflected_versions(table)[-1] == history.version
+    assert check_versions(history, table, [history.version]) == 1
+
+
+def test_the_procedure_writes_the_metadata_of_a_shard_without_the_property_on_demand(
+        spark: SparkSession, root: Path, shard_name: str, tmp_path: Path, plain_parquet) -> None:
+    history = History(spark, shard_name, tmp_path, seed=19, iceberg=False)
+    history.insert()
+    history.record()
+    history.delete()
+    history.record()
+    table = ShardTable.forName(spark, shard_name)
+    first = table.syncIceberg()
+    assert first.asDict().keys() == {"shard_version", "snapshot_id", "metadata_location", "data_files",
+                                      "delete_files", "snapshots_written", "note"}
+    assert (first.shard_version, first.note) == (history.version, None)
+    assert first.snapshots_written >= 1 and first.data_files == live_parts(spark, history.shard)
+    assert check_versions(history, iceberg_table(first.metadata_location), [history.version]) == 1
+
+    history.insert()  # no property: the commit leaves the metadata as it was
+    history.record()
+    assert local_path(iceberg_table(str(root / shard_name)).metadata_location) == \
+        local_path(first.metadata_location)
+    second = table.syncIceberg()
+    assert second.shard_version == history.version and second.snapshots_written >= 1
+    assert second.snapshot_id != first.snapshot_id
+    assert check_versions(history, iceberg_table(second.metadata_location), [first.shard_version, history.version]) == 2
+    again = table.syncIceberg()
+    assert (again.snapshots_written, again.snapshot_id, again.metadata_location) == \
+        (0, second.snapshot_id, second.metadata_location)
+
+
+def test_a_shard_at_a_path_syncs_through_for_path(spark: SparkSession, tmp_path: Path) -> None:
+    location = tmp_path / "path shard"
+    spark.sql(f"CREATE TABLE persist.`{location}` (k BIGINT, s STRING) TBLPROPERTIES ('order_by' = 'k')")
+    spark.sql(f"INSERT INTO persist.`{location}` VALUES (1, 'a'), (2, NULL), (3, 'c')")
+    row = ShardTable.forPath(spark, str(location)).syncIceberg()
+    assert row.note is None and row.shard_version == 1
+    assert multiset(iceberg_table(str(location)).scan().to_arrow()) == \
+        spark_rows(spark.sql("SELECT * FROM VALUES (1L, 'a'), (2L, NULL), (3L, 'c') AS t(k, s)"))
+
+
+def test_the_procedure_names_a_missing_shard(spark: SparkSession) -> None:
+    with pytest.raises(sparkpersist.ShardNotFoundError):
+        spark.sql("CALL persist.system.iceberg(shard => 'no_such_shard_for_iceberg')").collect()
