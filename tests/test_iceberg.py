@@ -361,3 +361,31 @@ def test_a_shard_at_a_path_syncs_through_for_path(spark: SparkSession, tmp_path:
 def test_the_procedure_names_a_missing_shard(spark: SparkSession) -> None:
     with pytest.raises(sparkpersist.ShardNotFoundError):
         spark.sql("CALL persist.system.iceberg(shard => 'no_such_shard_for_iceberg')").collect()
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "interop.md"
+
+
+def worked_example() -> str:
+    """The Python block under docs/interop.md's heading "A worked example"."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text[text.index("\n## A worked example"):]
+    return section[section.index("```python\n") + len("```python\n"):section.index("\n```\n")]
+
+
+def test_the_worked_example_of_docs_interop_runs_and_reads_what_spark_reads(
+        spark: SparkSession, plain_parquet) -> None:
+    scope: dict[str, Any] = {"spark": spark}
+    exec(compile(worked_example(), str(DOC), "exec"), scope)
+    assert scope["synced"].snapshots_written == 0 and scope["synced"].note is None
+    assert multiset(scope["newest"]) == spark_rows(spark.sql("""SELECT * FROM VALUES
+        (1L, 'DE', 12.50BD, TIMESTAMP '2026-11-01 10:00:00'), (2L, 'FR', 14.50BD, TIMESTAMP '2026-11-01 11:30:00'),
+        (4L, 'NL', 99.99BD, TIMESTAMP '2026-11-03 18:00:00'), (5L, 'FR', 2.00BD, TIMESTAMP '2026-11-04 08:45:00')
+        AS t(id, country, amount, placed)""").selectExpr("id", "country", "CAST(amount AS DECIMAL(10,2)) AS amount",
+                                                           "placed"))
+    assert multiset(scope["as_of_first"]) == spark_rows(spark.sql("SELECT * FROM persist.orders VERSION AS OF 1"))
+    assert sorted(r[0][1] for r in multiset(scope["as_of_first"])) == [1, 2, 3]
+    assert 0 < scope["late_files"] < scope["all_files"]
+    assert scope["by_country"].rows() == [("DE", Decimal("12.50")), ("FR", Decimal("16.50")),
+                                          ("NL", Decimal("99.99"))]
+    assert scope["biggest"] == [(4, Decimal("99.99"))]
