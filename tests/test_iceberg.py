@@ -12,8 +12,11 @@ must plan fewer files than the shard has.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import random
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator, Optional
@@ -27,6 +30,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 import sparkpersist
 from sparkpersist import ShardTable
+from test_connect import APPS, connect_url  # noqa: F401  (the Connect server fixture)
 from test_statements import Oracle
 
 VERSION_KEY = "sparkpersist.version"
@@ -389,3 +393,26 @@ def test_the_worked_example_of_docs_interop_runs_and_reads_what_spark_reads(
     assert scope["by_country"].rows() == [("DE", Decimal("12.50")), ("FR", Decimal("16.50")),
                                           ("NL", Decimal("99.99"))]
     assert scope["biggest"] == [(4, Decimal("99.99"))]
+
+
+@pytest.fixture(scope="module")
+def over_connect(connect_url: str) -> dict[str, Any]:  # noqa: F811
+    done = subprocess.run([sys.executable, str(APPS / "iceberg_connect.py"), connect_url],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("shard", ["acc_iceberg", "acc_plain"])
+def test_sync_iceberg_over_spark_connect(spark: SparkSession, over_connect: dict[str, Any], shard: str) -> None:
+    assert over_connect["connect"].startswith("pyspark.sql.connect")
+    row = over_connect[shard]
+    # CREATE is version 0; two INSERTs, the DELETE and the UPDATE are versions 1 to 4.
+    assert (row["shard_version"], row["note"]) == (4, None), row
+    assert row["snapshots_written"] == (0 if shard == "acc_iceberg" else 1)
+    table = iceberg_table(row["metadata_location"])
+    assert table.current_snapshot().snapshot_id == row["snapshot_id"]
+    assert reflected_versions(table) == ([1, 2, 3, 4] if shard == "acc_iceberg" else [4])
+    assert multiset(table.scan().to_arrow()) == spark_rows(spark.sql(
+        "SELECT * FROM VALUES (1, 'a', 10.0D), (3, NULL, -0.0D), (4, 'D', double('NaN')), (5, 'E', 50.0D) "
+        "AS t(id, tag, bal)"))
