@@ -453,3 +453,29 @@ def test_sync_iceberg_over_spark_connect(spark: SparkSession, over_connect: dict
     assert multiset(table.scan().to_arrow()) == spark_rows(spark.sql(
         "SELECT * FROM VALUES (1, 'a', 10.0D), (3, NULL, -0.0D), (4, 'D', double('NaN')), (5, 'E', 50.0D) "
         "AS t(id, tag, bal)"))
+
+
+def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_version_iceberg_can_express(
+        spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
+    history = History(spark, shard_name, tmp_path, seed=23)
+    history.insert()
+    history.record()
+    shown = history.version
+    # An update write: row k = 3 retracted by value (diff -1) and written again with a new s.
+    [old] = [r for r in spark.table(history.oracle.view).collect() if r.k == 3]
+    upper = spark.sql(f"SELECT max(upper) FROM {history.shard}.batches").collect()[0][0]
+    changes = spark.createDataFrame([tuple(old) + (upper, -1), tuple(old)[:2] + ("new",) + tuple(old)[3:] + (upper, 1)],
+                                    f"{SCHEMA}, t BIGINT, diff BIGINT")
+    sparkpersist.write(changes, shard_name, time_col="t", diff_col="diff")
+    history.oracle.replace("SELECT k, i, CASE WHEN k = 3 THEN 'new' ELSE s END AS s, d, ts, amount, x, st FROM {o}")
+    history.record()
+
+    row = sync(history)
+    assert (row.shard_version, row.snapshots_written) == (shown, 0), row
+    assert row.note == (f"shard version {history.version} is not shown: version {history.version} retracts rows by "
+                        "value (an overwrite, a RESTORE, an update write or a compaction's consolidation), which "
+                        "Iceberg cannot express without reading every row"), row
+    table = iceberg_table(row.metadata_location)
+    assert reflected_versions(table) == [shown]
+    assert check_versions(history, table, [shown]) == 1
+    assert history.as_of(history.version) == history.expected(history.version)
