@@ -155,8 +155,14 @@ class History:
             f"k < {rng.randint(0, max(self.next_key, 1))} AND i IS NOT NULL",
         ])
 
-    def delete(self) -> str:
-        condition = self.predicate()
+    def inserts(self, n: int) -> None:
+        """``n`` INSERTs, each version recorded."""
+        for _ in range(n):
+            self.insert()
+            self.record()
+
+    def delete(self, condition: Optional[str] = None) -> str:
+        condition = condition or self.predicate()
         self.spark.sql(f"DELETE FROM {self.shard} WHERE {condition}")
         self.oracle.replace(f"SELECT * FROM {{o}} WHERE NOT coalesce({condition}, false)")
         return f"delete {condition}"
@@ -300,11 +306,8 @@ def live_parts(spark: SparkSession, shard: str) -> int:
 def test_a_row_filter_on_the_clustered_key_plans_fewer_files_than_the_shard_has(
         spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
     history = History(spark, shard_name, tmp_path, seed=7)
-    for _ in range(5):
-        history.insert()
-        history.record()
-    history.spark.sql(f"DELETE FROM {history.shard} WHERE k % 3 = 0")  # position deletes in every part
-    history.oracle.replace("SELECT * FROM {o} WHERE NOT coalesce(k % 3 = 0, false)")
+    history.inserts(5)
+    history.delete("k % 3 = 0")  # position deletes in every part
     history.record()
     table = iceberg_table(metadata_location(history))
     parts = live_parts(spark, history.shard)
@@ -323,9 +326,7 @@ def test_a_row_filter_on_the_clustered_key_plans_fewer_files_than_the_shard_has(
 def test_gc_keeps_every_file_of_every_snapshot_the_iceberg_metadata_still_holds(
         spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
     history = History(spark, shard_name, tmp_path, seed=11)
-    for _ in range(4):
-        history.insert()
-        history.record()
+    history.inserts(4)
     done = [history.compact()]  # replaces the inserts' parts: gc deletes them
     history.record()
     done += [history.step(compaction=False) for _ in range(4)]
@@ -364,24 +365,24 @@ def test_alter_table_turns_the_metadata_on_for_an_existing_shard(
 def test_the_procedure_writes_the_metadata_of_a_shard_without_the_property_on_demand(
         spark: SparkSession, root: Path, shard_name: str, tmp_path: Path, plain_parquet) -> None:
     history = History(spark, shard_name, tmp_path, seed=19, iceberg=False)
-    history.insert()
-    history.record()
-    history.delete()
+    history.inserts(1)
+    history.delete("k % 2 = 0")
     history.record()
     table = ShardTable.forName(spark, shard_name)
     first = table.syncIceberg()
     assert first.asDict().keys() == {"shard_version", "snapshot_id", "metadata_location", "data_files",
                                       "delete_files", "snapshots_written", "note"}
     assert (first.shard_version, first.note) == (history.version, None)
-    assert first.snapshots_written >= 1 and first.data_files == live_parts(spark, history.shard)
+    # A new metadata starts at the shard's newest version: one snapshot, one position delete file (the DELETE's).
+    assert (first.snapshots_written, first.delete_files) == (1, 1)
+    assert first.data_files == live_parts(spark, history.shard)
     assert check_versions(history, iceberg_table(first.metadata_location), [history.version]) == 1
 
-    history.insert()  # no property: the commit leaves the metadata as it was
-    history.record()
+    history.inserts(1)  # no property: the commit leaves the metadata as it was
     assert local_path(iceberg_table(str(root / shard_name)).metadata_location) == \
         local_path(first.metadata_location)
     second = table.syncIceberg()
-    assert second.shard_version == history.version and second.snapshots_written >= 1
+    assert (second.shard_version, second.snapshots_written) == (history.version, 1)
     assert second.snapshot_id != first.snapshot_id
     assert check_versions(history, iceberg_table(second.metadata_location), [first.shard_version, history.version]) == 2
     again = table.syncIceberg()
@@ -458,8 +459,7 @@ def test_sync_iceberg_over_spark_connect(spark: SparkSession, over_connect: dict
 def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_version_iceberg_can_express(
         spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
     history = History(spark, shard_name, tmp_path, seed=23)
-    history.insert()
-    history.record()
+    history.inserts(1)
     shown = history.version
     # An update write: row k = 3 retracted by value (diff -1) and written again with a new s.
     [old] = [r for r in spark.table(history.oracle.view).collect() if r.k == 3]
