@@ -186,7 +186,8 @@ class History:
         self.spark.createDataFrame(source, "k BIGINT, op STRING, s STRING, x DOUBLE").createOrReplaceTempView(view)
         news = f"{view}_rows"
         self.spark.createDataFrame(new, SCHEMA).createOrReplaceTempView(news)
-        self.spark.sql(f"""MERGE INTO {self.shard} t USING (SELECT m.*, n.i, n.d, n.ts, n.amount, n.st
+        rest = ", ".join(f"n.{c}" for c in COLUMNS if c not in ("k", "s", "x"))
+        self.spark.sql(f"""MERGE INTO {self.shard} t USING (SELECT m.*, {rest}
                                                           FROM {view} m LEFT JOIN {news} n ON m.k = n.k) s
                            ON t.k = s.k
                            WHEN MATCHED AND s.op = 'd' THEN DELETE
