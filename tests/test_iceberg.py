@@ -496,3 +496,4 @@ def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_ver
     assert reflected_versions(table) == [shown]
     assert check_versions(history, table, [shown]) == 1
     assert history.as_of(history.version) == history.expected(history.version)
+
