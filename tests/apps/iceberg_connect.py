@@ -21,7 +21,7 @@ def main(url: str) -> None:
     for name, iceberg in (("acc_iceberg", "true"), ("acc_plain", "false")):
         spark.sql(f"CREATE TABLE persist.{name} (id INT, tag STRING, bal DOUBLE) "
                   f"TBLPROPERTIES ('order_by' = 'id', 'sparkpersist.iceberg' = '{iceberg}')")
-        spark.sql(f"INSERT INTO persist.{name} VALUES (1, 'a', 10.0), (2, 'b', NULL), (3, NULL, -0.0)")
+        spark.sql(f"INSERT INTO persist.{name} VALUES (1, 'a', 10.0), (2, 'b', NULL), (3, NULL, -0.0D)")
         spark.sql(f"INSERT INTO persist.{name} VALUES (4, 'd', double('NaN')), (5, 'e', 50.0)")
         table = ShardTable.forName(spark, name)
         table.delete("id = 2")
