@@ -55,12 +55,13 @@ PY_JAR     := $(PY_JARS)/$(JAR_NAME)
 PY_INPUTS  := python/pyproject.toml python/setup.py $(shell find python/sparkpersist -name '*.py' -o -name py.typed)
 INSTALLED  := $(VENV)/.sparkpersist-installed
 
-# The line's jar, copied into the Python package beside the other lines' jars and the declaration
+# The line's jar (our classes and Apache Iceberg's, shaded: one jar for --jars, the wheel and the
+# Thrift server), copied into the Python package beside the other lines' jars and the declaration
 # of the lines (the package reads it to pick the jar of the installed pyspark).
 jar: $(PY_JAR)
 
 $(PY_JAR): $(SBT_LAUNCHER) $(VENV)/.installed $(JVM_INPUTS)
-	$(SBT) sparkpersist/package
+	$(SBT) sparkpersist/assembly
 	mkdir -p $(PY_JARS)
 	rm -f $(PY_JARS)/sparkpersist-spark-$(LINE)_*.jar
 	cp $(JAR) $(PY_JARS)/

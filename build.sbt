@@ -77,7 +77,9 @@ lazy val sparkJavaOptions = Seq(
   * rebuilds nothing of another line), and Spark from the line's wheel on every classpath. */
 lazy val onSparkLine = Seq(
   target := baseDirectory.value / "target" / s"spark-$sparkLine",
-  Compile / unmanagedJars ++= (sparkJars ** "*.jar").classpath
+  Compile / unmanagedJars ++= (sparkJars ** "*.jar").classpath,
+  // Iceberg, shaded (icebergShaded): compiled, tested and benchmarked against the jar users get.
+  Compile / unmanagedJars += (icebergShaded / assembly).value
 )
 
 lazy val sparkpersist = (project in file("jvm"))
@@ -98,8 +100,6 @@ lazy val sparkpersist = (project in file("jvm"))
       // sits beside the hadoop-client-api/runtime jars Spark ships.
       "org.apache.hadoop" % "hadoop-client-minicluster" % hadoopVersion % Test,
     ) ++ sparkTestJars,
-    // Iceberg, shaded (icebergShaded): compiled and tested against the jar users get.
-    Compile / unmanagedJars += (icebergShaded / assembly).value,
     // The jar users get (`make jar`): our classes and the shaded Iceberg, under the artifact's name.
     assembly / assemblyJarName := s"${moduleName.value}_2.13-${version.value}.jar",
     assembly / assemblyOption ~= (_.withIncludeScala(false)),
@@ -140,6 +140,8 @@ lazy val icebergShaded = (project in file("jvm/iceberg-shaded"))
       "com.google.errorprone", "org.jspecify").map(p => ShadeRule.rename(s"$p.**" -> s"sparkpersist.shaded.$p.@1").inAll),
     assembly / assemblyMergeStrategy := {
       case PathList("META-INF", "services", _*) => MergeStrategy.concat
+      // Each bundled project's LICENSE and NOTICE, kept (Apache License 2.0, section 4).
+      case PathList("META-INF", name) if name.startsWith("LICENSE") || name.startsWith("NOTICE") => MergeStrategy.concat
       case PathList("META-INF", _*) => MergeStrategy.discard
       case x if x.endsWith("module-info.class") => MergeStrategy.discard
       case _ => MergeStrategy.first

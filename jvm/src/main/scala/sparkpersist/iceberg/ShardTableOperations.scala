@@ -32,6 +32,7 @@ private[iceberg] final class ShardTableOperations(shard: ShardHandle)
   override def commit(base: TableMetadata, metadata: TableMetadata): Unit = {
     val location = (m: TableMetadata) => Option(m).map(_.metadataFileLocation())
     if (location(base) != location(refresh())) throw new CommitFailedException("Cannot commit: the Iceberg metadata of shard '%s' changed", shard.name)
+    refuseStale(base, metadata)
     val version = Option(base).map(b => ShardTableOperations.versionOf(b.metadataFileLocation()) + 1).getOrElse(1)
     val file = new Path(metadataDir, s"v$version.metadata.json")
     shard.fs.mkdirs(metadataDir)
@@ -42,6 +43,23 @@ private[iceberg] final class ShardTableOperations(shard: ShardHandle)
     writeHint(version)
     deleteDropped(base, metadata)
     refresh()
+  }
+
+  /**
+   * A new snapshot must show a later shard version than the one before it. Iceberg applies a pending
+   * snapshot onto the newest metadata it re-reads just before committing; if another session wrote the
+   * same or a later version meanwhile, the files added and removed were planned against an older
+   * snapshot, and the commit fails instead (the sync re-reads and skips what is written).
+   */
+  private def refuseStale(base: TableMetadata, metadata: TableMetadata): Unit = {
+    val before = Option(base).flatMap(b => Option(b.currentSnapshot()))
+    val after = Option(metadata.currentSnapshot())
+    if (after.map(_.snapshotId()) != before.map(_.snapshotId())) {
+      for (b <- before.flatMap(IcebergSync.shownVersion); a <- after.flatMap(IcebergSync.shownVersion) if a <= b) {
+        throw new CommitFailedException("Cannot commit the snapshot of shard version %s of shard '%s': the Iceberg " +
+          "metadata shows version %s already", Long.box(a), shard.name, Long.box(b))
+      }
+    }
   }
 
   private def writeHint(version: Int): Unit = {
