@@ -497,3 +497,10 @@ def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_ver
     assert check_versions(history, table, [shown]) == 1
     assert history.as_of(history.version) == history.expected(history.version)
 
+
+
+def test_a_property_value_other_than_true_or_false_is_refused(spark: SparkSession, shard_name: str) -> None:
+    with pytest.raises(sparkpersist.InvalidInputError, match=r"table property 'sparkpersist.iceberg' is 'true' .* "
+                                                           r"or 'false', not 'yes'"):
+        with sparkpersist.translated_errors():
+            spark.sql(f"CREATE TABLE persist.{shard_name} (k BIGINT) TBLPROPERTIES ('sparkpersist.iceberg' = 'yes')")
