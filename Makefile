@@ -165,6 +165,7 @@ TRUTH      ?= 1000000 1
 RELIABILITY ?= 100000 50 8 50 1000000 1
 INDEX      ?= 48 20000 5
 CLUSTER    ?= 90 10000 4 1000
+ICEBERG    ?= 40 20000 10
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.RestartBench $(RESTART)" \
@@ -186,6 +187,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.IndexBench $(INDEX)" \
 	  "bench/runMain sparkpersist.bench.ClusterBench $(CLUSTER)" \
+	  "bench/runMain sparkpersist.bench.IcebergBench $(ICEBERG)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
 	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/s3a_bench.py $(S3A)

@@ -24,10 +24,12 @@ object IcebergTables {
   val PreviousMetadataFiles = 20
 
   /** The shard's Iceberg table, if its metadata has been written. */
-  def open(shard: ShardHandle): Option[Table] = {
-    val ops = new ShardTableOperations(shard)
-    Option(ops.current()).map(_ => new BaseTable(ops, shard.name))
-  }
+  def open(shard: ShardHandle): Option[Table] =
+    if (!shard.fs.exists(new Path(shard.dir, MetadataDir))) None // (Iceberg would log its search for one)
+    else {
+      val ops = new ShardTableOperations(shard)
+      Option(ops.current()).map(_ => new BaseTable(ops, shard.name))
+    }
 
   /** A new Iceberg table of `schema` for the shard, its field ids the shard's column ids, holding no snapshot. */
   def create(shard: ShardHandle, schema: Schema, lastColumnId: Int): Table = {
