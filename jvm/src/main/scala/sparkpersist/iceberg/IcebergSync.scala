@@ -119,7 +119,7 @@ object IcebergSync {
   }
 
   /** The data and delete files the table's current snapshot reads, by path. */
-  def files(table: Table): (Map[String, DataFile], Map[String, DeleteFile]) = Option(table.currentSnapshot()) match {
+  private def files(table: Table): (Map[String, DataFile], Map[String, DeleteFile]) = Option(table.currentSnapshot()) match {
     case None => (Map.empty, Map.empty)
     case Some(s) =>
       val io = table.io()
