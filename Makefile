@@ -55,12 +55,13 @@ PY_JAR     := $(PY_JARS)/$(JAR_NAME)
 PY_INPUTS  := python/pyproject.toml python/setup.py $(shell find python/sparkpersist -name '*.py' -o -name py.typed)
 INSTALLED  := $(VENV)/.sparkpersist-installed
 
-# The line's jar, copied into the Python package beside the other lines' jars and the declaration
+# The line's jar (our classes and Apache Iceberg's, shaded: one jar for --jars, the wheel and the
+# Thrift server), copied into the Python package beside the other lines' jars and the declaration
 # of the lines (the package reads it to pick the jar of the installed pyspark).
 jar: $(PY_JAR)
 
 $(PY_JAR): $(SBT_LAUNCHER) $(VENV)/.installed $(JVM_INPUTS)
-	$(SBT) sparkpersist/package
+	$(SBT) sparkpersist/assembly
 	mkdir -p $(PY_JARS)
 	rm -f $(PY_JARS)/sparkpersist-spark-$(LINE)_*.jar
 	cp $(JAR) $(PY_JARS)/
@@ -164,6 +165,7 @@ TRUTH      ?= 1000000 1
 RELIABILITY ?= 100000 50 8 50 1000000 1
 INDEX      ?= 48 20000 5
 CLUSTER    ?= 90 10000 4 1000
+ICEBERG    ?= 40 20000 10
 bench: setup install $(S3A_JARS)
 	$(SBT) "bench/runMain sparkpersist.bench.HistoryBench $(HISTORY)" \
 	  "bench/runMain sparkpersist.bench.RestartBench $(RESTART)" \
@@ -185,6 +187,7 @@ bench: setup install $(S3A_JARS)
 	  "bench/runMain sparkpersist.bench.CompactionBench $(COMPACTION)" \
 	  "bench/runMain sparkpersist.bench.IndexBench $(INDEX)" \
 	  "bench/runMain sparkpersist.bench.ClusterBench $(CLUSTER)" \
+	  "bench/runMain sparkpersist.bench.IcebergBench $(ICEBERG)" \
 	  "bench/runMain sparkpersist.bench.InterpretBench soundness $(SOUNDNESS)" \
 	  "bench/runMain sparkpersist.bench.RoundTripSoak $(SOAK)"
 	$(PY) bench/s3a_bench.py $(S3A)

@@ -28,6 +28,7 @@ def lineVersion(what: String, line: String = sparkLine): String =
     .getOrElse(sys.error(s"versions.properties declares no line.$line.$what"))
 lazy val sparkVersion = lineVersion("spark")
 lazy val hadoopVersion = lineVersion("hadoop")
+lazy val icebergVersion = versions.getProperty("iceberg").trim
 /** The jars of the line's pyspark wheel: Spark and everything it runs with. */
 lazy val sparkJars: File = {
   // Absolute: forked test JVMs run in jvm/, where a path relative to the build would not resolve.
@@ -76,7 +77,9 @@ lazy val sparkJavaOptions = Seq(
   * rebuilds nothing of another line), and Spark from the line's wheel on every classpath. */
 lazy val onSparkLine = Seq(
   target := baseDirectory.value / "target" / s"spark-$sparkLine",
-  Compile / unmanagedJars ++= (sparkJars ** "*.jar").classpath
+  Compile / unmanagedJars ++= (sparkJars ** "*.jar").classpath,
+  // Iceberg, shaded (icebergShaded): compiled, tested and benchmarked against the jar users get.
+  Compile / unmanagedJars += (icebergShaded / assembly).value
 )
 
 lazy val sparkpersist = (project in file("jvm"))
@@ -95,14 +98,54 @@ lazy val sparkpersist = (project in file("jvm"))
       "org.scalatestplus" %% "scalacheck-1-18" % "3.2.19.0" % Test,
       // HDFS commits are tested on a real HDFS: Hadoop's MiniDFSCluster, in its shaded form that
       // sits beside the hadoop-client-api/runtime jars Spark ships.
-      "org.apache.hadoop" % "hadoop-client-minicluster" % hadoopVersion % Test
+      "org.apache.hadoop" % "hadoop-client-minicluster" % hadoopVersion % Test,
     ) ++ sparkTestJars,
+    // The jar users get (`make jar`): our classes and the shaded Iceberg, under the artifact's name.
+    assembly / assemblyJarName := s"${moduleName.value}_2.13-${version.value}.jar",
+    assembly / assemblyOption ~= (_.withIncludeScala(false)),
+    assembly / assemblyExcludedJars := (assembly / fullClasspath).value
+      .filterNot(_.data.getName == (icebergShaded / assembly / assemblyJarName).value),
+    assembly / test := {},
     Test / fork := true,
     Test / parallelExecution := false,
     Test / javaOptions ++= sparkJavaOptions ++ Seq("-Xmx2g", "-Dspark.ui.enabled=false"),
     Test / testOptions += Tests.Argument(TestFrameworks.ScalaTest, "-oD"),
     Compile / run / fork := true,
     Compile / run / javaOptions ++= sparkJavaOptions
+  )
+
+/**
+ * Apache Iceberg's Java library (iceberg-core, -api, -common and its bundled Guava), for the Iceberg
+ * metadata a shard writes beside its state (`sparkpersist.iceberg`), as one jar with what it depends on
+ * relocated under `sparkpersist.shaded`: Avro, Jackson, Caffeine and RoaringBitmap of the versions
+ * Iceberg was built with, which differ from those Spark ships (Jackson 2.22 beside Spark's 2.21, whose
+ * Scala module refuses another minor) or are absent from it (Caffeine). Hadoop and SLF4J are Spark's.
+ * `sparkpersist`'s jar carries it whole, so `--jars`, the wheel and the Thrift server need one jar.
+ */
+lazy val icebergShaded = (project in file("jvm/iceberg-shaded"))
+  .settings(
+    target := baseDirectory.value / "target" / s"spark-$sparkLine",
+    publish / skip := true,
+    libraryDependencies += ("org.apache.iceberg" % "iceberg-core" % icebergVersion)
+      .exclude("org.slf4j", "slf4j-api")
+      // Iceberg's REST catalog client, which the Hadoop-table metadata never loads.
+      .exclude("org.apache.httpcomponents.client5", "httpclient5"),
+    assembly / assemblyJarName := s"iceberg-shaded-$icebergVersion.jar",
+    // What Avro and Commons Compress use of Apache Commons, Spark ships (the same classes twice would clash).
+    assembly / assemblyExcludedJars := (assembly / fullClasspath).value
+      .filter(j => Seq("commons-codec-", "commons-io-", "commons-lang3-").exists(j.data.getName.startsWith)),
+    assembly / assemblyOption ~= (_.withIncludeScala(false)),
+    assembly / assemblyShadeRules := Seq("org.apache.avro", "com.fasterxml.jackson", "com.github.benmanes.caffeine",
+      "org.roaringbitmap", "io.airlift.compress", "org.apache.commons.compress", "org.checkerframework",
+      "com.google.errorprone", "org.jspecify").map(p => ShadeRule.rename(s"$p.**" -> s"sparkpersist.shaded.$p.@1").inAll),
+    assembly / assemblyMergeStrategy := {
+      case PathList("META-INF", "services", _*) => MergeStrategy.concat
+      // Each bundled project's LICENSE and NOTICE, kept (Apache License 2.0, section 4).
+      case PathList("META-INF", name) if name.startsWith("LICENSE") || name.startsWith("NOTICE") => MergeStrategy.concat
+      case PathList("META-INF", _*) => MergeStrategy.discard
+      case x if x.endsWith("module-info.class") => MergeStrategy.discard
+      case _ => MergeStrategy.first
+    }
   )
 
 // Benchmarks (not tests): `make bench` runs their mains on the line's Spark.

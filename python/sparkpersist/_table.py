@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from . import _api
+from ._connect import _literal
 from ._jvm import facade, is_connect
 from ._jvm_table import JvmTable
 from ._merge import ColumnOrStr, ShardMergeBuilder
@@ -148,6 +149,25 @@ class ShardTable:
                                            not isinstance(retentionHours, (int, float)) or retentionHours < 0):
             raise InvalidInputError(f"retentionHours must be a number >= 0, got {retentionHours!r}")
         return self.gc(grace_ms=None if retentionHours is None else int(retentionHours * 3_600_000))
+
+    def syncIceberg(self) -> Row:
+        """Writes (or brings up to date) the shard's Iceberg metadata: ``CALL persist.system.iceberg``.
+
+        Other engines (pyiceberg, polars, DuckDB, Trino, Spark's Iceberg source) then read the shard
+        as an Iceberg table at its location (docs/interop.md). Works whether or not the shard has
+        ``sparkpersist.iceberg = 'true'``, in a classic session and over Spark Connect.
+
+        Returns:
+            The procedure's row: ``shard_version`` (the shard version the newest Iceberg snapshot
+            reflects), ``snapshot_id``, ``metadata_location`` (the newest ``vN.metadata.json``, for
+            ``pyiceberg.table.StaticTable.from_metadata``), ``data_files``, ``delete_files``,
+            ``snapshots_written`` and ``note`` (why ``shard_version`` is not the shard's newest
+            version; None when it is).
+        """
+        with translated_errors():
+            [row] = self._spark.sql(
+                f"CALL persist.system.iceberg(shard => {_literal(self._backend.shard)})").collect()
+        return row
 
     def parts(self) -> DataFrame:
         """The shard's parts, one row per part with its statistics (``persist.<shard>.parts``)."""

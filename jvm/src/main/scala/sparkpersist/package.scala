@@ -13,7 +13,7 @@
  *
  * Layers, bottom first: `errors` <- `codec`, `schema`, `util`, `org.apache.spark.sql.sparkpersist` <- `stats` <-
  * `PersistConf`, `stats.legacy` <- `interpret`, `index`, `shard` <- `positional` <- `read`, `write` <-
- * `consolidate`, `plan`, `cluster` <- `scan`, `isolation` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore`,
+ * `consolidate`, `plan`, `cluster` <- `scan`, `isolation`, `iceberg` <- `dml` <- `catalog` <- `compact`, `stream`, `aggregate`, `metastore`,
  * `restore` <- `catalyst`, `api`, `parser`, `table` <- `PersistExtensions`, `source`, `datasource`.
  *
  * Layer rule: `PersistConf` imports `errors`, `stats`.

@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.{StructField, StructType}
 
 import sparkpersist.cluster.ClusterColumns
 import sparkpersist.errors.PersistErrors
+import sparkpersist.iceberg.IcebergProperty
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.plan.TableView
@@ -27,7 +28,8 @@ object ShardTables {
 
   /** The table properties a shard takes at creation. */
   val ShardProperties: Set[String] =
-    Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property)
+    Set(PersistCatalog.OrderBy, IndexColumns.Property, ClusterColumns.Property, IsolationLevel.Property,
+      IcebergProperty.Property)
 
   /**
    * The schema of a new shard for `CREATE TABLE tableName (columns) [CLUSTER BY ...] TBLPROPERTIES (...)`:
@@ -48,7 +50,7 @@ object ShardTables {
       throw PersistErrors.invalidOption(
         s"Unsupported table properties for $tableName", s"${unknown.toSeq.sorted.mkString(", ")}. " +
           s"The persist table properties are '${PersistCatalog.OrderBy}', '${IndexColumns.Property}' and " +
-          s"'${ClusterColumns.Property}' (comma-separated columns), and '${IsolationLevel.Property}'.")
+          s"'${ClusterColumns.Property}' (comma-separated columns), '${IsolationLevel.Property}' and '${IcebergProperty.Property}'.")
     }
     val context = s"Cannot create table $tableName"
     val clustering = (clusterBy ++ properties.get(ClusterColumns.Property).map(ClusterColumns.parse)) match {
@@ -62,7 +64,8 @@ object ShardTables {
     val schema = ShardSchema.fromStruct(struct(columns), orderBy, context)
     val indexed = IndexColumns.set(schema, properties.get(IndexColumns.Property).toSeq.flatMap(IndexColumns.parse), context)
     val isolation = properties.get(IsolationLevel.Property).map(IsolationLevel.parse(_, context))
-    IsolationLevel.set(ClusterColumns.set(indexed, clustering, context), isolation)
+    val iceberg = properties.get(IcebergProperty.Property).exists(IcebergProperty.parse(_, context))
+    IcebergProperty.set(IsolationLevel.set(ClusterColumns.set(indexed, clustering, context), isolation), iceberg)
   }
 
   /** The columns of CREATE TABLE as a struct, comments kept. */

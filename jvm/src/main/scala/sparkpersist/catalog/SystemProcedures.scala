@@ -21,7 +21,7 @@ import sparkpersist.shard.ShardStore
  * in every session that reaches a procedure, and a session configured with the catalog alone
  * (`spark.sql.catalog.persist=sparkpersist.catalog.PersistCatalog`, no `spark.sql.extensions`)
  * loads no class above `catalog` before its first `CALL`: nothing up there could register first.
- * The procedures over what lies below the catalog (`last_scans`, `clustering`) it lists itself.
+ * The procedures over what lies below the catalog (`last_scans`, `clustering`, `iceberg`) it lists itself.
  */
 trait SystemProcedures {
   def procedures(store: ShardStore): Seq[UnboundProcedure]
@@ -36,7 +36,7 @@ object SystemProcedures {
 
   /** The catalog's own procedures, then those of the layers above. */
   private def all(store: ShardStore): Map[String, UnboundProcedure] =
-    (Seq(LastScansProcedure, new ClusteringProcedure(store)) ++ providers.flatMap(_.procedures(store)))
+    (Seq(LastScansProcedure, new ClusteringProcedure(store), new IcebergProcedure(store)) ++ providers.flatMap(_.procedures(store)))
       .map(p => p.name().toLowerCase(Locale.ROOT) -> p).toMap
 
   /** The procedure `ident` names (`system.<name>`, any case), acting on `store`'s shards. */

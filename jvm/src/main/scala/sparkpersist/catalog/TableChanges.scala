@@ -6,6 +6,7 @@ import org.apache.spark.sql.types.StructField
 
 import sparkpersist.cluster.ClusterColumns
 import sparkpersist.errors.PersistErrors
+import sparkpersist.iceberg.IcebergProperty
 import sparkpersist.index.IndexColumns
 import sparkpersist.isolation.IsolationLevel
 import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
@@ -15,8 +16,8 @@ import sparkpersist.schema.{ColumnPosition, SchemaEvolution, ShardSchema}
  * ([[SchemaEvolution]]), applied in order. Fields inside structs may be added, dropped, renamed
  * (when they have ids, [[sparkpersist.schema.NestedFieldIds]]) and widened, and any level inside a
  * column (struct field, array element, map value) may lose its NOT NULL; their other changes,
- * column defaults and table properties but [[IndexColumns.Property]], [[ClusterColumns.Property]] and
- * [[IsolationLevel.Property]] are
+ * column defaults and table properties but [[IndexColumns.Property]], [[ClusterColumns.Property]],
+ * [[IsolationLevel.Property]] and [[sparkpersist.iceberg.IcebergProperty.Property]] are
  * refused with what to do instead. `CLUSTER BY (columns)` / `CLUSTER BY NONE` set the clustering columns.
  */
 object TableChanges {
@@ -71,11 +72,15 @@ object TableChanges {
       IsolationLevel.set(schema, Some(IsolationLevel.parse(set.value(), context)))
     case unset: TableChange.RemoveProperty if unset.property() == IsolationLevel.Property =>
       IsolationLevel.set(schema, None)
+    case set: TableChange.SetProperty if set.property() == IcebergProperty.Property =>
+      IcebergProperty.set(schema, IcebergProperty.parse(set.value(), context))
+    case unset: TableChange.RemoveProperty if unset.property() == IcebergProperty.Property =>
+      IcebergProperty.set(schema, on = false)
     case other =>
       refuse(context, s"${other.getClass.getSimpleName} is not supported. A persist table accepts ADD COLUMN(S), " +
         "DROP COLUMN, RENAME COLUMN, ALTER COLUMN TYPE (widening), DROP NOT NULL, COMMENT, FIRST/AFTER and CLUSTER BY; " +
         s"its properties are '${PersistCatalog.OrderBy}', set at creation, '${IndexColumns.Property}', " +
-        s"'${ClusterColumns.Property}' and '${IsolationLevel.Property}'")
+        s"'${ClusterColumns.Property}', '${IsolationLevel.Property}' and '${IcebergProperty.Property}'")
   }
 
   private def clusterBy(schema: ShardSchema, columns: Seq[NamedReference], context: String): ShardSchema =

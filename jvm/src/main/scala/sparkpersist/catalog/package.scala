@@ -6,7 +6,7 @@ package sparkpersist
  * (`last_scans`, `clustering`) and, through the [[sparkpersist.catalog.SystemProcedures]] seam,
  * the lifecycle procedures of `compact`.
  *
- * Layer rule: `catalog` imports `PersistConf`, `cluster`, `dml`, `errors`, `index`, `isolation`, `plan`, `scan`,
+ * Layer rule: `catalog` imports `PersistConf`, `cluster`, `dml`, `errors`, `iceberg`, `index`, `isolation`, `plan`, `scan`,
  * `schema`, `shard`, `stats`, `write`.
  */
 package object catalog

@@ -11,6 +11,7 @@ import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 
 import sparkpersist.PersistConf
 import sparkpersist.codec.Check
+import sparkpersist.iceberg.IcebergExpiry
 import sparkpersist.shard.{ShardHandle, StateListing}
 
 /**
@@ -59,7 +60,9 @@ final case class GcResult(
  *     `graceMs` is deleted: parts that compaction replaced, and orphans left by crashed writers
  *     (written, never committed). A part younger than the grace may belong to a write or
  *     compaction still running, so the grace must exceed the longest write.
- *  3. **State versions**: versions and rollups older than the newest rollup at or below the
+ *  3. **Iceberg metadata** (`sparkpersist.iceberg`): the Iceberg snapshots of versions below the oldest
+ *     live one are expired first; the parts of the one kept in any case (the current snapshot) are kept.
+ *  4. **State versions**: versions and rollups older than the newest rollup at or below the
  *     oldest live version are deleted (never version 0, which marks the shard as existing), so
  *     the log keeps exactly what opening the shard and replaying the live versions need.
  *
@@ -76,8 +79,9 @@ object GarbageCollector {
     val files = if (!fs.exists(partsDir)) Nil else filesUnder(fs, partsDir)
     val listing = shard.log.listing()
     val oldestLive = oldestLiveVersion(listing, settings, nowMs)
-    val referenced = referencedParts(shard, oldestLive, listing.newest)
     val cutoff = nowMs - settings.graceMs
+    // The Iceberg snapshots of versions below the oldest live one go first; the one it keeps that may be older keeps its parts.
+    val referenced = referencedParts(shard, oldestLive, listing.newest) ++ IcebergExpiry.expireBelow(shard, oldestLive, cutoff)
     val (kept, doomed) = files.partition(f => referenced(shard.relativeKey(f.getPath)) || f.getModificationTime > cutoff)
     doomed.foreach(f => fs.delete(f.getPath, false))
     doomed.map(_.getPath.getParent).distinct.foreach { dir =>

@@ -126,7 +126,7 @@ object ScanPlan {
    * parts had never been written (straight, without consolidation, when nothing else retracts).
    * The updates view shows them.
    */
-  private[plan] def withoutCancelled(view: TableView, from: Long,
+  def withoutCancelled(view: TableView, from: Long,
       runs: IndexedSeq[IndexedSeq[PartMeta]]): IndexedSeq[IndexedSeq[PartMeta]] =
     if (view != TableView.Snapshot || from != Long.MinValue) runs
     else {

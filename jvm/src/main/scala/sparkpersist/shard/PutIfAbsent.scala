@@ -14,7 +14,8 @@ import sparkpersist.errors.{PersistError, PersistThrowable}
 /**
  * Writes a file only if no file of that name exists, atomically across processes: readers see
  * either no file or the complete file, and of two racing writers exactly one wins. The state log
- * commits with it (writing version n+1 is the compare-and-set); parts never need it, since they
+ * commits with it (writing version n+1 is the compare-and-set), and so does the Iceberg metadata beside
+ * it (`sparkpersist.iceberg.ShardTableOperations`); parts never need it, since they
  * are written once under unique names.
  *
  * Each store gets the primitive it has ([[PutIfAbsent.forStore]]), never a best-effort one:
@@ -26,7 +27,7 @@ import sparkpersist.errors.{PersistError, PersistThrowable}
  *  - anything else — [[PutIfAbsent.Refuse]]: every commit fails with [[NoAtomicCommit]], naming
  *    the store and the setting that would make it safe. Reading such a store still works.
  */
-private[shard] abstract class PutIfAbsent {
+abstract class PutIfAbsent {
   /** True if `target` now holds `bytes`; false (and nothing written) if it already existed. */
   def apply(target: Path, bytes: Array[Byte]): Boolean
 
@@ -37,7 +38,7 @@ private[shard] abstract class PutIfAbsent {
   def requireAtomic(): Unit = ()
 }
 
-private[shard] object PutIfAbsent {
+object PutIfAbsent {
   /** Hadoop's create option (and path capability) for a create that fails if the file exists, atomically. */
   val ConditionalCreateCapability = "fs.option.create.conditional.overwrite"
 
