@@ -30,10 +30,10 @@ class CatalogOnlySessionSuite extends QueryTest with SharedSparkSession {
     assert(!spark.conf.getOption("spark.sql.extensions").exists(_.contains("sparkpersist")))
   }
 
-  test("CALL persist.system offers the catalog's own procedures, compact's, restore's and api's write") {
+  test("CALL persist.system offers the catalog's own procedures (iceberg's too), compact's, restore's and api's write") {
     sql("CREATE TABLE persist.procs (k BIGINT, v STRING)")
     assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted ===
-      Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "restore", "write"))
+      Seq("clustering", "compact", "drop_batch", "gc", "iceberg", "last_scans", "restore", "write"))
     assert(sql("CALL persist.system.gc('procs', keep_versions => 1, grace_ms => 0)").collect().length === 1)
     sql("SELECT * FROM persist.procs").collect()
     assert(sql("CALL persist.system.last_scans()").collect().map(_.getAs[String]("shard")).toSeq === Seq("procs"))

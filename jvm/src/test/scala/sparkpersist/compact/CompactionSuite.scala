@@ -243,7 +243,7 @@ class CompactionSuite extends QueryTest with PersistSparkSession with KeyValueSh
       Seq(Day, 2 * Day, "none", "below the minimum size: fewer than 8 batches of one size tier", 1, 1)))
     val gc = sql("CALL persist.system.gc('proc', keep_versions => 1, grace_ms => 0)").collect().head
     assert((gc.getAs[Int]("parts_deleted"), gc.getAs[Int]("parts_kept")) === (3, 2))
-    assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted === Seq("clustering", "compact", "drop_batch", "gc", "last_scans", "restore", "write"))
+    assert(sql("SHOW PROCEDURES IN persist.system").collect().map(_.getString(3)).toSeq.sorted === Seq("clustering", "compact", "drop_batch", "gc", "iceberg", "last_scans", "restore", "write"))
     val unknown = intercept[Exception](sql("CALL persist.system.vacuum('proc')").collect())
     assert(unknown.getMessage.contains("vacuum"), unknown)
   }
