@@ -91,6 +91,10 @@ object IcebergSync {
       val wanted = contents.dataParts.map(p => IcebergTables.dataPath(shard, p.fileKey) -> p).toMap
       val wantedDeletes = contents.deletes.map(r => PositionDeletes.path(shard, r.key).toString -> r).toMap
       val bounded = IcebergSchemas.boundedIds(state.schema)
+      t.asInstanceOf[HasTableOperations].operations() match {
+        case ops: ShardTableOperations => ops.plannedOn(Option(t.currentSnapshot()).map(_.snapshotId()))
+        case _ => ()
+      }
       val delta = t.newRowDelta()
       data.filterNot { case (path, _) => wanted.contains(path) }.values.foreach(delta.removeRows)
       deletes.filterNot { case (path, _) => wantedDeletes.contains(path) }.values.foreach(delta.removeDeletes)

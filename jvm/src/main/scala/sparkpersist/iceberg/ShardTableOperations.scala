@@ -29,6 +29,16 @@ private[iceberg] final class ShardTableOperations(shard: ShardHandle)
   private val metadataDir = new Path(shard.fs.makeQualified(shard.dir), IcebergTables.MetadataDir)
   private lazy val put = PutIfAbsent.forStore(shard.fs, metadataDir, shard.fs.getConf)
 
+  /** The snapshot (None: no snapshot) the next snapshot's files were planned against, once [[plannedOn]] says. */
+  @volatile private var planned: Option[Option[Long]] = None
+
+  /**
+   * Says which snapshot the next snapshot's added and removed files were planned against: its commit
+   * fails unless the metadata still shows that snapshot, since Iceberg applies the planned changes onto
+   * whatever metadata it re-reads (a part another session added meanwhile would be added twice).
+   */
+  def plannedOn(snapshot: Option[Long]): Unit = planned = Some(snapshot)
+
   override def commit(base: TableMetadata, metadata: TableMetadata): Unit = {
     val location = (m: TableMetadata) => Option(m).map(_.metadataFileLocation())
     if (location(base) != location(refresh())) throw new CommitFailedException("Cannot commit: the Iceberg metadata of shard '%s' changed", shard.name)
@@ -48,13 +58,18 @@ private[iceberg] final class ShardTableOperations(shard: ShardHandle)
   /**
    * A new snapshot must show a later shard version than the one before it. Iceberg applies a pending
    * snapshot onto the newest metadata it re-reads just before committing; if another session wrote the
-   * same or a later version meanwhile, the files added and removed were planned against an older
-   * snapshot, and the commit fails instead (the sync re-reads and skips what is written).
+   * same or a later version meanwhile, or any snapshot since the one the files were planned against
+   * ([[plannedOn]]), the files added and removed were planned against an older snapshot, and the commit
+   * fails instead (the sync re-reads and plans again, or skips what is written).
    */
   private def refuseStale(base: TableMetadata, metadata: TableMetadata): Unit = {
     val before = Option(base).flatMap(b => Option(b.currentSnapshot()))
     val after = Option(metadata.currentSnapshot())
     if (after.map(_.snapshotId()) != before.map(_.snapshotId())) {
+      planned.filter(_ != before.map(_.snapshotId())).foreach { p =>
+        throw new CommitFailedException("Cannot commit a snapshot of shard '%s' planned against snapshot %s: the Iceberg " +
+          "metadata shows snapshot %s now", shard.name, p.fold("none")(_.toString), before.fold("none")(_.snapshotId().toString))
+      }
       for (b <- before.flatMap(IcebergSync.shownVersion); a <- after.flatMap(IcebergSync.shownVersion) if a <= b) {
         throw new CommitFailedException("Cannot commit the snapshot of shard version %s of shard '%s': the Iceberg " +
           "metadata shows version %s already", Long.box(a), shard.name, Long.box(b))

@@ -108,7 +108,7 @@ class PersistCatalogSuite extends SharedSparkSession {
       sql("CREATE TABLE persist.events (id INT) TBLPROPERTIES (sort = 'id')"))
     assert(props.getMessage === "[PERSIST_INVALID_OPTION] Unsupported table properties for persist.events: sort. The persist table " +
       "properties are 'order_by', 'sparkpersist.indexColumns' and 'sparkpersist.clusterBy' (comma-separated columns), " +
-        "and 'sparkpersist.isolationLevel'. SQLSTATE: 42K06")
+        "'sparkpersist.isolationLevel' and 'sparkpersist.iceberg'. SQLSTATE: 42K06")
     val reserved = intercept[IllegalArgumentException](sql("CREATE TABLE persist.events (time BIGINT)"))
     assert(reserved.getMessage.startsWith("[PERSIST_INVALID_NAME.RESERVED_COLUMN] Invalid name: column 'time' is reserved by sparkpersist"))
     val order = intercept[IllegalArgumentException](

@@ -148,7 +148,7 @@ class IndexPropertySuite extends PersistSparkSession {
 
     val other = refused("ALTER TABLE persist.typed SET TBLPROPERTIES ('color' = 'blue')")
     assert(other.endsWith(s"its properties are 'order_by', set at creation, '${IndexColumns.Property}', " +
-      "'sparkpersist.clusterBy' and 'sparkpersist.isolationLevel'. SQLSTATE: 0A000"))
+      "'sparkpersist.clusterBy', 'sparkpersist.isolationLevel' and 'sparkpersist.iceberg'. SQLSTATE: 0A000"))
     assert(other.startsWith("[PERSIST_UNSUPPORTED_OPERATION] Cannot alter table persist.typed: "), other)
   }
 }
