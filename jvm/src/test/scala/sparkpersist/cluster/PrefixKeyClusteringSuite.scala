@@ -1,7 +1,5 @@
 package sparkpersist.cluster
 
-import java.nio.file.Files
-
 import org.apache.spark.sql.{DataFrame, QueryTest}
 
 import sparkpersist.{PersistConf, PersistSparkSession}
@@ -55,11 +53,7 @@ class PrefixKeyClusteringSuite extends QueryTest with PersistSparkSession {
 
   /** The rows of `where` equal plain Spark's over a plain Parquet copy of the rows; returns the parts read. */
   private def partsRead(table: String, strings: Boolean, where: String): Long = {
-    val copy = Files.createTempDirectory("oracle").resolve("rows").toString
-    rows(strings).write.parquet(copy)
-    val expected = withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {
-      spark.read.parquet(copy).where(where).collect().map(_.toString).toSeq.sorted
-    }
+    val expected = plainParquet(rows(strings), where)
     val (got, reports) = inEveryMode(s"SELECT id, cust, country FROM persist.$table WHERE $where")
     assert(got === expected, where)
     reports("on").map(_.metrics.partsKept).sum
