@@ -4,6 +4,7 @@ import java.io.File
 import java.nio.file.Files
 
 import org.apache.spark.SparkConf
+import org.apache.spark.sql.DataFrame
 import org.apache.spark.sql.test.SharedSparkSession
 
 import sparkpersist.catalog.PersistCatalog
@@ -49,6 +50,15 @@ trait PersistSparkSession extends SharedSparkSession {
     withSQLConf(PersistConf.PushdownMode.key -> mode, PersistConf.SoftFailOnViolation.key -> "true") {
       (sql(query).collect().map(_.toString).toSeq.sorted, ScanReports.last(spark))
     }
+
+  /** The oracle: the sorted rows of plain Spark over a plain Parquet copy of `rows` (pushdown off) where `where` holds. */
+  protected def plainParquet(rows: DataFrame, where: String): Seq[String] = {
+    val copy = Files.createTempDirectory("oracle").resolve("rows").toString
+    rows.write.parquet(copy)
+    withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {
+      spark.read.parquet(copy).where(where).collect().map(_.toString).toSeq.sorted
+    }
+  }
 
   /** The catalog's own error message (`[PERSIST_...] ... SQLSTATE: ...`) for a refused ALTER TABLE, which
     * Spark 4.3 wraps in its own error class and SQLSTATE. */

@@ -1,7 +1,5 @@
 package sparkpersist.cluster
 
-import java.nio.file.Files
-
 import org.apache.spark.SparkConf
 import org.apache.spark.sql.{DataFrame, QueryTest, Row}
 
@@ -37,11 +35,7 @@ class OpenWindowClusteringSuite extends QueryTest with PersistSparkSession {
 
   /** The rows of `where` equal plain Spark's over a plain Parquet copy of `rows`; returns the parts read. */
   private def partsRead(table: String, rows: DataFrame, where: String): Long = {
-    val copy = Files.createTempDirectory("oracle").resolve("rows").toString
-    rows.write.parquet(copy)
-    val expected = withSQLConf("spark.sql.parquet.filterPushdown" -> "false") {
-      spark.read.parquet(copy).where(where).collect().map(_.toString).toSeq.sorted
-    }
+    val expected = plainParquet(rows, where)
     val (got, reports) = inEveryMode(s"SELECT id, country, amount FROM persist.$table WHERE $where")
     assert(got === expected, where)
     reports("on").map(_.metrics.partsKept).sum
