@@ -40,19 +40,9 @@ object IcebergExpiry {
 
   /** The data and delete file paths of every snapshot the table keeps. */
   private def remaining(table: org.apache.iceberg.Table): (Set[String], Set[String]) = {
-    val io = table.io()
-    val snapshots = table.snapshots().asScala
-    val manifests = snapshots.flatMap(_.allManifests(io).asScala).map(m => m.path() -> m).toMap.values
-    val (dataManifests, deleteManifests) = manifests.partition(_.content() == org.apache.iceberg.ManifestContent.DATA)
-    val data = dataManifests.flatMap { m =>
-      val files = org.apache.iceberg.ManifestFiles.read(m, io, table.specs())
-      try files.asScala.map(_.location()).toVector finally files.close()
-    }
-    val deletes = deleteManifests.flatMap { m =>
-      val files = org.apache.iceberg.ManifestFiles.readDeleteManifest(m, io, table.specs())
-      try files.asScala.map(_.location()).toVector finally files.close()
-    }
-    (data.toSet, deletes.toSet)
+    val manifests = table.snapshots().asScala.flatMap(_.allManifests(table.io()).asScala).map(m => m.path() -> m).toMap.values
+    val (data, deletes) = IcebergTables.filesOf(table, manifests)
+    (data.map(_.location()).toSet, deletes.map(_.location()).toSet)
   }
 
   private def deleteUnread(shard: ShardHandle, read: Set[String], cutoffMs: Long): Unit = {

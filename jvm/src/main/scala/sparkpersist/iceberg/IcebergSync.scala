@@ -3,7 +3,7 @@ package sparkpersist.iceberg
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
-import org.apache.iceberg.{ContentFile, DataFile, DeleteFile, HasTableOperations, ManifestFiles, Schema, Snapshot, Table,
+import org.apache.iceberg.{DataFile, DeleteFile, HasTableOperations, Schema, Snapshot, Table,
   TableMetadata}
 import org.apache.iceberg.exceptions.CommitFailedException
 import org.apache.spark.sql.SparkSession
@@ -126,14 +126,9 @@ object IcebergSync {
   private def files(table: Table): (Map[String, DataFile], Map[String, DeleteFile]) = Option(table.currentSnapshot()) match {
     case None => (Map.empty, Map.empty)
     case Some(s) =>
-      val io = table.io()
-      val data = s.dataManifests(io).asScala.flatMap(m => entries(ManifestFiles.read(m, io, table.specs())))
-      val deletes = s.deleteManifests(io).asScala.flatMap(m => entries(ManifestFiles.readDeleteManifest(m, io, table.specs())))
+      val (data, deletes) = IcebergTables.filesOf(table, s.allManifests(table.io()).asScala)
       (data.map(f => f.location() -> f).toMap, deletes.map(f => f.location() -> f).toMap)
   }
-
-  private def entries[F <: ContentFile[F]](files: org.apache.iceberg.io.CloseableIterable[F]): Seq[F] =
-    try files.asScala.map(_.copy()).toVector finally files.close()
 
   private def status(shard: ShardHandle, table: Table, written: Int, note: Option[String]): IcebergStatus = {
     table.refresh()

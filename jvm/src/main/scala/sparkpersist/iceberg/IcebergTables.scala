@@ -3,7 +3,8 @@ package sparkpersist.iceberg
 import scala.jdk.CollectionConverters._
 
 import org.apache.hadoop.fs.Path
-import org.apache.iceberg.{BaseTable, DataFile, DataFiles, FileFormat, PartitionSpec, Schema, SortOrder, Table,
+import org.apache.iceberg.{BaseTable, ContentFile, DataFile, DataFiles, DeleteFile, FileFormat, ManifestContent, ManifestFile,
+  ManifestFiles, PartitionSpec, Schema, SortOrder, Table,
   TableMetadata, TableProperties}
 
 import sparkpersist.shard.{PartMeta, ShardHandle}
@@ -63,4 +64,15 @@ object IcebergTables {
       .withFileSizeInBytes(part.bytes)
       .withMetrics(PartMetrics.of(part, schema, bounded))
       .build()
+
+  /** The data files and the delete files `manifests` of `table` list (each manifest read once, and closed). */
+  def filesOf(table: Table, manifests: Iterable[ManifestFile]): (Seq[DataFile], Seq[DeleteFile]) = {
+    val io = table.io()
+    val (data, deletes) = manifests.partition(_.content() == ManifestContent.DATA)
+    (data.toSeq.flatMap(m => entries(ManifestFiles.read(m, io, table.specs()))),
+      deletes.toSeq.flatMap(m => entries(ManifestFiles.readDeleteManifest(m, io, table.specs()))))
+  }
+
+  private def entries[F <: ContentFile[F]](files: org.apache.iceberg.io.CloseableIterable[F]): Seq[F] =
+    try files.asScala.map(_.copy()).toVector finally files.close()
 }
