@@ -74,8 +74,12 @@ def test_in_a_classic_session(case: Case, spark: SparkSession, root: Path) -> No
 @pytest.fixture(scope="module")
 def over_connect(connect_server: Server) -> dict[str, Any]:
     """What each case raised in a Spark Connect client (``apps/errors_client.py``), by condition."""
-    done = subprocess.run([sys.executable, str(APPS / "errors_client.py"), connect_server.connect_url, str(connect_server.root)],
-                          capture_output=True, text=True, timeout=1800, cwd=APPS)
+    try:
+        done = subprocess.run([sys.executable, str(APPS / "errors_client.py"), connect_server.connect_url,
+                               str(connect_server.root)], capture_output=True, text=True, timeout=900, cwd=APPS)
+    except subprocess.TimeoutExpired as e:  # the client names each case on stderr as it starts it
+        stderr = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        pytest.fail(f"the Connect client did not finish in {e.timeout} s; its last lines:\n{stderr[-2000:]}")
     assert done.returncode == 0, done.stderr[-4000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
     assert out["connect"].startswith("pyspark.sql.connect")

@@ -19,12 +19,22 @@ from error_cases import CASES, trigger
 
 def main(url: str, root: Path) -> None:
     spark = SparkSession.builder.remote(url).getOrCreate()
+    # Every session a case creates stays referenced until the process exits: a Connect session that is
+    # garbage collected closes its client in ``__del__``, and when that runs inside another session's
+    # blocking gRPC call (pyspark 4.1), closing waits on the very call it interrupted and the client hangs.
+    fresh_sessions: list[SparkSession] = []
+
+    def fresh() -> SparkSession:
+        fresh_sessions.append(SparkSession.builder.remote(url).create())
+        return fresh_sessions[-1]
+
     out: dict = {"connect": type(spark).__module__, "cases": {}}
     for case in CASES:
         if "connect" not in case.surfaces:
             continue
+        print(f"case {case.condition}", file=sys.stderr, flush=True)
         try:
-            error = trigger(case, spark, root, "connect", lambda: SparkSession.builder.remote(url).create())
+            error = trigger(case, spark, root, "connect", fresh)
             out["cases"][case.condition] = {
                 "class": type(error).__name__,
                 "is": sorted(n for n in sparkpersist.__all__ if isinstance(getattr(sparkpersist, n), type)
