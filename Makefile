@@ -32,7 +32,7 @@ SBT = java -Xms512m -Xmx3g -Xss4m \
 	-Dsparkpersist.line=$(LINE) -Dsparkpersist.sparkJars=$(SPARK_JARS) \
 	-jar $(SBT_LAUNCHER)
 
-.PHONY: setup jar dist install test test-line test-py test-dbt demo bench soak clean s3a-jars
+.PHONY: setup jar dist install test test-line test-py test-dbt demo bench soak clean s3a-jars iceberg-spark
 
 setup: $(SBT_LAUNCHER) $(VENV)/.installed
 
@@ -115,8 +115,20 @@ test:
 	for line in $(OTHER_LINES); do \
 	  $(MAKE) --no-print-directory test-line SPARK=$$line JVM_TESTS="testOnly $(SHIM_SUITES)" PY_PASSES=plain || exit 1; done
 
+# Apache Iceberg's Spark runtime, where one is published for the line (versions.properties), for
+# tests/test_iceberg_spark.py only: Spark's own Iceberg source reads the shards' Iceberg metadata.
+ICEBERG_SPARK_DIR  := build/iceberg-spark/spark-$(LINE)
+ICEBERG_SPARK_JARS := $(ICEBERG_SPARK_DIR)/.fetched
+iceberg-spark: $(ICEBERG_SPARK_JARS)
+
+$(ICEBERG_SPARK_JARS): versions.properties
+	rm -rf $(ICEBERG_SPARK_DIR) && mkdir -p $(ICEBERG_SPARK_DIR)
+	for artifact in $(line.$(LINE).iceberg_spark); do mvn -q -B org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy \
+	  -Dartifact=$$artifact -DoutputDirectory=$(ICEBERG_SPARK_DIR) || exit 1; done
+	touch $@
+
 JVM_TESTS ?= test
-test-line: setup install $(S3A_JARS)
+test-line: setup install $(S3A_JARS) $(ICEBERG_SPARK_JARS)
 	$(SBT) "sparkpersist/$(JVM_TESTS)"
 	$(MAKE) --no-print-directory test-py SPARK=$(LINE) PY_PASSES="$(PY_PASSES)"
 
@@ -124,7 +136,7 @@ PY_PASSES ?= plain soft
 SOFT_TESTS := $(addprefix tests/test_,$(addsuffix .py,pruning json index multi_shard nested_nulls write_read \
   monotone_udf schema_evolution defaults clustering statements beside_a_stream streaming lifecycle))
 PYTEST := $(PY) -m pytest -q --durations=10
-test-py: setup install $(S3A_JARS)
+test-py: setup install $(S3A_JARS) $(ICEBERG_SPARK_JARS)
 	$(PYTEST) tests --ignore=tests/test_dbt.py
 	$(if $(filter soft,$(PY_PASSES)),SPARKPERSIST_TEST_CONF="$(SOFT)" $(PYTEST) $(SOFT_TESTS))
 
