@@ -13,9 +13,8 @@ import sparkpersist.util.NextFit
  *    holds all its update times (UTC days by default); only batches of one window are merged, so
  *    a 90-day-old batch never meets today's and each part stays narrow in time. A batch whose
  *    times straddle a window boundary is left as it is. In a shard with retractions, every batch
- *    whose times all lie at or below since (the newest one too, once since reaches its times)
- *    belongs to one window, the *settled* history: there its times collapse at since and inserts
- *    meet their retractions.
+ *    wholly below since belongs to one window, the *settled* history: there its times collapse
+ *    at since and inserts meet their retractions.
  *  - **Tiers**: a batch of `b` bytes is in tier `k`, the largest `k` with `b * fanIn^k < targetBytes`
  *    (tier 0: within a factor fanIn of the target); a batch of `targetBytes` or more is complete
  *    and never rewritten. `fanIn` adjacent batches of one tier and window merge into one, which

@@ -4,10 +4,8 @@ import sparkpersist.shard.{BatchMeta, ShardState}
 
 /**
  * A window compaction merges within ([[CompactionPlanner]]): the update times `[start, start + windowMs)`,
- * or, in a shard with retractions, the settled history (`start` None): every batch whose update times
- * all lie at or below since, where they collapse at since. The newest batch belongs to it once since
- * reaches its times, though its upper lies above since: advanced to since, its updates are seen by
- * exactly the reads as of since or later that saw them before, and its retractions meet their inserts.
+ * or, in a shard with retractions, the settled history (`start` None): every batch wholly below since,
+ * whose times collapse at since.
  */
 final case class CompactionWindow(start: Option[Long], windowMs: Long) {
   def settled: Boolean = start.isEmpty
@@ -21,14 +19,13 @@ final case class CompactionWindow(start: Option[Long], windowMs: Long) {
 
 object CompactionWindow {
   /** The window holding all of `batch`'s update times in `state`; None for a batch straddling a boundary. */
-  def of(state: ShardState, windowMs: Long)(batch: BatchMeta): Option[CompactionWindow] = {
-    val (lo, hi) = CompactionPlanner.updateTimes(batch)
-    if (state.hasRetractions && hi <= state.since) Some(CompactionWindow(None, windowMs))
+  def of(state: ShardState, windowMs: Long)(batch: BatchMeta): Option[CompactionWindow] =
+    if (state.hasRetractions && batch.upper <= state.since) Some(CompactionWindow(None, windowMs))
     else {
+      val (lo, hi) = CompactionPlanner.updateTimes(batch)
       val first = Math.floorDiv(lo, windowMs)
       if (first == Math.floorDiv(hi, windowMs)) Some(CompactionWindow(Some(first * windowMs), windowMs)) else None
     }
-  }
 
   /**
    * The windows of `windowMs` that `batches`' update times meet, from the first to the last, as one

@@ -91,15 +91,12 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert(byVersion(12L)._1 === Map("groups" -> "1", "round" -> "1", "automatic" -> "false",
       "fanIn" -> PersistConf.CompactFanIn.default.toString, "targetBytes" -> PersistConf.CompactTargetBytes.default.toString,
       "windowMs" -> PersistConf.CompactWindowMs.default.toString))
-    // With no retention since reaches the stream's batch too: the whole history is one settled batch, dropped whole.
-    assert(afterCompaction.batches.size === 1)
-    assert(compacted("numRemovedBatches") === 7L &&
-      compacted("numRemovedParts") === 10L + byVersion(10L)._2("numAddedParts"))
-    assert(compacted("numRemovedUpdates") === batches.map(_.rowCount).sum &&
-      compacted("numRemovedBytes") === batches.map(_.bytes).sum)
-    assert(compacted("numOutputUpdates") === dropped.rowCount)
+    assert(compacted("numRemovedBatches") === 6L && compacted("numRemovedParts") === 10L)
+    assert(compacted("numRemovedUpdates") === batches.init.map(_.rowCount).sum &&
+      compacted("numRemovedBytes") === batches.init.map(_.bytes).sum)
+    assert(compacted("numOutputUpdates") === afterCompaction.batches.head.rowCount)
     assert(byVersion(13L)._1 === Map("batchId" -> dropped.id))
-    assert(byVersion(13L)._2("numRemovedUpdates") === dropped.rowCount && byVersion(13L)._2("numAddedParts") === 0L)
+    assert(byVersion(13L)._2("numRemovedUpdates") === 2L && byVersion(13L)._2("numAddedParts") === 0L)
 
     // Who and what committed, and what statements read.
     val who = sql("SELECT version, userName, appId, engineInfo, userMetadata, isBlindAppend, readUpper, readVersion " +

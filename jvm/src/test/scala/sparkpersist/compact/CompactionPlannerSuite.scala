@@ -128,19 +128,6 @@ class CompactionPlannerSuite extends AnyFunSuite {
     assert(reasons(state(consolidated, since = 60)) === Seq((None, 60L, "nothing to do: its batches are packed")))
   }
 
-  test("the newest batch is settled once since reaches its times, though its upper lies above since") {
-    // A history and the last statement's retractions at time 30; retention 0 puts since at upper - 1 = 30.
-    val history = batch("h", 0, 10, 10, 1000L)
-    val statement = BatchMeta("d", 11, 31, Vector(RunMeta(Vector(
-      PartMeta("parts/d/p.parquet", 10, 100L, 30, 30, true, None)))), 0L)
-    val batches = IndexedSeq(history, statement)
-    val groups = CompactionPlanner.plan(state(batches, since = 30), settings)
-    assert(groups.map(g => (g.batches.map(_.id), g.advanceTo, g.consolidates)) === Seq((Seq("h", "d"), 30L, true)))
-    // Below its times, the statement's batch stays in its open day; the history alone is settled and consolidated.
-    assert(planIds(state(batches, since = 29)) === Nil)
-    assert(CompactionWindow.of(state(batches, since = 29), Day)(statement) === Some(CompactionWindow(Some(0L), Day)))
-  }
-
   test("a group is stamped when it has no retractions and one time once advanced to since") {
     val batches = chain(("a", 10L, 1000L), ("b", 20L, 1000L), ("c", 30L, 1000L), ("d", 40L, 1000L))
     val open = CompactionPlanner.plan(state(batches, since = 0), settings)
