@@ -126,17 +126,22 @@ object DmlBench {
 
   /**
    * Runs `sql`, measuring its time and the bytes and files it added under `dir`: a read (which
-   * changes nothing) three times, its median run reported beside its first.
+   * changes nothing) three times, its median run reported beside its first. `spark.sql` is timed
+   * too: a statement (MERGE, DELETE, CALL, OPTIMIZE) runs there, not in `collect`. A statement's
+   * own result (rows affected, the compaction's parts and rounds, OPTIMIZE's metrics) is printed.
    */
   private def step(spark: SparkSession, sql: String, dir: File, system: String): Step = {
     val before = files(dir)
     val read = sql.startsWith("SELECT")
     val runs = Seq.fill(if (read) 3 else 1) {
-      val df = spark.sql(sql)
-      val (result, wallMs, cpuMs) = timedWithCpuMs(df.collect())
+      val ((df, result), wallMs, cpuMs) = timedWithCpuMs {
+        val df = spark.sql(sql)
+        (df, df.collect())
+      }
       (result, wallMs, cpuMs, if (read) filesRead(spark, df, system) else 0L)
     }
     val (result, wallMs, cpuMs, filesReadByIt) = runs.sortBy(_._2).apply(runs.size / 2)
+    if (!read) println(s"$system: ${sql.take(80)}\n  -> ${result.map(r => r.schema.names.zip(r.toSeq).mkString(", ")).mkString("; ")}")
     val added = files(dir) -- before.keySet
     Step(if (read) result.head.toSeq.mkString("/") else "", wallMs, cpuMs,
       added.values.sum, added.keys.count(f => f.endsWith(".parquet") || f.endsWith(".bin")), before.values.sum,
