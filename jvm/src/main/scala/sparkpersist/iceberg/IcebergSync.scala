@@ -42,7 +42,9 @@ object IcebergSync {
     var note = Option.empty[String]
     states.foreach { state =>
       IcebergSchemas.of(state.schema).flatMap(s => IcebergContents.of(spark, shard, state).map(s -> _)) match {
-        case Left(why) => note = Some(s"shard version ${state.seqNo} is not shown: $why")
+        case Left(why) =>
+          IcebergHistory.record(shard, state.seqNo, why)
+          note = Some(s"shard version ${state.seqNo} is not shown: $why")
         case Right((schema, contents)) =>
           val (t, wrote) = commitVersion(spark, shard, current, state, schema, contents)
           current = Some(t)

@@ -2,7 +2,7 @@ package sparkpersist.iceberg
 
 import scala.jdk.CollectionConverters._
 
-import org.apache.spark.sql.QueryTest
+import org.apache.spark.sql.{QueryTest, Row}
 
 import sparkpersist.PersistSparkSession
 import sparkpersist.write.{ShardWriter, WriteOptions}
@@ -127,5 +127,9 @@ class IcebergValueSuite extends QueryTest with PersistSparkSession with IcebergR
       "rows by value, and a row it keeps 2 times is held by 0 rows of multiplicity 1 (a compaction consolidated its " +
       "copies into a row of multiplicity above 1, which data files cannot repeat)")
     assert(shownVersions(icebergTable(location("dups"))) === (retracted - 2 to retracted + 2))
+    val t = icebergTable(location("dups"))
+    checkAnswer(sql(s"SELECT version, icebergSnapshotId, icebergNote FROM persist.dups.history WHERE version >= ${retracted + 2}"),
+      Seq(Row(retracted + 2, snapshotOf(t, retracted + 2).snapshotId(), null), Row(version("dups"), null,
+        after.getString(6).stripPrefix(s"shard version ${version("dups")} is not shown: "))))
   }
 }
