@@ -7,7 +7,9 @@ import org.apache.hadoop.fs.Path
 import org.apache.parquet.hadoop.ParquetFileReader
 import org.apache.parquet.hadoop.util.HadoopInputFile
 import org.apache.spark.sql.classic.SparkSession
+import org.apache.spark.sql.internal.SQLConf
 
+import sparkpersist.read.PartFileReader
 import sparkpersist.schema.ShardSchema
 import sparkpersist.shard.{PartMeta, ShardHandle}
 
@@ -39,7 +41,11 @@ private[iceberg] object ValueDeletes {
     val why = new Path(target.getParent, target.getName.stripSuffix(".parquet") + ".why")
     if (shard.fs.exists(target)) Right(ValueDeletes(covered, target, recordsOf(shard, target)))
     else if (shard.fs.exists(why)) Left(read(shard, why))
-    else {
+    else if (!PartFileReader.readsPositions(spark, schema)) {
+      // The session's setting, not the parts: nothing is recorded, a session that reads positions writes it.
+      Left(s"the session reads no row positions (${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key} is false), " +
+        "which matching rows by value needs")
+    } else {
       val files = covered.map(p => IcebergTables.dataPath(shard, p.fileKey))
       if (files.distinct.size < files.size) Left(written(shard, why, "two of its parts read one file"))
       else ValueMatching.deletes(spark, shard, schema, covered) match {

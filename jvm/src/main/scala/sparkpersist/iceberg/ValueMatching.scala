@@ -31,14 +31,12 @@ private[iceberg] object ValueMatching {
 
   /**
    * The rows to delete, as (index of the part in `parts`, position), or why the parts have no form of
-   * data files and position deletes.
+   * data files and position deletes. Requires a session that reads positions ([[PartFileReader.readsPositions]]).
    */
   def deletes(spark: SparkSession, shard: ShardHandle, schema: ShardSchema,
       parts: IndexedSeq[PartMeta]): Either[String, Seq[(Int, Long)]] =
     if (parts.isEmpty) Right(Nil)
-    else if (!PartFileReader.readsPositions(spark, schema)) {
-      Left("its columns cannot be read with their row positions by Spark's vectorized Parquet reader")
-    } else {
+    else {
       val reader = PartFileReader(spark, schema, schema.dataSchema, withPositions = true, positionsOfEveryPart = true)
       val files = parts.map(p => PartFile.of(shard.partUri(p), p, verify = false))
       val columns = schema.dataSchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }
