@@ -131,8 +131,8 @@ class IcebergValueSuite extends QueryTest with PersistSparkSession with IcebergR
     assert(shownVersions(icebergTable(location("dups"))) === (retracted - 2 to last))
     assert(shown("dups", last) === oracle(Seq("a", "a", "b", "d", "e")))
     val t = icebergTable(location("dups"))
-    checkAnswer(sql(s"SELECT version, icebergSnapshotId, icebergNote FROM persist.dups.history WHERE version >= $last"),
-      (last until version("dups")).map(v => Row(v, snapshotOf(t, v).snapshotId(), null)) :+ Row(version("dups"), null,
-        after.getString(6).stripPrefix(s"shard version ${version("dups")} is not shown: ")))
+    checkAnswer(sql("SELECT version, icebergSnapshotId, icebergNote FROM persist.dups.history " +
+      s"WHERE version IN ($last, ${version("dups")})"), Seq(Row(last, snapshotOf(t, last).snapshotId(), null),
+      Row(version("dups"), null, after.getString(6).stripPrefix(s"shard version ${version("dups")} is not shown: "))))
   }
 }
