@@ -1,7 +1,7 @@
 package sparkpersist.iceberg
 
 import org.apache.spark.TaskContext
-import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection, UnsafeRow}
+import org.apache.spark.sql.catalyst.expressions.{BoundReference, UnsafeProjection}
 import org.apache.spark.sql.classic.SparkSession
 
 import sparkpersist.read.{OpenFiles, PartFile, PartFileReader}
@@ -42,6 +42,7 @@ private[iceberg] object ValueMatching {
       val columns = schema.dataSchema.fields.toSeq.zipWithIndex.map { case (f, i) => BoundReference(i, f.dataType, f.nullable) }
       val (positionOrdinal, diffOrdinal) = (reader.schema.length - 3, reader.diffOrdinal)
       val sc = spark.sparkContext
+      val description = sc.getLocalProperty("spark.job.description") // (SparkContext's constant is private to Spark)
       sc.setJobDescription(s"Iceberg deletes by value of shard '${shard.name}' (${parts.size} parts)")
       try {
         val located = sc.parallelize(files.zipWithIndex, files.size).mapPartitions { it =>
@@ -57,7 +58,7 @@ private[iceberg] object ValueMatching {
         val decided = located.groupByKey(math.max(1, math.min(files.size, sc.defaultParallelism)))
           .flatMap { case (_, rows) => decide(rows) }.collect()
         decided.collectFirst { case Left(why) => why }.toLeft(decided.toSeq.collect { case Right(row) => row })
-      } finally sc.setJobDescription(null)
+      } finally sc.setJobDescription(description)
     }
 
   /** The rows of one value to delete (see the object's doc), or why its rows cannot say it. */
