@@ -108,8 +108,8 @@ class History:
         self.oracle = Oracle(spark, where)
         self.next_key = 0
         self.oracles: dict[int, str] = {}  # shard version -> the oracle view of its rows
-        self.retracted = False             # whether a statement retracted rows yet
-        self.unsure: Optional[int] = None  # the first version a compaction over retractions committed
+        self.retracted = False               # whether a statement retracted rows yet
+        self.by_value: Optional[int] = None  # the first version a compaction after retractions committed
         props = "'order_by' = 'k'" + (", 'sparkpersist.iceberg' = 'true'" if iceberg else "")
         spark.sql(f"CREATE TABLE {self.shard} ({SCHEMA}) TBLPROPERTIES ({props})")
         spark.createDataFrame([], SCHEMA).createOrReplaceTempView(f"{name}_empty")
@@ -214,8 +214,8 @@ class History:
         done = action()
         if action != self.insert:
             self.retracted = self.retracted or action != self.compact
-        if action == self.compact and self.retracted and self.unsure is None:
-            self.unsure = self.version  # a compaction over retractions: maybe not expressible from here on
+        if action == self.compact and self.retracted and self.by_value is None:
+            self.by_value = self.version  # a compaction over retractions: matched by value from here on
         self.record()
         return f"v{self.version}: {done}"
 
@@ -276,27 +276,33 @@ def test_random_dml_histories_read_through_pyiceberg_equal_plain_spark_at_every_
     assert table.current_snapshot() == snapshot_of(table, history.version)
 
 
+def iceberg_history(history: History) -> dict[int, tuple[Optional[int], Optional[str]]]:
+    """The history's Iceberg columns: version -> (icebergSnapshotId, icebergNote)."""
+    return {r.version: (r.icebergSnapshotId, r.icebergNote)
+            for r in ShardTable.forName(history.spark, history.name).history().collect()}
+
+
 @pytest.mark.parametrize("seed", [7, 2026])
-def test_random_histories_with_compaction_show_each_version_right_or_say_why_not(
+def test_random_histories_with_compaction_read_through_pyiceberg_at_every_version(
         spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet, seed: int) -> None:
-    """A compaction that consolidates retractions (or leaves positions naming a part it rewrote) makes a version
-    Iceberg cannot express without reading every row: the metadata then shows the last version it could, and
-    the procedure's note says why. Every snapshot it holds is right, and every version before such a compaction
-    has one."""
+    """A compaction that merges retractions with the rows they cancel (or rewrites a part positions name) leaves
+    retractions by value: they are matched to rows by value and deleted by position, so every version has its
+    snapshot, and the history names it."""
     history = History(spark, shard_name, tmp_path, seed)
     done = [history.step() for _ in range(14)]
     assert any("compact" in d for d in done), done
-    row = sync(history)
-    table = iceberg_table(row.metadata_location)
-    shown = reflected_versions(table)
-    assert shown == sorted(shown) and shown[-1] == row.shard_version, (shown, row)
-    if row.note is None:
-        assert row.shard_version == history.version, (row, done)
-    else:
-        assert row.shard_version < history.version and "retracts rows by value" in row.note, (row, done)
-    assert check_versions(history, table, shown) == len(shown), done
-    sure = [v for v in history.oracles if history.unsure is None or v < history.unsure]
-    assert set(sure) <= set(shown), (sure, shown, done)
+    assert history.by_value is not None, ("no compaction after a retraction", done)
+    table = iceberg_table(metadata_location(history))
+    # None skipped: the versions of the steps, and those of a compaction's earlier rounds (the same rows).
+    every = list(range(1, history.version + 1))
+    assert reflected_versions(table) == every, done
+    versions = sorted(history.oracles)
+    assert check_versions(history, table, versions) == len(versions), done
+    assert iceberg_history(history) == {0: (None, "version 0 creates the shard: it has no complete time to show"),
+                                        **{v: (snapshot_of(table, v).snapshot_id, None) for v in every}}
+    by_value = [v for v in every if any(Path(d.file_path).name.startswith("values-") for t in table.scan(
+        snapshot_id=snapshot_of(table, v).snapshot_id).plan_files() for d in t.delete_files)]
+    assert by_value, done  # versions after the compaction over retractions: shown through deletes found by value
 
 
 def live_parts(spark: SparkSession, shard: str) -> int:
@@ -473,11 +479,11 @@ def test_sync_iceberg_over_spark_connect(spark: SparkSession, over_connect: dict
         "AS t(id, tag, bal)"))
 
 
-def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_version_iceberg_can_express(
+def test_an_update_write_retracting_by_value_is_shown_and_a_row_retention_summed_is_not(
         spark: SparkSession, shard_name: str, tmp_path: Path, plain_parquet) -> None:
     history = History(spark, shard_name, tmp_path, seed=23)
     history.inserts(1)
-    shown = history.version
+    first = history.version
     # An update write: row k = 3 retracted by value (diff -1) and written again with a new s.
     [old] = [r for r in spark.table(history.oracle.view).collect() if r.k == 3]
     upper = spark.sql(f"SELECT max(upper) FROM {history.shard}.batches").collect()[0][0]
@@ -486,17 +492,35 @@ def test_an_update_write_retracting_by_value_leaves_the_metadata_at_the_last_ver
     sparkpersist.write(changes, shard_name, time_col="t", diff_col="diff")
     history.oracle.replace("SELECT k, i, CASE WHEN k = 3 THEN 'new' ELSE s END AS s, d, ts, amount, x FROM {o}")
     history.record()
+    table = iceberg_table(metadata_location(history))
+    assert reflected_versions(table) == [first, history.version]
+    assert check_versions(history, table, [first, history.version]) == 2
 
+    # The same row again (a second copy), then a retention compaction that sums both copies into one row of
+    # diff 2, which one row of a data file cannot hold: that version is not shown, and both the procedure
+    # and the history say why.
+    again = spark.createDataFrame([tuple(old)[:2] + ("new",) + tuple(old)[3:] + (upper + 1, 1)],
+                                  f"{SCHEMA}, t BIGINT, diff BIGINT")
+    sparkpersist.write(again, shard_name, time_col="t", diff_col="diff")
+    history.oracle.replace("SELECT * FROM {o} UNION ALL SELECT * FROM {o} WHERE k = 3")
+    history.record()
+    shown = history.version
+    history.inserts(1)  # a later batch, so that retention reaches the copies
+    spark.sql(f"CALL persist.system.compact(shard => '{shard_name}', retention_ms => 0)")
+    history.record()
     row = sync(history)
-    assert (row.shard_version, row.snapshots_written) == (shown, 0), row
-    assert row.note == (f"shard version {history.version} is not shown: version {history.version} retracts rows by "
-                        "value (an overwrite, a RESTORE, an update write or a compaction's consolidation), which "
-                        "Iceberg cannot express without reading every row"), row
+    why = (f"version {history.version} retracts rows by value, and a row it keeps 2 times is held by 0 rows of "
+           "multiplicity 1 (a compaction consolidated its copies into a row of multiplicity above 1, which data "
+           "files cannot repeat)")
+    assert (row.shard_version, row.note) == (history.version - 1, f"shard version {history.version} is not shown: {why}")
     table = iceberg_table(row.metadata_location)
-    assert reflected_versions(table) == [shown]
-    assert check_versions(history, table, [shown]) == 1
+    # The compaction's earlier rounds (versions of their own, the same rows) are shown; its last round is not.
+    assert reflected_versions(table) == list(range(first, row.shard_version + 1))
+    for version in [first, first + 1, shown, shown + 1]:  # (VERSION AS OF refuses them now: retention moved since)
+        assert multiset(table.scan(snapshot_id=snapshot_of(table, version).snapshot_id).to_arrow()) == \
+            history.expected(version), version
+    assert iceberg_history(history)[history.version] == (None, why)
     assert history.as_of(history.version) == history.expected(history.version)
-
 
 
 def test_a_property_value_other_than_true_or_false_is_refused(spark: SparkSession, shard_name: str) -> None:

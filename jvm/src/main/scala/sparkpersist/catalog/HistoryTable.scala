@@ -10,6 +10,7 @@ import org.apache.spark.sql.types._
 import org.apache.spark.sql.util.CaseInsensitiveStringMap
 import org.apache.spark.unsafe.types.UTF8String
 
+import sparkpersist.iceberg.{IcebergHistory, IcebergShown}
 import sparkpersist.shard.{ShardHandle, VersionEntry}
 
 /**
@@ -19,7 +20,8 @@ import sparkpersist.shard.{ShardHandle, VersionEntry}
  * `operationParameters`, `operationMetrics` (as text, as Delta's), `userMetadata`, `engineInfo`,
  * `isBlindAppend`, `readVersion` (the state version a statement read), and persist's own `readUpper`
  * (the upper of the state it read) and
- * `appId` (the Spark application). A version written before records came shows what its change
+ * `appId` (the Spark application), and for a shard with Iceberg metadata `icebergSnapshotId`, the Iceberg
+ * snapshot showing the version, or null and `icebergNote`, why none does ([[IcebergHistory]]). A version written before records came shows what its change
  * says (operation, parameters and what it added; for a compaction, the batches it removed) and null
  * for the rest, its timestamp its file's modification time. Versions garbage collection deleted
  * have no row: the history starts again at the oldest version kept (version 0, the create, stays).
@@ -42,7 +44,9 @@ final class HistoryTable(shard: ShardHandle, tableName: String) extends Table wi
     }
 
     override def build(): Scan = {
-      val historyRows = shard.log.history(limit).map(HistoryTable.row).toArray
+      val entries = shard.log.history(limit)
+      val iceberg = IcebergHistory.of(shard, entries.map(_.seqNo))
+      val historyRows = entries.map(e => HistoryTable.row(e, iceberg.map(_(e.seqNo)))).toArray
       new LocalScan {
         override def rows(): Array[InternalRow] = historyRows
         override def readSchema(): StructType = HistoryTable.Schema
@@ -64,9 +68,11 @@ object HistoryTable {
     StructField("isBlindAppend", BooleanType, nullable = false),
     StructField("readVersion", LongType),
     StructField("readUpper", LongType),
-    StructField("appId", StringType)))
+    StructField("appId", StringType),
+    StructField("icebergSnapshotId", LongType),
+    StructField("icebergNote", StringType)))
 
-  private def row(entry: VersionEntry): InternalRow = {
+  private def row(entry: VersionEntry, iceberg: Option[IcebergShown]): InternalRow = {
     val r = entry.record
     def text(s: Option[String]) = s.map(UTF8String.fromString).orNull
     def map(m: Iterable[(String, String)]) = ArrayBasedMapData(
@@ -74,6 +80,7 @@ object HistoryTable {
     InternalRow(entry.seqNo, Math.multiplyExact(entry.timestampMs, 1000L), text(r.userName),
       UTF8String.fromString(r.operation), map(r.parameters), map(r.metrics.map { case (k, v) => k -> v.toString }),
       text(r.userMetadata), text(r.engineInfo), r.isBlindAppend, r.readVersion.map(Long.box).orNull,
-      r.readUpper.map(Long.box).orNull, text(r.appId))
+      r.readUpper.map(Long.box).orNull, text(r.appId), iceberg.flatMap(_.snapshotId).map(Long.box).orNull,
+      text(iceberg.flatMap(_.note)))
   }
 }

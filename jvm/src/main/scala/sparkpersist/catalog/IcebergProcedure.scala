@@ -28,7 +28,7 @@ private[catalog] final class IcebergProcedure(store: ShardStore) extends RowsPro
   override def parameters(): Array[ProcedureParameter] = Array(ProcedureParameter.in("shard", StringType).build())
 
   override def result(input: InternalRow): (StructType, Array[InternalRow]) = {
-    val s = IcebergSync.sync(SparkSession.active, store.open(input.getUTF8String(0).toString))
+    val s = IcebergSync.sync(SparkSession.active.asInstanceOf[org.apache.spark.sql.classic.SparkSession], store.open(input.getUTF8String(0).toString))
     (schema, Array(InternalRow(s.shardVersion.map(Long.box).orNull, s.snapshotId.map(Long.box).orNull,
       UTF8String.fromString(s.metadataLocation), s.dataFiles, s.deleteFiles, s.snapshotsWritten,
       s.note.map(UTF8String.fromString).orNull)))

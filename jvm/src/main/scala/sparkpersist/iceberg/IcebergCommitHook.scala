@@ -1,6 +1,6 @@
 package sparkpersist.iceberg
 
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.classic.SparkSession
 
 import sparkpersist.shard.{BatchMeta, ShardHandle}
 import sparkpersist.write.CommitHook

@@ -32,6 +32,7 @@ object IcebergExpiry {
         expire.commit()
         table.refresh()
       }
+      IcebergHistory.forget(shard, oldestLive)
       val (data, deletes) = remaining(table)
       deleteUnread(shard, deletes, cutoffMs)
       val prefix = IcebergTables.dataPath(shard, "x").stripSuffix("x")

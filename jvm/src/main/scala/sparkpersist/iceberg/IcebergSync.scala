@@ -6,7 +6,7 @@ import scala.util.control.NonFatal
 import org.apache.iceberg.{DataFile, DeleteFile, HasTableOperations, Schema, Snapshot, Table,
   TableMetadata}
 import org.apache.iceberg.exceptions.CommitFailedException
-import org.apache.spark.sql.SparkSession
+import org.apache.spark.sql.classic.SparkSession
 
 import sparkpersist.shard.{ShardHandle, ShardState}
 
@@ -41,8 +41,10 @@ object IcebergSync {
     var written = 0
     var note = Option.empty[String]
     states.foreach { state =>
-      IcebergSchemas.of(state.schema).flatMap(s => IcebergContents.of(shard, state).map(s -> _)) match {
-        case Left(why) => note = Some(s"shard version ${state.seqNo} is not shown: $why")
+      IcebergSchemas.of(state.schema).flatMap(s => IcebergContents.of(spark, shard, state).map(s -> _)) match {
+        case Left(why) =>
+          IcebergHistory.record(shard, state.seqNo, why)
+          note = Some(s"shard version ${state.seqNo} is not shown: $why")
         case Right((schema, contents)) =>
           val (t, wrote) = commitVersion(spark, shard, current, state, schema, contents)
           current = Some(t)
@@ -89,7 +91,7 @@ object IcebergSync {
       withSchema(t, schema)
       val (data, deletes) = files(t)
       val wanted = contents.dataParts.map(p => IcebergTables.dataPath(shard, p.fileKey) -> p).toMap
-      val wantedDeletes = contents.deletes.map(r => PositionDeletes.path(shard, r.key).toString -> r).toMap
+      val wantedDeletes = contents.deletes.map(r => r.path(shard).toString -> r).toMap
       val bounded = IcebergSchemas.boundedIds(state.schema)
       t.asInstanceOf[HasTableOperations].operations() match {
         case ops: ShardTableOperations => ops.plannedOn(Option(t.currentSnapshot()).map(_.snapshotId()))
@@ -100,8 +102,8 @@ object IcebergSync {
       deletes.filterNot { case (path, _) => wantedDeletes.contains(path) }.values.foreach(delta.removeDeletes)
       wanted.filterNot { case (path, _) => data.contains(path) }.values.toSeq.sortBy(_.key)
         .foreach(p => delta.addRows(IcebergTables.dataFile(shard, p, schema, bounded)))
-      wantedDeletes.filterNot { case (path, _) => deletes.contains(path) }.values.toSeq.sortBy(_.key)
-        .foreach(r => delta.addDeletes(PositionDeletes.write(spark, shard, r)))
+      wantedDeletes.filterNot { case (path, _) => deletes.contains(path) }.toSeq.sortBy(_._1)
+        .foreach { case (_, r) => delta.addDeletes(r.file(spark, shard)) }
       delta.set(IcebergTables.VersionKey, state.seqNo.toString).commit()
       (t, true)
     } catch {

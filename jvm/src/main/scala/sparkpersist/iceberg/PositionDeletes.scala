@@ -37,17 +37,25 @@ object PositionDeletes {
 
   /** Writes the delete file of `run` and returns it as Iceberg's metadata of it. */
   def write(spark: SparkSession, shard: ShardHandle, run: RunDeletes): DeleteFile = {
-    val rows = (targets(shard, run) ++ retractions(spark, shard, run)).sorted
     val target = path(shard, run.key)
+    fileOf(shard, target, writeRows(shard, target, targets(shard, run) ++ retractions(spark, shard, run)))
+  }
+
+  /** Writes `rows` (data file path, position), sorted, as a position delete file at `target`; returns how many. */
+  def writeRows(shard: ShardHandle, target: Path, rows: Seq[(String, Long)]): Long = {
     val writer = ExampleParquetWriter.builder(target).withConf(shard.fs.getConf).withType(fileSchema)
       .withWriteMode(ParquetFileWriter.Mode.OVERWRITE).build()
     val groups = new SimpleGroupFactory(fileSchema)
-    try rows.foreach { case (file, pos) => writer.write(groups.newGroup().append(FilePath.name(), file).append(Pos.name(), pos)) }
+    try rows.sorted.foreach { case (file, pos) => writer.write(groups.newGroup().append(FilePath.name(), file).append(Pos.name(), pos)) }
     finally writer.close()
+    rows.size.toLong
+  }
+
+  /** The position delete file at `target`, of `records` rows, as Iceberg's metadata of it. */
+  def fileOf(shard: ShardHandle, target: Path, records: Long): DeleteFile =
     FileMetadata.deleteFileBuilder(PartitionSpec.unpartitioned()).ofPositionDeletes()
       .withPath(target.toString).withFormat(FileFormat.PARQUET)
-      .withFileSizeInBytes(shard.fs.getFileStatus(target).getLen).withRecordCount(rows.size.toLong).build()
-  }
+      .withFileSizeInBytes(shard.fs.getFileStatus(target).getLen).withRecordCount(records).build()
 
   /** The rows the positions file retracts, by the data file path Iceberg knows each part by. */
   private def targets(shard: ShardHandle, run: RunDeletes): Seq[(String, Long)] =

@@ -11,10 +11,13 @@ package sparkpersist
  * What a version shows ([[iceberg.IcebergContents]]): insert-only parts as data files with their
  * statistics as Iceberg metrics ([[iceberg.PartMetrics]]); parts negated whole, absent; rows retracted
  * by position ([[sparkpersist.positional]]) as position delete files ([[iceberg.PositionDeletes]]);
- * the schema's user columns with their column ids as field ids ([[iceberg.IcebergSchemas]]). A version
- * holding what Iceberg cannot say without reading data (retractions by value) is not written: the
- * metadata stays at the last version it could show, and says why.
+ * the schema's user columns with their column ids as field ids ([[iceberg.IcebergSchemas]]). Rows
+ * retracted by value (an overwrite, a RESTORE, an update write, a compaction's consolidation) are
+ * matched to the rows they cancel in one Spark job, once per set of parts ([[iceberg.ValueDeletes]]),
+ * and deleted by position too. A version Iceberg cannot say even so (a row kept more often than rows of
+ * multiplicity 1 hold it) is not written: the metadata stays at the last version it could show, and
+ * says why.
  *
- * Layer rule: `iceberg` imports `errors`, `plan`, `positional`, `schema`, `shard`, `stats`, `write`.
+ * Layer rule: `iceberg` imports `errors`, `plan`, `positional`, `read`, `schema`, `shard`, `stats`, `write`.
  */
 package object iceberg

@@ -113,6 +113,12 @@ class HistorySuite extends QueryTest with PersistSparkSession {
     assert((3 to 6).map(v => who(v.toLong).getLong(7)) === (2 to 5).map(_.toLong))
     assert(who(1L).isNullAt(6) && who(12L).isNullAt(6) && who(1L).isNullAt(7))
 
+    // Delta's columns, persist's, and the Iceberg ones, null for a shard without Iceberg metadata (IcebergValueSuite).
+    assert(sql("DESCRIBE HISTORY persist.h").columns.toSeq === Seq("version", "timestamp", "userName", "operation",
+      "operationParameters", "operationMetrics", "userMetadata", "engineInfo", "isBlindAppend", "readVersion", "readUpper",
+      "appId", "icebergSnapshotId", "icebergNote"))
+    assert(sql("SELECT * FROM persist.h.history WHERE icebergSnapshotId IS NOT NULL OR icebergNote IS NOT NULL").count() === 0)
+
     // DESCRIBE HISTORY through the extension's parser, newest first.
     checkAnswer(sql("DESCRIBE HISTORY persist.h LIMIT 2").select("version", "operation"),
       Seq(Row(13L, "DROP BATCH"), Row(12L, "COMPACTION")))

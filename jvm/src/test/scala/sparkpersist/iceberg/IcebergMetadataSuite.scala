@@ -111,17 +111,20 @@ class IcebergMetadataSuite extends QueryTest with PersistSparkSession with Icebe
     assertShows("called", version("called"), inserted(Map.empty, 0, 70))
   }
 
-  test("an overwrite retracts by value: the metadata stays at the last version it can show and says why") {
+  test("an overwrite retracts by value: its version is shown through deletes found by value, and the history names it") {
     create("over")
     insert("over", 0, 20)
     val shown = version("over")
     sql("INSERT OVERWRITE persist.over SELECT id, concat('m', id), id FROM range(5, 8)")
     val status = sql("CALL persist.system.iceberg('over')").collect().head
-    assert(status.getLong(0) === shown)
-    assert(status.getString(6) === s"shard version ${version("over")} is not shown: version ${version("over")} " +
-      "retracts rows by value (an overwrite, a RESTORE, an update write or a compaction's consolidation), which " +
-      "Iceberg cannot express without reading every row")
+    assert((status.getLong(0), status.isNullAt(6)) === (version("over"), true))
     assertShows("over", shown, inserted(Map.empty, 0, 20))
+    assertShows("over", version("over"), (5L until 8L).map(id => id -> (s"m$id", id)).toMap)
+    val t = icebergTable(location("over"))
+    checkAnswer(sql("SELECT version, icebergSnapshotId, icebergNote FROM persist.over.history"), Seq(
+      Row(0L, null, "version 0 creates the shard: it has no complete time to show"),
+      Row(shown, snapshotOf(t, shown).snapshotId(), null),
+      Row(version("over"), snapshotOf(t, version("over")).snapshotId(), null)))
   }
 
   Seq(7L, 11L).foreach { seed =>

@@ -11,8 +11,8 @@ import org.apache.spark.sql.functions.col
 /**
  * A reader of a shard's Iceberg metadata that shares no code with the writer: Iceberg's own
  * `HadoopTables` loads the table and plans a snapshot's scan (data files, the position delete files
- * of each, files pruned by a filter); plain Spark reads each planned Parquet file and its delete
- * files, and leaves out the rows at the deleted positions (`_metadata.row_index`).
+ * of each, files pruned by a filter); plain Spark reads the planned Parquet files and their delete
+ * files, and leaves out of each data file the rows at the positions its delete files name (`_metadata.row_index`).
  */
 trait IcebergReading { self: org.scalatest.Assertions =>
   protected def spark: SparkSession
@@ -34,13 +34,21 @@ trait IcebergReading { self: org.scalatest.Assertions =>
     val columns = table.schemas().get(snapshot.schemaId()).columns().asScala.map(_.name()).toSeq
     val scan = table.newScan().useSnapshot(snapshot.snapshotId()).filter(filter).planFiles()
     val tasks = try scan.asScala.toVector finally scan.close()
-    val rows = tasks.flatMap { task =>
-      val path = task.file().location()
-      val deleted = task.deletes().asScala.flatMap { d =>
-        spark.read.parquet(d.location()).where(col("file_path") === path).select("pos").collect().map(_.getLong(0))
-      }.toSet
-      spark.read.parquet(path).select((columns.map(col) :+ col("_metadata.row_index")): _*).collect()
-        .filterNot(r => deleted(r.getLong(columns.size))).map(r => Row.fromSeq(r.toSeq.take(columns.size)))
+    // Two Spark jobs in all: every delete file's rows (file_path, pos), then every planned data file's rows with their
+    // positions; a row is left out where a delete file Iceberg planned for its data file names it.
+    val path = (location: String) => new org.apache.hadoop.fs.Path(location).toUri.getPath
+    val deleteFiles = tasks.flatMap(_.deletes().asScala.map(_.location())).distinct
+    val deletes = if (deleteFiles.isEmpty) Map.empty[(String, Long), Set[String]]
+      else spark.read.parquet(deleteFiles: _*).select(col("file_path"), col("pos"), col("_metadata.file_path")).collect()
+        .groupBy(r => path(r.getString(0)) -> r.getLong(1)).map { case (at, rs) => at -> rs.map(r => path(r.getString(2))).toSet }
+    val planned = tasks.map(t => path(t.file().location()) -> t.deletes().asScala.map(d => path(d.location())).toSet).toMap
+    val rows = if (tasks.isEmpty) Vector.empty[Row] else {
+      spark.read.parquet(tasks.map(_.file().location()): _*)
+        .select((columns.map(col) ++ Seq(col("_metadata.file_path"), col("_metadata.row_index"))): _*).collect().toVector
+        .filterNot { r =>
+          val at = path(r.getString(columns.size)) -> r.getLong(columns.size + 1)
+          deletes.get(at).exists(_.exists(planned(at._1)))
+        }.map(r => Row.fromSeq(r.toSeq.take(columns.size)))
     }
     (rows, tasks.size)
   }
