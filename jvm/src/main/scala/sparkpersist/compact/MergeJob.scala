@@ -94,7 +94,8 @@ private[compact] object MergeJob {
                 .at(clusterOrdinals)
               val written = if (t.stampTime.isDefined) schema.dataSchema else reader.schema
               val key = MergeKey.ordinals(schema, reader.schema) ++ (if (t.stampTime.isDefined) Nil else Seq(reader.timeOrdinal))
-              ClusteredRuns.write(base, task.partitionId(), task.attemptNumber(), written, key, layout, rows)
+              ClusteredRuns.write(base, task.partitionId(), task.attemptNumber(), written, key, clusterOrdinals, layout,
+                rows)
             }
           } finally open.close()
         }).toSeq
