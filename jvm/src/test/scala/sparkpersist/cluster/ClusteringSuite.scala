@@ -100,19 +100,28 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 4).toString) {
       assert(compact("tied").groupsMerged === 1)
     }
-    val shard = store.open("tied")
-    val day = shard.state.batches.head
-    // Parts of a quarter of the day's bytes hold 249 of its 1,000 rows (rounded down): 5 parts.
-    assert(day.clusteredBy === IndexedSeq(2, 3) && day.partCount === 5 && day.rowCount === 1000L)
-    val times = (1 to 4).map(a => a * 5 * Hour)
-    day.runs.flatMap(_.parts).foreach { p =>
-      val rows = spark.read.parquet(shard.partPath(p).toString).select("time", "country", "user_id").collect()
-        .map(r => (r.getLong(0), r.getString(1), r.getInt(2))).toSeq
-      assert(rows.map(_._1).toSet.subsetOf(times.toSet), p.key)
-      assert(rows === rows.sorted, p.key)
+    def laidOut(): Unit = {
+      val shard = store.open("tied")
+      val day = shard.state.batches.head
+      // Parts of a quarter of the day's bytes hold 249 of its 1,000 rows (rounded down): 5 parts.
+      assert(day.clusteredBy === IndexedSeq(2, 3) && day.partCount === 5 && day.rowCount === 1000L)
+      val times = (1 to 4).map(a => a * 5 * Hour)
+      day.runs.flatMap(_.parts).foreach { p =>
+        val rows = spark.read.parquet(shard.partPath(p).toString).select("time", "country", "user_id").collect()
+          .map(r => (r.getLong(0), r.getString(1), r.getInt(2))).toSeq
+        assert(rows.map(_._1).toSet.subsetOf(times.toSet), p.key)
+        assert(rows === rows.sorted, p.key)
+      }
+      checkAnswer(sql("SELECT id, country, user_id, amount FROM persist.tied"),
+        appends.reduce(_ union _).drop("ingest").collect().toSeq)
     }
-    checkAnswer(sql("SELECT id, country, user_id, amount FROM persist.tied"),
-      appends.reduce(_ union _).drop("ingest").collect().toSeq)
+    laidOut()
+    // Laying the day out again merges its clustered runs, each spanning the day's times: they are
+    // merged by time, not read one after the other as if they were appends in time order.
+    withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 4).toString) {
+      assert(compact("tied", recluster = true).groupsMerged === 2)
+    }
+    laidOut()
   }
 
   test("incremental: clustered windows are left alone; a newly sealed day is clustered; cluster => true redoes all, " +
