@@ -59,7 +59,7 @@ private[compact] object MergeJob {
     val tasks = groups.zip(outputs).map { case (g, out) =>
       // Runs chained end to end where their key ranges allow: a task holds one open part per chain, not per
       // run (a batch written by 10,000 tasks is 10,000 runs).
-      val runs = RunChains(g.batches.flatMap(_.runs).map(_.parts), schema)
+      val runs = RunChains(g.batches.flatMap(_.runs).map(_.parts), schema, timeKeyed = true)
         .map(_.map(p => PartFile.of(shard.partUri(p), p, verify = false)))
       GroupTask(runs, g.advanceTo, g.consolidates, g.stampTime, out.batchDir.toString,
         buckets(g, cluster.partBytes, maxRowsPerPart), g.lower)
@@ -94,7 +94,8 @@ private[compact] object MergeJob {
                 .at(clusterOrdinals)
               val written = if (t.stampTime.isDefined) schema.dataSchema else reader.schema
               val key = MergeKey.ordinals(schema, reader.schema) ++ (if (t.stampTime.isDefined) Nil else Seq(reader.timeOrdinal))
-              ClusteredRuns.write(base, task.partitionId(), task.attemptNumber(), written, key, layout, rows)
+              ClusteredRuns.write(base, task.partitionId(), task.attemptNumber(), written, key, clusterOrdinals, layout,
+                rows)
             }
           } finally open.close()
         }).toSeq

@@ -19,24 +19,35 @@ import sparkpersist.shard.PartMeta
  * above every key of the chain whatever the other key columns hold. Truncated bounds stay sound
  * (a prefix below, a bumped prefix above). A run with a part that may hold a null in that column or
  * lacks bounds stays a chain of its own. A shard without an order key merges all its updates as
- * one key, in any order: its runs form one chain. [[RunMerge]] still checks the order as it
- * reads, so a chain out of order fails loudly ([[UnsortedRun]]), never mis-merges.
+ * one key, in any order, when consolidating on read: its runs form one chain. Compaction merges by
+ * the order key, then time (`timeKeyed`): there a shard without an order key chains its runs by
+ * their parts' times, as by a first key column (a clustered window's runs each span the window's
+ * times, so they overlap). [[RunMerge]] still checks the order as it reads, so a chain out of order
+ * fails loudly ([[UnsortedRun]]), never mis-merges.
  */
 object RunChains {
 
-  def apply(runs: IndexedSeq[IndexedSeq[PartMeta]], schema: ShardSchema): IndexedSeq[IndexedSeq[PartMeta]] =
+  def apply(runs: IndexedSeq[IndexedSeq[PartMeta]], schema: ShardSchema,
+      timeKeyed: Boolean = false): IndexedSeq[IndexedSeq[PartMeta]] =
     schema.orderBy.headOption.flatMap(schema.column) match {
+      case None if timeKeyed =>
+        byBounds(runs, runs.map(r => Some((r.map(_.minTime).min: Any, r.map(_.maxTime).max: Any))), TimeOrdering)
       case None => if (runs.size <= 1) runs else IndexedSeq(runs.flatten)
       case Some(column) => ValueOrdering.of(column.dataType) match {
         case None => runs
-        case Some(ordering) =>
-          val spans = runs.indices.map(i => i -> span(runs(i).map(KeySpan.of(_, column)), ordering))
-          val (bounded, alone) = spans.partition(_._2.isDefined)
-          // Chains and lone runs in the order of their first run, as written.
-          (chained(bounded.map { case (i, s) => (i, s.get) }, ordering) ++ alone.map(a => Seq(a._1)))
-            .sortBy(_.min).map(_.flatMap(runs).toIndexedSeq).toIndexedSeq
+        case Some(ordering) => byBounds(runs, runs.map(r => span(r.map(KeySpan.of(_, column)), ordering)), ordering)
       }
     }
+
+  private val TimeOrdering: Ordering[Any] = Ordering.by[Any, Long](_.asInstanceOf[Long])
+
+  /** Runs chained by their `spans` (none: a chain of its own), chains in the order of their first run, as written. */
+  private def byBounds(runs: IndexedSeq[IndexedSeq[PartMeta]], spans: IndexedSeq[Option[(Any, Any)]],
+      ordering: Ordering[Any]): IndexedSeq[IndexedSeq[PartMeta]] = {
+    val (bounded, alone) = spans.zipWithIndex.partition(_._1.isDefined)
+    (chained(bounded.map { case (s, i) => (i, s.get) }, ordering) ++ alone.map(a => Seq(a._2)))
+      .sortBy(_.min).map(_.flatMap(runs).toIndexedSeq).toIndexedSeq
+  }
 
   /** The bounds of every key of a run, if every part has them and holds no null. */
   private def span(parts: Seq[KeySpan], ordering: Ordering[Any]): Option[(Any, Any)] =

@@ -91,6 +91,39 @@ class ClusteringSuite extends QueryTest with PersistSparkSession {
     }
   }
 
+  test("inside a clustered part, rows of equal order key and time are sorted by the clustering columns") {
+    // No order key: every part is sorted by time, and within a time by (country, user_id).
+    sql("CREATE TABLE persist.tied (id BIGINT, country STRING, user_id INT, amount DOUBLE) CLUSTER BY (country, user_id)")
+    val appends = (0 until 4).map(events(0, _)) :+ events(1, 0) // the second day's append seals the first
+    appends.foreach(ShardWriter.write(_, store.open("tied"), WriteOptions(timeCol = Some("ingest"))))
+    val dayBytes = store.open("tied").state.batches.take(4).map(_.bytes).sum
+    withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 4).toString) {
+      assert(compact("tied").groupsMerged === 1)
+    }
+    def laidOut(): Unit = {
+      val shard = store.open("tied")
+      val day = shard.state.batches.head
+      // Parts of a quarter of the day's bytes hold 249 of its 1,000 rows (rounded down): 5 parts.
+      assert(day.clusteredBy === IndexedSeq(2, 3) && day.partCount === 5 && day.rowCount === 1000L)
+      val times = (1 to 4).map(a => a * 5 * Hour)
+      day.runs.flatMap(_.parts).foreach { p =>
+        val rows = spark.read.parquet(shard.partPath(p).toString).select("time", "country", "user_id").collect()
+          .map(r => (r.getLong(0), r.getString(1), r.getInt(2))).toSeq
+        assert(rows.map(_._1).toSet.subsetOf(times.toSet), p.key)
+        assert(rows === rows.sorted, p.key)
+      }
+      checkAnswer(sql("SELECT id, country, user_id, amount FROM persist.tied"),
+        appends.reduce(_ union _).drop("ingest").collect().toSeq)
+    }
+    laidOut()
+    // Laying the day out again merges its clustered runs, each spanning the day's times: they are
+    // merged by time, not read one after the other as if they were appends in time order.
+    withSQLConf(PersistConf.ClusterPartBytes.key -> (dayBytes / 4).toString) {
+      assert(compact("tied", recluster = true).groupsMerged === 2)
+    }
+    laidOut()
+  }
+
   test("incremental: clustered windows are left alone; a newly sealed day is clustered; cluster => true redoes all, " +
     "the open window too") {
     prepared

@@ -41,6 +41,18 @@ class RunChainsSuite extends AnyFunSuite {
     assert(keys(RunChains(runs, ids.copy(orderBy = Nil))) === Seq(Seq("a", "nulls", "unknown", "b")))
   }
 
+  test("compaction's merge key (no order key, then time): runs chain by their parts' times") {
+    def timed(key: String, lo: Long, hi: Long) = PartMeta(key, 10, 1000, lo, hi, hasRetractions = false, None)
+    val noKey = ids.copy(orderBy = Nil)
+    // Appends (one time each) chain in time order; a clustered window's runs each span its times, so they never chain.
+    val appends = IndexedSeq(IndexedSeq(timed("t2", 2, 2)), IndexedSeq(timed("t1", 1, 1)), IndexedSeq(timed("t3", 3, 3)))
+    assert(keys(RunChains(appends, noKey, timeKeyed = true)) === Seq(Seq("t1", "t2", "t3")))
+    val clustered = IndexedSeq(IndexedSeq(timed("b0", 1, 4)), IndexedSeq(timed("b1a", 1, 2), timed("b1b", 2, 4)),
+      IndexedSeq(timed("next", 5, 8)))
+    assert(keys(RunChains(clustered, noKey, timeKeyed = true)) === Seq(Seq("b0", "next"), Seq("b1a", "b1b")))
+    assert(keys(RunChains(clustered, noKey)) === Seq(Seq("b0", "b1a", "b1b", "next"))) // consolidation: one key
+  }
+
   test("a first key column without a usable order (a collated string) leaves the runs as written") {
     val collated = ShardSchema(IndexedSeq(ColumnDef(1, "s", StringType("UTF8_LCASE"), nullable = true)), orderBy = Seq("s"))
     val runs = IndexedSeq(IndexedSeq(part("a", 0, 9)), IndexedSeq(part("b", 20, 29)))
