@@ -54,19 +54,6 @@ object IcebergSync {
     status(shard, current.getOrElse(IcebergTables.create(shard, new Schema(), 0)), written, note)
   }
 
-  /**
-   * Syncs a shard whose table property [[IcebergProperty]] is on, after a change of its state that
-   * committed no batch (a compaction); a failure is logged, never raised: the change is committed.
-   */
-  def afterChange(spark: SparkSession, shard: ShardHandle): Unit =
-    try if (IcebergProperty.enabled(shard.state.schema)) sync(spark, shard)
-    catch {
-      case NonFatal(e) => log.warn(s"Shard '${shard.name}': its Iceberg metadata was not brought up to date " +
-        "(the next commit or CALL persist.system.iceberg catches up)", e)
-    }
-
-  private val log = org.slf4j.LoggerFactory.getLogger(getClass)
-
   /** The states from `from` to `to`, or only `to`'s when the log no longer replays from `from`. */
   private def replay(shard: ShardHandle, from: Long, to: Long): Iterator[ShardState] =
     try shard.log.statesFrom(from).takeWhile(_.seqNo <= to).toVector.iterator
