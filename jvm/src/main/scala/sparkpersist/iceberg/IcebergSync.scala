@@ -32,10 +32,14 @@ final case class IcebergStatus(shardVersion: Option[Long], snapshotId: Option[Lo
  */
 object IcebergSync {
 
-  def sync(spark: SparkSession, shard: ShardHandle): IcebergStatus = {
+  /**
+   * @param since when the metadata shows no version yet, the first version to write (a background sync:
+   *              the oldest version committed since it was asked for); by default the newest alone
+   */
+  def sync(spark: SparkSession, shard: ShardHandle, since: Option[Long] = None): IcebergStatus = {
     val newest = shard.state
     val table = IcebergTables.open(shard)
-    val from = table.flatMap(t => shownVersion(t.currentSnapshot())).map(_ + 1).getOrElse(newest.seqNo)
+    val from = table.flatMap(t => shownVersion(t.currentSnapshot())).map(_ + 1).orElse(since).getOrElse(newest.seqNo)
     val states = if (from > newest.seqNo) Iterator.empty else replay(shard, from, newest.seqNo)
     var current = table
     var written = 0

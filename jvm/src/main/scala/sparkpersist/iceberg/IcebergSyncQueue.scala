@@ -25,8 +25,12 @@ import sparkpersist.shard.ShardHandle
 object IcebergSyncQueue {
   private val log = org.slf4j.LoggerFactory.getLogger(getClass)
 
-  /** The session and handle a run syncs with. */
-  private final case class Request(spark: SparkSession, shard: ShardHandle)
+  /**
+   * The session and handle a run syncs with, and the oldest version committed since the request (the
+   * first a new metadata shows: each version committed with the property gets its snapshot, as when
+   * each commit writes its own).
+   */
+  private final case class Request(spark: SparkSession, shard: ShardHandle, version: Long)
 
   /** Guards [[owned]]; notified whenever a shard's worker lets it go. */
   private val lock = new Object
@@ -57,12 +61,13 @@ object IcebergSyncQueue {
   def request(spark: SparkSession, shard: ShardHandle): Unit = {
     IcebergSyncOnStop.register(spark.sparkContext)
     val key = keyOf(shard)
+    val asked = Request(spark, shard, shard.state.seqNo)
     val start = lock.synchronized {
       val idle = !owned.contains(key)
-      owned(key) = if (idle) None else Some(Request(spark, shard))
+      owned(key) = if (idle) None else Some(owned(key).fold(asked)(r => asked.copy(version = r.version min asked.version)))
       idle
     }
-    if (start) pool.execute(() => drain(key, Request(spark, shard)))
+    if (start) pool.execute(() => drain(key, asked))
   }
 
   /**
@@ -117,7 +122,7 @@ object IcebergSyncQueue {
       beforeSync(r.shard)
       SparkSession.setActiveSession(r.spark)
       r.spark.sparkContext.setJobDescription(s"Iceberg metadata of shard '${r.shard.name}'")
-      IcebergSync.sync(r.spark, r.shard)
+      IcebergSync.sync(r.spark, r.shard, Some(r.version))
     } catch {
       case NonFatal(e) => log.warn(s"Shard '${r.shard.name}': its Iceberg metadata was not brought up to date in the " +
         "background (the next commit or CALL persist.system.iceberg catches up)", e)
