@@ -252,8 +252,10 @@ def metadata_location(history: History) -> str:
 def shown_soon(location: Path, version: int, polls: int = 600) -> StaticTable:
     """The shard's Iceberg table, through ``version-hint.text``, once its newest snapshot shows ``version``: the
     background writer's work, polled (every 0.1 s, at most ``polls`` times) as another engine would read it."""
+    hint = location / "metadata" / "version-hint.text"
     for _ in range(polls):
-        if (location / "metadata" / "version-hint.text").exists():
+        # The hint is rewritten in place after each metadata file: a reader may find it empty for a moment.
+        if hint.exists() and hint.read_text().strip().isdigit():
             table = iceberg_table(str(location))
             newest = table.current_snapshot()
             if newest is not None and int(newest.summary[VERSION_KEY]) >= version:
