@@ -17,6 +17,7 @@ import math
 import random
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Iterator, Optional
@@ -248,6 +249,21 @@ def metadata_location(history: History) -> str:
     return row.metadata_location
 
 
+def shown_soon(location: Path, version: int, polls: int = 600) -> StaticTable:
+    """The shard's Iceberg table, through ``version-hint.text``, once its newest snapshot shows ``version``: the
+    background writer's work, polled (every 0.1 s, at most ``polls`` times) as another engine would read it."""
+    hint = location / "metadata" / "version-hint.text"
+    for _ in range(polls):
+        # The hint is rewritten in place after each metadata file: a reader may find it empty for a moment.
+        if hint.exists() and hint.read_text().strip().isdigit():
+            table = iceberg_table(str(location))
+            newest = table.current_snapshot()
+            if newest is not None and int(newest.summary[VERSION_KEY]) >= version:
+                return table
+        time.sleep(0.1)
+    raise AssertionError(f"the Iceberg metadata of {location} does not show version {version} after {polls} polls")
+
+
 def check_versions(history: History, table: StaticTable, versions: list[int]) -> int:
     """pyiceberg's rows of each version's snapshot equal the oracle's and ``VERSION AS OF``'s; returns how many."""
     checked = 0
@@ -363,9 +379,27 @@ def test_alter_table_turns_the_metadata_on_for_an_existing_shard(
 
     spark.sql(f"ALTER TABLE {history.shard} SET TBLPROPERTIES ('sparkpersist.iceberg' = 'true')")
     history.step()
-    table = iceberg_table(str(location))  # written by the commit: no procedure called
+    table = shown_soon(location, history.version)  # written after the commit, in the background: no procedure called
     assert reflected_versions(table)[-1] == history.version
     assert check_versions(history, table, [history.version]) == 1
+
+
+def test_the_metadata_is_written_in_the_background_after_the_statement_returns(
+        spark: SparkSession, root: Path, shard_name: str, tmp_path: Path, plain_parquet, session_conf) -> None:
+    """``spark.sparkpersist.iceberg.async`` (on by default): each commit only asks the driver's background writer,
+    which soon writes the snapshot of every version committed since; pyiceberg then reads each of them right."""
+    assert spark.conf.get("spark.sparkpersist.iceberg.async", "true") == "true"
+    history = History(spark, shard_name, tmp_path, seed=29)
+    for _ in range(4):
+        history.step(compaction=False)
+    table = shown_soon(root / shard_name, history.version)
+    assert reflected_versions(table) == sorted(history.oracles)
+    assert check_versions(history, table, sorted(history.oracles)) == len(history.oracles)
+    # Off, read at each commit: the statement returns with its snapshot written.
+    with session_conf("spark.sparkpersist.iceberg.async", "false"):
+        history.step(compaction=False)
+        current = iceberg_table(str(root / shard_name)).current_snapshot()
+        assert int(current.summary[VERSION_KEY]) == history.version
 
 
 def test_the_procedure_writes_the_metadata_of_a_shard_without_the_property_on_demand(

@@ -283,6 +283,19 @@ object PersistConf {
       "less than this ago, and its parts: a reader or statement that runs for less never loses a part.",
     min = 0)
 
+  val IcebergAsync = bool(Prefix + "iceberg.async", true,
+    "Write the Iceberg metadata of a shard with the table property sparkpersist.iceberg in the background: " +
+      "the statement returns right after its commit (the state's compare-and-set), and a driver thread per " +
+      "shard writes the snapshot of every version committed since, requests made meanwhile coalescing into one " +
+      "more run. Read at each commit. false: each commit writes its snapshot before the statement returns. " +
+      "CALL persist.system.iceberg and ShardTable.syncIceberg() wait for the shard's pending writes either way.")
+
+  val IcebergAsyncWaitMs = long(Prefix + "iceberg.async.waitMs", 120000L,
+    "Longest wait (ms) for the background Iceberg writes still pending: the application's stop (SparkContext.stop, " +
+      "or the JVM's exit, read from the application's configuration) waits for all of them, and " +
+      "CALL persist.system.iceberg and garbage collection for those of their shard, before going on (the procedure " +
+      "then writes what is missing itself; after a stop, the next commit or the procedure does).", min = 0)
+
   val RenameSchemes = names(Prefix + "commit.renameSchemes", "hdfs",
     "File system schemes (comma-separated) whose rename is atomic and refuses to overwrite, so state " +
       "versions commit by rename there. file: commits by hard link and stores with conditional create " +

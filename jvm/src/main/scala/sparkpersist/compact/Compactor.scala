@@ -8,7 +8,7 @@ import org.apache.spark.sql.classic.SparkSession
 import org.apache.spark.sql.types.{IntegerType, LongType, StringType}
 import org.slf4j.LoggerFactory
 
-import sparkpersist.iceberg.IcebergSync
+import sparkpersist.iceberg.IcebergCommitHook
 import sparkpersist.cluster.{AutoClustering, FilterWorkload}
 import sparkpersist.shard.{CommitInfo, ShardHandle, ShardState, VersionRecord}
 import sparkpersist.write.BatchCommit
@@ -112,7 +112,7 @@ object Compactor {
       }
     }
     val after = shard.state
-    if (rounds > 0) IcebergSync.afterChange(spark, shard)
+    if (rounds > 0) IcebergCommitHook.afterChange(spark, shard)
     val collected = gc.map(GarbageCollector.collect(shard, _))
     CompactionResult(shard.name, before.since, after.since, rounds, totals.merged, totals.lost,
       before.batches.size, after.batches.size, before.partCount, after.partCount, totals.rowsRead,

@@ -5,7 +5,9 @@ import scala.util.control.NonFatal
 
 import org.apache.hadoop.fs.Path
 import org.apache.iceberg.ExpireSnapshots.CleanupLevel
+import org.apache.spark.sql.SparkSession
 
+import sparkpersist.PersistConf
 import sparkpersist.shard.ShardHandle
 
 /**
@@ -14,13 +16,21 @@ import sparkpersist.shard.ShardHandle
  * (their manifests and manifest lists deleted by Iceberg; the data files are the collection's), but
  * never the current snapshot. What the collection must then keep besides the live versions' parts are
  * the parts that snapshot reads ([[expireBelow]]'s result): it may show a version older than the
- * oldest live one when the versions since could not be shown. Delete files no remaining snapshot
+ * oldest live one when the versions since could not be shown. Waits first for this driver's background syncs
+ * of the shard ([[IcebergSyncQueue]]). Delete files no remaining snapshot
  * reads, older than `cutoff` (a sync may be writing a newer one), are deleted.
  */
 object IcebergExpiry {
 
   /** Expires as above; returns the keys (relative to the shard) of the parts the remaining snapshots read. */
-  def expireBelow(shard: ShardHandle, oldestLive: Long, cutoffMs: Long): Set[String] = IcebergTables.open(shard) match {
+  def expireBelow(shard: ShardHandle, oldestLive: Long, cutoffMs: Long): Set[String] = {
+    // This driver's background syncs of the shard first: a sync planned before the collection could name a part it deletes.
+    IcebergSyncQueue.awaitShard(shard, SparkSession.getActiveSession.fold(PersistConf.IcebergAsyncWaitMs.default)(s =>
+      PersistConf.IcebergAsyncWaitMs.get(s.sessionState.conf)))
+    expire(shard, oldestLive, cutoffMs)
+  }
+
+  private def expire(shard: ShardHandle, oldestLive: Long, cutoffMs: Long): Set[String] = IcebergTables.open(shard) match {
     case None => Set.empty
     case Some(table) =>
       val current = Option(table.currentSnapshot()).map(_.snapshotId())

@@ -32,10 +32,14 @@ final case class IcebergStatus(shardVersion: Option[Long], snapshotId: Option[Lo
  */
 object IcebergSync {
 
-  def sync(spark: SparkSession, shard: ShardHandle): IcebergStatus = {
+  /**
+   * @param since when the metadata shows no version yet, the first version to write (a background sync:
+   *              the oldest version committed since it was asked for); by default the newest alone
+   */
+  def sync(spark: SparkSession, shard: ShardHandle, since: Option[Long] = None): IcebergStatus = {
     val newest = shard.state
     val table = IcebergTables.open(shard)
-    val from = table.flatMap(t => shownVersion(t.currentSnapshot())).map(_ + 1).getOrElse(newest.seqNo)
+    val from = table.flatMap(t => shownVersion(t.currentSnapshot())).map(_ + 1).orElse(since).getOrElse(newest.seqNo)
     val states = if (from > newest.seqNo) Iterator.empty else replay(shard, from, newest.seqNo)
     var current = table
     var written = 0
@@ -55,19 +59,6 @@ object IcebergSync {
     // A shard none of whose versions could be shown yet gets a table without snapshots, so the status names a metadata file.
     status(shard, current.getOrElse(IcebergTables.create(shard, new Schema(), 0)), written, note)
   }
-
-  /**
-   * Syncs a shard whose table property [[IcebergProperty]] is on, after a change of its state that
-   * committed no batch (a compaction); a failure is logged, never raised: the change is committed.
-   */
-  def afterChange(spark: SparkSession, shard: ShardHandle): Unit =
-    try if (IcebergProperty.enabled(shard.state.schema)) sync(spark, shard)
-    catch {
-      case NonFatal(e) => log.warn(s"Shard '${shard.name}': its Iceberg metadata was not brought up to date " +
-        "(the next commit or CALL persist.system.iceberg catches up)", e)
-    }
-
-  private val log = org.slf4j.LoggerFactory.getLogger(getClass)
 
   /** The states from `from` to `to`, or only `to`'s when the log no longer replays from `from`. */
   private def replay(shard: ShardHandle, from: Long, to: Long): Iterator[ShardState] =

@@ -31,6 +31,10 @@ class IcebergMetadataSuite extends QueryTest with PersistSparkSession with Icebe
     }
   }
 
+  // What the snapshots hold, each written before its statement returns; IcebergAsyncSuite tests the background writer.
+  override protected def sparkConf: org.apache.spark.SparkConf =
+    super.sparkConf.set(sparkpersist.PersistConf.IcebergAsync.key, "false")
+
   private def location(table: String): String = store.open(table).dir.toString
   private def version(table: String): Long = store.open(table).state.seqNo
 
