@@ -77,9 +77,24 @@ private[iceberg] final class ShardTableOperations(shard: ShardHandle)
     }
   }
 
+  /**
+   * Replaces `version-hint.text` whole: written beside it, then renamed onto it (an atomic replace on
+   * local disks; on object stores the copy is one PUT), so a reader never finds it empty or half
+   * written. Where rename does not replace (HDFS), the old hint is deleted first, as Iceberg's own
+   * Hadoop tables do: a reader that finds no hint lists the metadata files.
+   */
   private def writeHint(version: Int): Unit = {
-    val out = shard.fs.create(new Path(metadataDir, "version-hint.text"), true)
+    val hint = new Path(metadataDir, "version-hint.text")
+    val temp = new Path(metadataDir, s".version-hint-${java.util.UUID.randomUUID()}.tmp")
+    val out = shard.fs.create(temp, false)
     try out.write(version.toString.getBytes(StandardCharsets.UTF_8)) finally out.close()
+    if (!shard.fs.rename(temp, hint)) {
+      shard.fs.delete(hint, false)
+      if (!shard.fs.rename(temp, hint)) {
+        shard.fs.delete(temp, false)
+        throw new java.io.IOException(s"Could not replace $hint")
+      }
+    }
   }
 
   /** The metadata files `metadata` no longer lists that `base` did (`write.metadata.previous-versions-max`). */
