@@ -1,7 +1,5 @@
 package sparkpersist.iceberg
 
-import java.nio.charset.StandardCharsets
-
 import scala.jdk.CollectionConverters._
 import scala.util.control.NonFatal
 
@@ -23,14 +21,12 @@ object IcebergHistory {
   private def notesDir(shard: ShardHandle): Path = new Path(new Path(shard.dir, IcebergTables.MetadataDir), "notes")
 
   /** Records why `version` has no snapshot. */
-  def record(shard: ShardHandle, version: Long, why: String): Unit = {
-    val out = shard.fs.create(new Path(notesDir(shard), s"$version.txt"), true)
-    try out.write(why.getBytes(StandardCharsets.UTF_8)) finally out.close()
-  }
+  def record(shard: ShardHandle, version: Long, why: String): Unit =
+    TextFiles.write(shard.fs, new Path(notesDir(shard), s"$version.txt"), why)
 
   /** Deletes the notes of the versions below `oldestLive`. */
-  def forget(shard: ShardHandle, oldestLive: Long): Unit = notes(shard).keys.filter(_ < oldestLive).foreach { v =>
-    try shard.fs.delete(new Path(notesDir(shard), s"$v.txt"), false) catch { case NonFatal(_) => () }
+  def forget(shard: ShardHandle, oldestLive: Long): Unit = noted(shard).filter(_._1 < oldestLive).foreach { case (_, note) =>
+    try shard.fs.delete(note, false) catch { case NonFatal(_) => () }
   }
 
   /**
@@ -56,14 +52,14 @@ object IcebergHistory {
     else "no snapshot: the metadata was written from a later version on (the table property was set later, or the " +
       "state log no longer held this version), or garbage collection expired its snapshot"
 
-  private def notes(shard: ShardHandle): Map[Long, String] = {
+  /** The versions with a note, and their note files. */
+  private def noted(shard: ShardHandle): Seq[(Long, Path)] = {
     val dir = notesDir(shard)
-    if (!shard.fs.exists(dir)) Map.empty
-    else shard.fs.listStatus(dir).iterator.map(_.getPath).filter(_.getName.endsWith(".txt")).flatMap { p =>
-      p.getName.stripSuffix(".txt").toLongOption.map { v =>
-        val in = shard.fs.open(p)
-        v -> (try new String(in.readAllBytes(), StandardCharsets.UTF_8) finally in.close())
-      }
-    }.toMap
+    if (!shard.fs.exists(dir)) Nil
+    else shard.fs.listStatus(dir).toSeq.map(_.getPath).filter(_.getName.endsWith(".txt"))
+      .flatMap(p => p.getName.stripSuffix(".txt").toLongOption.map(_ -> p))
   }
+
+  private def notes(shard: ShardHandle): Map[Long, String] =
+    noted(shard).map { case (v, p) => v -> TextFiles.read(shard.fs, p) }.toMap
 }

@@ -40,7 +40,7 @@ private[iceberg] object ValueDeletes {
     val target = PositionDeletes.path(shard, s"values-${address(schema, covered)}")
     val why = new Path(target.getParent, target.getName.stripSuffix(".parquet") + ".why")
     if (shard.fs.exists(target)) Right(ValueDeletes(covered, target, recordsOf(shard, target)))
-    else if (shard.fs.exists(why)) Left(read(shard, why))
+    else if (shard.fs.exists(why)) Left(TextFiles.read(shard.fs, why))
     else if (!PartFileReader.readsPositions(spark, schema)) {
       // The session's setting, not the parts: nothing is recorded, a session that reads positions writes it.
       Left(s"the session reads no row positions (${SQLConf.PARQUET_VECTORIZED_READER_ENABLED.key} is false), " +
@@ -74,14 +74,7 @@ private[iceberg] object ValueDeletes {
   }
 
   private def written(shard: ShardHandle, file: Path, reason: String): String = {
-    shard.fs.mkdirs(file.getParent)
-    val out = shard.fs.create(file, true)
-    try out.write(reason.getBytes(StandardCharsets.UTF_8)) finally out.close()
+    TextFiles.write(shard.fs, file, reason)
     reason
-  }
-
-  private def read(shard: ShardHandle, file: Path): String = {
-    val in = shard.fs.open(file)
-    try new String(in.readAllBytes(), StandardCharsets.UTF_8) finally in.close()
   }
 }
